@@ -1,0 +1,21 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "PrivateSync",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "PrivateCloud", targets: ["PrivateCloud"])
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "FileSystem"),
+        .target(name: "PrivateCloud", dependencies: ["SQLite", "FileSystem"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "FileSystem"]),
+        .testTarget(name: "PrivateCloudTests", dependencies: ["PrivateCloud", "SQLite", "FileSystem"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+// The system SQLite, exposed to Swift through the `SQLite` module only.
+#include <sqlite3.h>

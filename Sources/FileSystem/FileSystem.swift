@@ -1,0 +1,213 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Thin wrappers over the POSIX calls this package makes on files and folders, each failing with a
+/// ``FileSystemError`` that names the operation and the path.
+///
+/// Writes that must survive a crash go through ``writeAtomically(_:to:permissions:)``: a temporary file, `fsync`,
+/// `rename`, and an `fsync` of the folder, so a reader sees the old contents or the new, never a mix.
+public enum FileSystem {
+    /// Whether something exists at `path`.
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    /// Whether `path` is a folder.
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The permission bits of `path` (such as `0o600`).
+    ///
+    /// - Throws: ``FileSystemError`` when `path` cannot be examined.
+    public static func permissions(of path: String) throws(FileSystemError) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw FileSystemError(operation: "stat", path: path, errno: errno) }
+        return Int(info.st_mode & 0o7777)
+    }
+
+    /// The size of the file at `path`, in bytes.
+    ///
+    /// - Throws: ``FileSystemError`` when `path` cannot be examined.
+    public static func size(of path: String) throws(FileSystemError) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw FileSystemError(operation: "stat", path: path, errno: errno) }
+        return Int(info.st_size)
+    }
+
+    /// Creates a folder, and its missing parents when asked.
+    ///
+    /// - Parameters:
+    ///   - path: The folder.
+    ///   - permissions: Its permission bits (before the umask).
+    ///   - intermediate: Whether to create missing parents too.
+    /// - Throws: ``FileSystemError`` when a folder cannot be created; an existing folder is not an error.
+    public static func createDirectory(
+        _ path: String, permissions: Int = 0o700, intermediate: Bool = true
+    )
+        throws(FileSystemError)
+    {
+        if isDirectory(path) { return }
+        if intermediate {
+            let parent = parentDirectory(of: path)
+            if parent != path && !parent.isEmpty && !exists(parent) {
+                try createDirectory(parent, permissions: permissions, intermediate: true)
+            }
+        }
+        if mkdir(path, mode_t(permissions)) != 0 {
+            let code = errno
+            if code == EEXIST && isDirectory(path) { return }
+            throw FileSystemError(operation: "mkdir", path: path, errno: code)
+        }
+    }
+
+    /// The names in a folder, sorted, without `.` and `..`.
+    ///
+    /// - Throws: ``FileSystemError`` when the folder cannot be read.
+    public static func contents(ofDirectory path: String) throws(FileSystemError) -> [String] {
+        guard let directory = opendir(path) else {
+            throw FileSystemError(operation: "opendir", path: path, errno: errno)
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Reads a whole file.
+    ///
+    /// - Throws: ``FileSystemError`` when it cannot be read.
+    public static func read(_ path: String) throws(FileSystemError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError(operation: "open", path: path, errno: errno) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileSystemError(operation: "read", path: path, errno: errno)
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return bytes
+    }
+
+    /// Replaces a file's contents atomically and durably.
+    ///
+    /// - Parameters:
+    ///   - bytes: The new contents.
+    ///   - path: The file.
+    ///   - permissions: Its permission bits.
+    /// - Throws: ``FileSystemError`` when any step fails; the old contents are then untouched.
+    public static func writeAtomically(
+        _ bytes: [UInt8], to path: String, permissions: Int = 0o600
+    )
+        throws(FileSystemError)
+    {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(permissions))
+        guard fd >= 0 else { throw FileSystemError(operation: "open", path: temporary, errno: errno) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + written, bytes.count - written) }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                close(fd)
+                unlink(temporary)
+                throw FileSystemError(operation: "write", path: temporary, errno: code)
+            }
+            written += count
+        }
+        if fsync(fd) != 0 {
+            let code = errno
+            close(fd)
+            unlink(temporary)
+            throw FileSystemError(operation: "fsync", path: temporary, errno: code)
+        }
+        close(fd)
+        if rename(temporary, path) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw FileSystemError(operation: "rename", path: path, errno: code)
+        }
+        syncDirectory(parentDirectory(of: path))
+    }
+
+    /// Renames a file or folder, replacing nothing that is a non-empty folder, and makes the change durable.
+    ///
+    /// - Throws: ``FileSystemError`` when the rename fails.
+    public static func move(_ source: String, to destination: String) throws(FileSystemError) {
+        if rename(source, destination) != 0 {
+            throw FileSystemError(operation: "rename", path: "\(source) -> \(destination)", errno: errno)
+        }
+        syncDirectory(parentDirectory(of: destination))
+        if parentDirectory(of: source) != parentDirectory(of: destination) {
+            syncDirectory(parentDirectory(of: source))
+        }
+    }
+
+    /// Removes a file, or a folder and everything in it. A missing path is not an error.
+    ///
+    /// - Throws: ``FileSystemError`` when something cannot be removed.
+    public static func removeItem(_ path: String) throws(FileSystemError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw FileSystemError(operation: "lstat", path: path, errno: errno)
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            for name in try contents(ofDirectory: path) { try removeItem(path + "/" + name) }
+            if rmdir(path) != 0 { throw FileSystemError(operation: "rmdir", path: path, errno: errno) }
+        } else if unlink(path) != 0 {
+            throw FileSystemError(operation: "unlink", path: path, errno: errno)
+        }
+    }
+
+    /// Makes a change to a folder's entries (a create, rename or unlink) durable.
+    public static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    /// The folder that holds `path`.
+    public static func parentDirectory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+
+    /// `path` made absolute against the current folder.
+    public static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let cwd = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return path == "." ? cwd : cwd + "/" + path
+    }
+}
+
+// `read(2)` and `write(2)`, named apart from ``FileSystem/read(_:)``.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
+
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(fd, buffer, count)
+}

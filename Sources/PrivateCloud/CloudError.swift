@@ -1,0 +1,176 @@
+/// An error from a private container, shaped like CloudKit's `CKError`: the same codes, with the same numbers.
+///
+/// Besides the code it carries what CloudKit puts in an error's user info: `retryAfter` for the errors CloudKit
+/// gives one, the per-item errors of a `partialFailure`, and the server, client and ancestor records of a
+/// `serverRecordChanged`.
+public struct CloudError: Error, Sendable, CustomStringConvertible {
+    /// `CKError.Code`, number for number.
+    public enum Code: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        case internalError = 1
+        case partialFailure = 2
+        case networkUnavailable = 3
+        case networkFailure = 4
+        case badContainer = 5
+        case serviceUnavailable = 6
+        case requestRateLimited = 7
+        case missingEntitlement = 8
+        case notAuthenticated = 9
+        case permissionFailure = 10
+        case unknownItem = 11
+        case invalidArguments = 12
+        case resultsTruncated = 13
+        case serverRecordChanged = 14
+        case serverRejectedRequest = 15
+        case assetFileNotFound = 16
+        case assetFileModified = 17
+        case incompatibleVersion = 18
+        case constraintViolation = 19
+        case operationCancelled = 20
+        case changeTokenExpired = 21
+        case batchRequestFailed = 22
+        case zoneBusy = 23
+        case badDatabase = 24
+        case quotaExceeded = 25
+        case zoneNotFound = 26
+        case limitExceeded = 27
+        case userDeletedZone = 28
+        case tooManyParticipants = 29
+        case alreadyShared = 30
+        case referenceViolation = 31
+        case managedAccountRestricted = 32
+        case participantMayNeedVerification = 33
+        case serverResponseLost = 34
+        case assetNotAvailable = 35
+        case accountTemporarilyUnavailable = 36
+
+        /// CloudKit's name for the code, as in `CKError.Code.zoneBusy`.
+        public var name: String {
+            switch self {
+            case .internalError: "internalError"
+            case .partialFailure: "partialFailure"
+            case .networkUnavailable: "networkUnavailable"
+            case .networkFailure: "networkFailure"
+            case .badContainer: "badContainer"
+            case .serviceUnavailable: "serviceUnavailable"
+            case .requestRateLimited: "requestRateLimited"
+            case .missingEntitlement: "missingEntitlement"
+            case .notAuthenticated: "notAuthenticated"
+            case .permissionFailure: "permissionFailure"
+            case .unknownItem: "unknownItem"
+            case .invalidArguments: "invalidArguments"
+            case .resultsTruncated: "resultsTruncated"
+            case .serverRecordChanged: "serverRecordChanged"
+            case .serverRejectedRequest: "serverRejectedRequest"
+            case .assetFileNotFound: "assetFileNotFound"
+            case .assetFileModified: "assetFileModified"
+            case .incompatibleVersion: "incompatibleVersion"
+            case .constraintViolation: "constraintViolation"
+            case .operationCancelled: "operationCancelled"
+            case .changeTokenExpired: "changeTokenExpired"
+            case .batchRequestFailed: "batchRequestFailed"
+            case .zoneBusy: "zoneBusy"
+            case .badDatabase: "badDatabase"
+            case .quotaExceeded: "quotaExceeded"
+            case .zoneNotFound: "zoneNotFound"
+            case .limitExceeded: "limitExceeded"
+            case .userDeletedZone: "userDeletedZone"
+            case .tooManyParticipants: "tooManyParticipants"
+            case .alreadyShared: "alreadyShared"
+            case .referenceViolation: "referenceViolation"
+            case .managedAccountRestricted: "managedAccountRestricted"
+            case .participantMayNeedVerification: "participantMayNeedVerification"
+            case .serverResponseLost: "serverResponseLost"
+            case .assetNotAvailable: "assetNotAvailable"
+            case .accountTemporarilyUnavailable: "accountTemporarilyUnavailable"
+            }
+        }
+
+        public var description: String { "\(name) (\(rawValue))" }
+
+        /// Whether CloudKit's guidance is to try the same request again later, unchanged.
+        ///
+        /// These are the codes CKSyncEngine retries by itself. `serverResponseLost` is included because every
+        /// request this package makes is idempotent: a save carries the change tag it was based on, so a replay of
+        /// an applied save fails with `serverRecordChanged` rather than applying twice.
+        public var isTransient: Bool {
+            switch self {
+            case .networkUnavailable, .networkFailure, .serviceUnavailable, .requestRateLimited, .zoneBusy,
+                .accountTemporarilyUnavailable, .serverResponseLost:
+                true
+            default:
+                false
+            }
+        }
+    }
+
+    /// The item a per-item error of a `partialFailure` belongs to.
+    public enum ItemID: Hashable, Sendable, CustomStringConvertible {
+        case record(RecordID)
+        case zone(ZoneID)
+
+        public var description: String {
+            switch self {
+            case .record(let id): "record \(id)"
+            case .zone(let id): "zone \(id.zoneName)"
+            }
+        }
+    }
+
+    /// The code.
+    public let code: Code
+    /// What was wrong, and where, in a sentence.
+    public let message: String
+    /// Seconds to wait before trying again, for `serviceUnavailable`, `requestRateLimited` and `zoneBusy`.
+    public var retryAfter: Double?
+    /// For `partialFailure`: the error of each item that failed.
+    public var partialErrors: [ItemID: CloudError]
+    /// For `serverRecordChanged`: the record as the server has it now. Merge into this one.
+    public var serverRecord: Record?
+    /// For `serverRecordChanged`: the record the client tried to save.
+    public var clientRecord: Record?
+    /// For `serverRecordChanged`: the record the client's change was based on, when the client knew one.
+    public var ancestorRecord: Record?
+    /// For `internalError` raised by a container's own storage: the underlying error (for example a
+    /// `DatabaseFileError` naming a damaged file). A real CloudKit server never reports such a thing; this fake can.
+    public var storageError: (any Error)?
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: The CloudKit code.
+    ///   - message: What was wrong, and where.
+    ///   - retryAfter: Seconds to wait, where CloudKit gives such a hint.
+    public init(_ code: Code, _ message: String, retryAfter: Double? = nil) {
+        self.code = code
+        self.message = message
+        self.retryAfter = retryAfter
+        self.partialErrors = [:]
+    }
+
+    /// A `partialFailure` wrapping per-item errors, as CloudKit reports a modify request in which some items failed.
+    ///
+    /// - Parameter errors: The error of each item that failed (including `batchRequestFailed` ones).
+    /// - Returns: The wrapping error.
+    public static func partialFailure(_ errors: [ItemID: CloudError]) -> CloudError {
+        let own = errors.values.filter { $0.code != .batchRequestFailed }.count
+        var error = CloudError(
+            .partialFailure,
+            "\(errors.count) item(s) failed (\(own) on their own, \(errors.count - own) because their batch failed)")
+        error.partialErrors = errors
+        return error
+    }
+
+    /// Whether trying again later, unchanged, may succeed. See ``Code/isTransient``.
+    public var isTransient: Bool { code.isTransient }
+
+    public var description: String {
+        var text = "CloudKit error \(code): \(message)"
+        if let retryAfter { text += " (retry after \(retryAfter)s)" }
+        if !partialErrors.isEmpty {
+            let items = partialErrors.sorted { "\($0.key)" < "\($1.key)" }.prefix(5)
+            text += "; " + items.map { "\($0.key): \($0.value.code)" }.joined(separator: ", ")
+            if partialErrors.count > 5 { text += ", …" }
+        }
+        return text
+    }
+}

@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// How an app opens its container, as `CKContainer(identifier:)` does: it takes the build's entitlements, and
+/// TRAPS when they do not allow the container.
+///
+/// There is nothing to catch: like CloudKit, the opener writes a "Significant issue" line to standard error and
+/// kills the process with `SIGTRAP`. The only protection is a check that runs before any container code, which is
+/// what the launch sequence does.
+public protocol ContainerOpener: Sendable {
+    /// Opens the container, or traps.
+    ///
+    /// - Parameters:
+    ///   - identifier: The container.
+    ///   - entitlements: The app build's entitlements.
+    /// - Returns: The container.
+    func openContainer(identifier: ContainerIdentifier, entitlements: Entitlements) -> any PrivateContainer
+}
+
+/// The trap CloudKit sets off when a process without the entitlement touches a container.
+public enum EntitlementTrap {
+    /// Checks `entitlements` for `identifier` and, when they do not allow it, logs as CloudKit does and traps.
+    ///
+    /// - Parameters:
+    ///   - entitlements: The app build's entitlements.
+    ///   - identifier: The container being opened.
+    public static func check(_ entitlements: Entitlements, for identifier: ContainerIdentifier) {
+        guard let problem = entitlements.missingEntitlement(for: identifier) else { return }
+        let line = "[CK] Significant issue at CKContainer.m:747: \(problem)\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+        raise(SIGTRAP)
+        // Reached only if SIGTRAP is ignored or handled: the process must not carry on either way.
+        fatalError(problem)
+    }
+}
+
+/// Opens ``FileContainer``s, trapping as CloudKit does when the entitlement is missing.
+public struct FileContainerOpener: ContainerOpener {
+    let cloudRoot: String
+    let session: AccountSession
+    let clock: any WallClock
+
+    /// Creates an opener.
+    ///
+    /// - Parameters:
+    ///   - cloudRoot: The folder holding every account's folder.
+    ///   - session: The device's account session.
+    ///   - clock: The server's clock.
+    public init(cloudRoot: String, session: AccountSession, clock: any WallClock = SystemClock()) {
+        self.cloudRoot = cloudRoot
+        self.session = session
+        self.clock = clock
+    }
+
+    public func openContainer(identifier: ContainerIdentifier, entitlements: Entitlements) -> any PrivateContainer {
+        EntitlementTrap.check(entitlements, for: identifier)
+        return FileContainer(cloudRoot: cloudRoot, identifier: identifier, session: session, clock: clock)
+    }
+}
+
+/// Opens ``MemoryContainer``s, trapping as CloudKit does when the entitlement is missing.
+public struct MemoryContainerOpener: ContainerOpener {
+    let cloud: MemoryCloud
+    let session: AccountSession
+    let clock: any WallClock
+
+    /// Creates an opener.
+    ///
+    /// - Parameters:
+    ///   - cloud: The servers.
+    ///   - session: The device's account session.
+    ///   - clock: The server's clock.
+    public init(cloud: MemoryCloud, session: AccountSession, clock: any WallClock = SystemClock()) {
+        self.cloud = cloud
+        self.session = session
+        self.clock = clock
+    }
+
+    public func openContainer(identifier: ContainerIdentifier, entitlements: Entitlements) -> any PrivateContainer {
+        EntitlementTrap.check(entitlements, for: identifier)
+        return MemoryContainer(cloud: cloud, identifier: identifier, session: session, clock: clock)
+    }
+}

@@ -1,0 +1,218 @@
+/// A reader of JSON text over raw bytes, for the fixed shapes this package stores.
+///
+/// It exists for speed: decoding record fields is on the hot path of every fetch and every initial sync, and a
+/// direct scan is several times faster than going through `Codable`. It reads standard JSON (RFC 8259) and
+/// reports the byte offset of anything it cannot read.
+struct JSONScanner: ~Copyable {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    var isAtEnd: Bool { offset >= bytes.count }
+
+    mutating func skipWhitespace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x0A, 0x0D, 0x09: offset += 1
+            default: return
+            }
+        }
+    }
+
+    /// The next non-blank byte, without consuming it.
+    mutating func peek() -> UInt8? {
+        skipWhitespace()
+        return offset < bytes.count ? bytes[offset] : nil
+    }
+
+    mutating func expect(_ byte: UInt8) throws(JSONScanError) {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == byte else {
+            throw error("expected '\(Character(UnicodeScalar(byte)))'")
+        }
+        offset += 1
+    }
+
+    /// Consumes `byte` if it is next.
+    mutating func consume(_ byte: UInt8) -> Bool {
+        guard peek() == byte else { return false }
+        offset += 1
+        return true
+    }
+
+    mutating func readString() throws(JSONScanError) -> String {
+        try expect(UInt8(ascii: "\""))
+        let start = offset
+        // Fast path: no escapes, so the bytes are the string.
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+                offset += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw error("a control character inside a string") }
+            offset += 1
+        }
+        var buffer = Array(bytes[start..<offset])
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            offset += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(decoding: buffer, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard offset < bytes.count else { throw error("an unfinished escape") }
+                let escaped = bytes[offset]
+                offset += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(escaped)
+                case UInt8(ascii: "b"): buffer.append(0x08)
+                case UInt8(ascii: "f"): buffer.append(0x0C)
+                case UInt8(ascii: "n"): buffer.append(0x0A)
+                case UInt8(ascii: "r"): buffer.append(0x0D)
+                case UInt8(ascii: "t"): buffer.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try readHex4()
+                    if (0xD800..<0xDC00).contains(scalar) {
+                        guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"),
+                            bytes[offset + 1] == UInt8(ascii: "u")
+                        else { throw error("a lone high surrogate") }
+                        offset += 2
+                        let low = try readHex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw error("an invalid surrogate pair") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let unicode = Unicode.Scalar(scalar) else { throw error("an invalid \\u escape") }
+                    buffer.append(contentsOf: String(Character(unicode)).utf8)
+                default:
+                    throw error("an unknown escape")
+                }
+            default:
+                if byte < 0x20 { throw error("a control character inside a string") }
+                buffer.append(byte)
+            }
+        }
+        throw error("an unterminated string")
+    }
+
+    private mutating func readHex4() throws(JSONScanError) -> UInt32 {
+        guard offset + 4 <= bytes.count else { throw error("a short \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[offset]
+            offset += 1
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw error("a bad hex digit")
+            }
+            value = value << 4 | digit
+        }
+        return value
+    }
+
+    /// The text of a number, validated against JSON's number grammar.
+    private mutating func readNumberText() throws(JSONScanError) -> Substring {
+        skipWhitespace()
+        let start = offset
+        func digits(_ scanner: inout JSONScanner) -> Int {
+            let from = scanner.offset
+            while scanner.offset < scanner.bytes.count, CloudKitNames.isDigit(scanner.bytes[scanner.offset]) {
+                scanner.offset += 1
+            }
+            return scanner.offset - from
+        }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+        guard digits(&self) > 0 else { throw error("expected a number") }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
+            offset += 1
+            guard digits(&self) > 0 else { throw error("expected digits after '.'") }
+        }
+        if offset < bytes.count, bytes[offset] | 0x20 == UInt8(ascii: "e") {
+            offset += 1
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
+                offset += 1
+            }
+            guard digits(&self) > 0 else { throw error("expected an exponent") }
+        }
+        return Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+    }
+
+    mutating func readInt64() throws(JSONScanError) -> Int64 {
+        let text = try readNumberText()
+        guard let value = Int64(text) else { throw error("\(text) is not a 64-bit integer") }
+        return value
+    }
+
+    mutating func readDouble() throws(JSONScanError) -> Double {
+        let text = try readNumberText()
+        guard let value = Double(text) else { throw error("\(text) is not a number") }
+        return value
+    }
+
+    mutating func readBool() throws(JSONScanError) -> Bool {
+        skipWhitespace()
+        if matches("true") { return true }
+        if matches("false") { return false }
+        throw error("expected true or false")
+    }
+
+    /// Consumes `null` if it is next.
+    mutating func consumeNull() -> Bool {
+        skipWhitespace()
+        return matches("null")
+    }
+
+    private mutating func matches(_ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard offset + count <= bytes.count else { return false }
+        for index in 0..<count where bytes[offset + index] != word.utf8Start[index] { return false }
+        offset += count
+        return true
+    }
+
+    /// Skips any one JSON value.
+    mutating func skipValue(depth: Int = 0) throws(JSONScanError) {
+        guard depth < 64 else { throw error("nesting is too deep") }
+        switch peek() {
+        case UInt8(ascii: "\""): _ = try readString()
+        case UInt8(ascii: "{"):
+            offset += 1
+            if consume(UInt8(ascii: "}")) { return }
+            repeat {
+                _ = try readString()
+                try expect(UInt8(ascii: ":"))
+                try skipValue(depth: depth + 1)
+            } while consume(UInt8(ascii: ","))
+            try expect(UInt8(ascii: "}"))
+        case UInt8(ascii: "["):
+            offset += 1
+            if consume(UInt8(ascii: "]")) { return }
+            repeat { try skipValue(depth: depth + 1) } while consume(UInt8(ascii: ","))
+            try expect(UInt8(ascii: "]"))
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try readBool()
+        case UInt8(ascii: "n"):
+            guard consumeNull() else { throw error("expected null") }
+        default: _ = try readNumberText()
+        }
+    }
+
+    func error(_ problem: String) -> JSONScanError {
+        JSONScanError(offset: offset, problem: problem)
+    }
+}
+
+/// JSON text that could not be read: where, and what was found wrong.
+struct JSONScanError: Error, Sendable, CustomStringConvertible {
+    let offset: Int
+    let problem: String
+
+    var description: String { "\(problem) at byte \(offset)" }
+}

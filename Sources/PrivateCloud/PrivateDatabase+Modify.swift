@@ -1,0 +1,282 @@
+import FoundationEssentials
+
+/// The state of one modify request while it is applied: its sequence numbers, and the record-type schemas read.
+struct ModifyRequest<Storage: DatabaseStorage> {
+    let database: PrivateDatabase<Storage>
+    let policy: SavePolicy
+    let user: UserRecordID
+    let now: Date
+    var nextSequence: Int64 = 0
+    private var schemas: [String: [String: FieldType]] = [:]
+    private var databaseID: String?
+
+    init(database: PrivateDatabase<Storage>, policy: SavePolicy, user: UserRecordID, now: Date) {
+        self.database = database
+        self.policy = policy
+        self.user = user
+        self.now = now
+    }
+
+    private var storage: Storage { database.storage }
+
+    /// Thrown inside a zone's savepoint to undo the zone's changes after an item failed.
+    private struct RollBackZone: Error {}
+
+    /// Applies the items of one zone.
+    mutating func apply(
+        zone zoneID: ZoneID, saves: [(Record, [UInt8])], deletes: [RecordID], atomically: Bool,
+        into result: inout ModifyResult
+    ) throws {
+        guard let zone = try storage.zone(named: zoneID.zoneName) else {
+            let error = try database.missingZoneError(zoneID)
+            for (record, _) in saves { result.saveResults[record.recordID] = .failure(error) }
+            for id in deletes { result.deleteResults[id] = .failure(error) }
+            return
+        }
+        var saveResults: [(RecordID, Result<Record, CloudError>)] = []
+        var deleteResults: [(RecordID, Result<Void, CloudError>)] = []
+        var lastApplied: Int64?
+        let atomic = atomically && zone.capabilities.contains(.atomic)
+        let body = { (request: inout ModifyRequest) throws in
+            for (record, fields) in saves {
+                let sequence = request.takeSequence()
+                let outcome = try request.save(record, fields: fields, sequence: sequence)
+                if case .success = outcome { lastApplied = sequence }
+                saveResults.append((record.recordID, outcome))
+            }
+            for id in deletes {
+                let sequence = request.takeSequence()
+                let outcome = try request.delete(id, sequence: sequence)
+                if case .success = outcome { lastApplied = sequence }
+                deleteResults.append((id, outcome))
+            }
+        }
+        if atomic {
+            let failed = { saveResults.contains { !$0.1.isSuccess } || deleteResults.contains { !$0.1.isSuccess } }
+            do {
+                var copy = self
+                try storage.savepoint {
+                    try body(&copy)
+                    if failed() { throw RollBackZone() }
+                }
+                self = copy
+            } catch is RollBackZone {
+                // The zone's changes are undone: items that had succeeded fail with batchRequestFailed.
+                schemas = [:]
+                lastApplied = nil
+                let batchFailed = CloudError(
+                    .batchRequestFailed, "not applied: another item in the atomic batch for zone \(zone.name) failed")
+                saveResults = saveResults.map { ($0.0, $0.1.isSuccess ? .failure(batchFailed) : $0.1) }
+                deleteResults = deleteResults.map { ($0.0, $0.1.isSuccess ? .failure(batchFailed) : $0.1) }
+            }
+        } else {
+            try body(&self)
+        }
+        if let lastApplied { try storage.touchZone(named: zone.name, sequence: lastApplied) }
+        for (id, outcome) in saveResults { result.saveResults[id] = outcome }
+        for (id, outcome) in deleteResults { result.deleteResults[id] = outcome }
+    }
+
+    private mutating func takeSequence() -> Int64 {
+        defer { nextSequence += 1 }
+        return nextSequence
+    }
+
+    // MARK: Saving
+
+    private mutating func save(_ record: Record, fields: [UInt8], sequence: Int64) throws -> Result<Record, CloudError>
+    {
+        if let error = validate(record, encodedSize: fields.count) { return .failure(error) }
+        let schema = try schema(of: record.recordType)
+        if let error = schemaError(record.fields, recordType: record.recordType, schema: schema) {
+            return .failure(error)
+        }
+        let id = record.recordID
+        let tag = PrivateDatabase<Storage>.changeTag(databaseID: try databaseIdentifier(), sequence: sequence)
+        func row(_ encoded: [UInt8]) -> RecordRow {
+            RecordRow(
+                zone: id.zoneID.zoneName, name: id.recordName, recordType: record.recordType, encodedFields: encoded,
+                changeTag: tag, sequence: sequence, date: now, user: user)
+        }
+        var written = record.fields
+        let creation: (Date, UserRecordID)
+        switch policy {
+        case .ifServerRecordUnchanged:
+            if let expected = record.recordChangeTag {
+                guard let updated = try storage.updateRecord(row(fields), expectedChangeTag: expected) else {
+                    return .failure(try conflict(for: record, expectedTag: expected))
+                }
+                creation = updated
+            } else {
+                guard try storage.insertRecord(row(fields)) else {
+                    return .failure(try conflict(for: record, expectedTag: nil))
+                }
+                creation = (now, user)
+            }
+        case .changedKeys, .allKeys:
+            if let server = try storage.record(in: id.zoneID.zoneName, named: id.recordName) {
+                if server.recordType != record.recordType { return .failure(typeMismatch(record, server)) }
+                if policy == .changedKeys {
+                    written = server.fields
+                    for key in record.changedKeys { written[key] = record[key] }
+                }
+                let encoded = policy == .changedKeys ? FieldsJSON.encode(written) : fields
+                if let error = validate(record, encodedSize: encoded.count, fields: written) { return .failure(error) }
+                guard let updated = try storage.updateRecord(row(encoded), expectedChangeTag: nil) else {
+                    throw CloudError(.internalError, "record \(id) vanished inside its own transaction")
+                }
+                creation = updated
+            } else {
+                guard try storage.insertRecord(row(fields)) else {
+                    throw CloudError(.internalError, "record \(id) appeared inside its own transaction")
+                }
+                creation = (now, user)
+            }
+        }
+        try addNewFields(of: written, to: record.recordType, schema: schema)
+        var saved = Record(
+            recordID: id, recordType: record.recordType, fields: written,
+            systemFields: SystemFields(
+                changeTag: tag, creationDate: creation.0, modificationDate: now, creatorUserRecordID: creation.1,
+                lastModifiedUserRecordID: user))
+        saved.clearChangeTracking()
+        return .success(saved)
+    }
+
+    private func conflict(for record: Record, expectedTag: String?) throws -> CloudError {
+        let id = record.recordID
+        guard let server = try storage.record(in: id.zoneID.zoneName, named: id.recordName) else {
+            return CloudError(
+                .unknownItem,
+                "record \(id) no longer exists on the server: it was deleted after change tag \(expectedTag ?? "?")")
+        }
+        if server.recordType != record.recordType { return typeMismatch(record, server) }
+        var error = CloudError(
+            .serverRecordChanged,
+            expectedTag == nil
+                ? "record to insert already exists: \(id)"
+                : "record \(id) changed on the server (tag \(server.recordChangeTag ?? "?"), client had "
+                    + "\(expectedTag!)); merge into the server record and save again")
+        error.serverRecord = server
+        error.clientRecord = record
+        error.ancestorRecord = record.ancestor
+        return error
+    }
+
+    private func typeMismatch(_ record: Record, _ server: Record) -> CloudError {
+        CloudError(
+            .invalidArguments,
+            "record \(record.recordID) is a \(server.recordType) on the server; it cannot be saved as a \(record.recordType)"
+        )
+    }
+
+    private func validate(_ record: Record, encodedSize: Int, fields: [String: FieldValue]? = nil) -> CloudError? {
+        let id = record.recordID
+        if let problem = PrivateDatabase<Storage>.problem(withRecordID: id) {
+            return CloudError(.invalidArguments, problem)
+        }
+        if let problem = CloudKitNames.problem(withIdentifier: record.recordType, kind: "record type") {
+            return CloudError(.invalidArguments, "record \(id.recordName): \(problem)")
+        }
+        let fields = fields ?? record.fields
+        if fields.count > database.limits.maximumFieldsPerRecordType {
+            return CloudError(
+                .limitExceeded,
+                "record \(id.recordName) has \(fields.count) fields; a record type may have at most "
+                    + "\(database.limits.maximumFieldsPerRecordType)")
+        }
+        for (key, value) in fields {
+            if let problem = CloudKitNames.problem(withIdentifier: key, kind: "field key") {
+                return CloudError(.invalidArguments, "record \(id.recordName): \(problem)")
+            }
+            if let problem = value.problem {
+                return CloudError(.invalidArguments, "record \(id.recordName), field \(key): \(problem)")
+            }
+        }
+        if encodedSize > database.limits.maximumRecordBytes {
+            return CloudError(
+                .limitExceeded,
+                "record \(id.recordName) is \(encodedSize) bytes encoded; a record may hold at most "
+                    + "\(database.limits.maximumRecordBytes)")
+        }
+        return nil
+    }
+
+    // MARK: Record-type schemas
+
+    private mutating func schema(of recordType: String) throws -> [String: FieldType] {
+        if let cached = schemas[recordType] { return cached }
+        let loaded = try storage.fieldTypes(of: recordType)
+        schemas[recordType] = loaded
+        return loaded
+    }
+
+    private func schemaError(
+        _ fields: [String: FieldValue], recordType: String, schema: [String: FieldType]
+    )
+        -> CloudError?
+    {
+        var newFields = 0
+        for (key, value) in fields {
+            if let existing = schema[key] {
+                if !existing.accepts(value) {
+                    return CloudError(
+                        .invalidArguments,
+                        "field \(key) of record type \(recordType) holds \(existing.name) values; "
+                            + "\(value.type?.name ?? "an empty list") cannot be saved in it")
+                }
+            } else {
+                newFields += 1
+            }
+        }
+        if schema.count + newFields > database.limits.maximumFieldsPerRecordType {
+            return CloudError(
+                .limitExceeded,
+                "record type \(recordType) would have \(schema.count + newFields) fields; at most "
+                    + "\(database.limits.maximumFieldsPerRecordType) are allowed")
+        }
+        return nil
+    }
+
+    private mutating func addNewFields(
+        of fields: [String: FieldValue], to recordType: String, schema: [String: FieldType]
+    )
+        throws
+    {
+        var added: [String: FieldType] = [:]
+        for (key, value) in fields where schema[key] == nil {
+            // An empty list says nothing of its element type; the field's type is fixed by its first non-empty value.
+            if let type = value.type { added[key] = type }
+        }
+        guard !added.isEmpty else { return }
+        try storage.addFieldTypes(added, to: recordType)
+        schemas[recordType] = schema.merging(added) { old, _ in old }
+    }
+
+    private mutating func databaseIdentifier() throws -> String {
+        if let databaseID { return databaseID }
+        let loaded = try storage.databaseID()
+        databaseID = loaded
+        return loaded
+    }
+
+    // MARK: Deleting
+
+    private mutating func delete(_ id: RecordID, sequence: Int64) throws -> Result<Void, CloudError> {
+        if let problem = PrivateDatabase<Storage>.problem(withRecordID: id) {
+            return .failure(CloudError(.invalidArguments, problem))
+        }
+        guard try storage.deleteRecord(in: id.zoneID.zoneName, named: id.recordName, sequence: sequence, at: now) != nil
+        else {
+            return .failure(CloudError(.unknownItem, "record \(id) does not exist, so it cannot be deleted"))
+        }
+        return .success(())
+    }
+}
+
+extension Result {
+    var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
+    }
+}

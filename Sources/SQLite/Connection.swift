@@ -1,0 +1,223 @@
+import CSQLite
+
+/// One connection to a SQLite database file.
+///
+/// A connection is not thread-safe by itself: its owner serializes access (an actor, or a `Mutex` as
+/// ``SerializedConnection`` does). It is opened with `SQLITE_OPEN_NOMUTEX` for that reason.
+public final class Connection {
+    let handle: OpaquePointer
+    /// The file this connection reads and writes (`:memory:` for an in-memory database).
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+
+    /// How a database file is opened.
+    public enum OpenMode: Sendable {
+        /// Reading only; the file must exist.
+        case readOnly
+        /// Reading and writing; the file must exist.
+        case readWrite
+        /// Reading and writing; SQLite creates the file when it is missing.
+        case readWriteCreate
+    }
+
+    /// Opens a connection.
+    ///
+    /// - Parameters:
+    ///   - path: The database file, or `:memory:`.
+    ///   - mode: Whether to read only, read and write, or also create.
+    ///   - busyTimeoutMilliseconds: How long a statement waits for another connection's lock before `SQLITE_BUSY`.
+    /// - Throws: ``SQLiteError`` with `SQLITE_CANTOPEN` and the path when the file cannot be opened.
+    public init(path: String, mode: OpenMode, busyTimeoutMilliseconds: Int32 = 10_000) throws(SQLiteError) {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        switch mode {
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE
+        case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+        var handle: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open the file"
+            if let handle { sqlite3_close_v2(handle) }
+            throw SQLiteError(extendedCode: rc, message: message, path: path)
+        }
+        self.handle = handle
+        self.path = path
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: Running SQL
+
+    /// Runs one or more statements that return no rows of interest.
+    ///
+    /// - Parameter sql: The statements, separated by semicolons.
+    /// - Throws: ``SQLiteError`` naming the statement and the file.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql, path: path)
+        }
+    }
+
+    /// Prepares a statement that the caller owns.
+    ///
+    /// - Parameter sql: One SQL statement.
+    /// - Returns: The prepared statement.
+    /// - Throws: ``SQLiteError`` when the SQL does not compile against this database.
+    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        try Statement(connection: self, sql: sql, persistent: false)
+    }
+
+    /// A prepared statement kept for reuse, reset and unbound.
+    ///
+    /// Hot paths use this so that each SQL text is compiled once per connection.
+    ///
+    /// - Parameter sql: One SQL statement.
+    /// - Returns: The cached statement, ready to bind.
+    /// - Throws: ``SQLiteError`` when the SQL does not compile.
+    public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(connection: self, sql: sql, persistent: true)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs a query and maps each row.
+    ///
+    /// - Parameters:
+    ///   - sql: The query.
+    ///   - values: Values bound to its parameters, in order.
+    ///   - row: Maps the current row of the statement to a value.
+    /// - Returns: The mapped rows.
+    /// - Throws: ``SQLiteError`` on failure.
+    public func query<T>(
+        _ sql: String, _ values: SQLiteValue..., row: (Statement) throws(SQLiteError) -> T
+    )
+        throws(SQLiteError) -> [T]
+    {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try bindAll(statement, values)
+        var rows: [T] = []
+        while try statement.step() { rows.append(try row(statement)) }
+        return rows
+    }
+
+    /// Runs a statement with bound values, ignoring rows.
+    ///
+    /// - Parameters:
+    ///   - sql: The statement.
+    ///   - values: Values bound to its parameters, in order.
+    /// - Throws: ``SQLiteError`` on failure.
+    public func run(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) {
+        let statement = try cachedStatement(sql)
+        try bindAll(statement, values)
+        try statement.run()
+    }
+
+    /// The first column of the first row of a query, as an integer, or `nil` when there is no row.
+    public func scalarInt(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) -> Int64? {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try bindAll(statement, values)
+        guard try statement.step(), !statement.isNull(0) else { return nil }
+        return statement.int64(0)
+    }
+
+    /// The first column of the first row of a query, as text, or `nil` when there is no row.
+    public func scalarText(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) -> String? {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try bindAll(statement, values)
+        guard try statement.step(), !statement.isNull(0) else { return nil }
+        return statement.text(0)
+    }
+
+    private func bindAll(_ statement: Statement, _ values: [SQLiteValue]) throws(SQLiteError) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            switch value {
+            case .null: try statement.bindNull(at: index)
+            case .integer(let v): try statement.bind(v, at: index)
+            case .real(let v): try statement.bind(v, at: index)
+            case .text(let v): try statement.bind(v, at: index)
+            case .blob(let v): try statement.bind(v, at: index)
+            }
+        }
+    }
+
+    // MARK: Transactions
+
+    /// How a transaction takes its locks.
+    public enum TransactionKind: String, Sendable {
+        /// Takes a read lock at the first read and a write lock at the first write.
+        case deferred = "DEFERRED"
+        /// Takes the write lock at once, so two writers never deadlock upgrading read locks.
+        case immediate = "IMMEDIATE"
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// - Parameters:
+    ///   - kind: `immediate` (the default) for anything that writes.
+    ///   - body: The work; it may throw any error, which is rethrown after the rollback.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` threw, or ``SQLiteError`` when beginning or committing fails.
+    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+        try execute("BEGIN \(kind.rawValue)")
+        let value: T
+        do {
+            value = try body()
+        } catch {
+            rollbackQuietly()
+            throw error
+        }
+        do {
+            try execute("COMMIT")
+        } catch {
+            rollbackQuietly()
+            throw error
+        }
+        return value
+    }
+
+    /// Whether a transaction is open on this connection.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    private func rollbackQuietly() {
+        if isInTransaction { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+    }
+
+    // MARK: Facts
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// The rowid of the most recent successful INSERT.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Runs `PRAGMA quick_check` and returns its findings; empty when the file is sound.
+    ///
+    /// - Throws: ``SQLiteError`` when the check cannot run (for example, the file is not a database).
+    public func quickCheckProblems() throws(SQLiteError) -> [String] {
+        let rows = try query("PRAGMA quick_check") { $0.text(0) }
+        return rows == ["ok"] ? [] : rows
+    }
+
+    func error(_ rc: Int32, sql: String?) -> SQLiteError {
+        let extended = sqlite3_extended_errcode(handle)
+        let code = (extended & 0xFF) == (rc & 0xFF) ? extended : rc
+        return SQLiteError(extendedCode: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
+    }
+}

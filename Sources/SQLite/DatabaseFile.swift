@@ -1,0 +1,203 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What a database file of this package looks like: its SQLite `application_id`, its schema version and its tables.
+///
+/// Every file this package writes carries its format's `application_id` in the SQLite header, so that a file of
+/// another kind (another program's database, or a container file given where a store is expected) is recognised
+/// from its first 100 bytes and refused before SQLite is asked to touch it.
+public struct DatabaseFormat: Sendable {
+    /// The value of `PRAGMA application_id` in every file of this format.
+    public let applicationID: Int32
+    /// The value of `PRAGMA user_version`: the schema version this build writes.
+    public let version: Int32
+    /// What a user would call such a file, as in "is not a PrivateSync container database".
+    public let name: String
+    /// The statements that create the schema of a new file.
+    public let schema: [String]
+
+    /// Creates a format.
+    ///
+    /// - Parameters:
+    ///   - applicationID: The `application_id` stamped into every file.
+    ///   - version: The schema version.
+    ///   - name: A name for messages.
+    ///   - schema: The `CREATE` statements for a new file.
+    public init(applicationID: Int32, version: Int32, name: String, schema: [String]) {
+        self.applicationID = applicationID
+        self.version = version
+        self.name = name
+        self.schema = schema
+    }
+}
+
+/// How much a committed transaction survives.
+public enum Durability: Sendable {
+    /// Survives power loss: `synchronous = FULL`, an fsync on every commit. The default for files a user keeps.
+    case survivesPowerLoss
+    /// Survives a killed process but not power loss: `synchronous = OFF`. For simulation on a scratch disk,
+    /// where a "crash" is a dropped process and the operating system keeps what was written.
+    case survivesProcessCrash
+}
+
+/// Opens and creates the database files of this package, refusing damaged and foreign files without changing them.
+public enum DatabaseFile {
+    /// Opens a database file of `format`, creating it first when asked to and missing.
+    ///
+    /// An existing file is checked before SQLite opens it: its header must be a SQLite header, its size must agree
+    /// with the page count the header records, and its `application_id` must be the format's. A file that fails
+    /// is never written to. A new file is built under a temporary name, made durable and linked into place, so a
+    /// crash never leaves a half-created file at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - format: What the file must be.
+    ///   - create: Whether to create the file when it is missing.
+    ///   - durability: How much a commit survives.
+    ///   - readOnly: Whether to open without the right to write (the file must exist).
+    ///   - verifyIntegrity: Whether to also run `PRAGMA quick_check`, which reads every page.
+    /// - Returns: A configured connection (WAL, busy timeout, synchronous setting).
+    /// - Throws: ``DatabaseFileError`` naming the file and what is wrong with it.
+    public static func open(
+        at path: String, format: DatabaseFormat, create: Bool, durability: Durability = .survivesPowerLoss,
+        readOnly: Bool = false, verifyIntegrity: Bool = false
+    ) throws(DatabaseFileError) -> Connection {
+        var info = stat()
+        if stat(path, &info) != 0 {
+            let code = errno
+            guard code == ENOENT else {
+                throw DatabaseFileError(.unreadable, path: path, detail: describe(errno: code))
+            }
+            guard create, !readOnly else { throw DatabaseFileError(.missing, path: path, detail: "no such file") }
+            try createFile(at: path, format: format)
+        } else if (info.st_mode & S_IFMT) != S_IFREG {
+            throw DatabaseFileError(.notADatabase, path: path, detail: "it is not a regular file")
+        }
+        try DatabaseHeader.validate(path: path, format: format)
+        let connection: Connection
+        do {
+            connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWrite)
+            if !readOnly {
+                // The file is known to be ours and already in WAL mode, so this changes nothing on disk.
+                try connection.execute("PRAGMA journal_mode = WAL")
+            }
+            switch durability {
+            case .survivesPowerLoss: try connection.execute("PRAGMA synchronous = FULL")
+            case .survivesProcessCrash: try connection.execute("PRAGMA synchronous = OFF")
+            }
+            // Reads the schema: a damaged first page or schema table fails here, before any write.
+            _ = try connection.scalarInt("SELECT count(*) FROM sqlite_schema")
+            if verifyIntegrity {
+                let problems = try connection.quickCheckProblems()
+                if !problems.isEmpty {
+                    throw DatabaseFileError(
+                        .damaged, path: path,
+                        detail: "integrity check failed: " + problems.prefix(3).joined(separator: "; "))
+                }
+            }
+        } catch let error as DatabaseFileError {
+            throw error
+        } catch let error as SQLiteError {
+            throw DatabaseFileError(sqlite: error, path: path)
+        } catch {
+            throw DatabaseFileError(.unreadable, path: path, detail: "\(error)")
+        }
+        return connection
+    }
+
+    /// Opens a private in-memory database with `format`'s schema, for tests and simulation.
+    ///
+    /// - Parameter format: The schema to create.
+    /// - Returns: A connection to a new, empty database that lives as long as the connection.
+    /// - Throws: ``DatabaseFileError`` when the schema does not compile.
+    public static func openInMemory(format: DatabaseFormat) throws(DatabaseFileError) -> Connection {
+        do {
+            let connection = try Connection(path: ":memory:", mode: .readWriteCreate)
+            try install(format, on: connection)
+            return connection
+        } catch {
+            throw DatabaseFileError(sqlite: error, path: ":memory:")
+        }
+    }
+
+    private static func install(_ format: DatabaseFormat, on connection: Connection) throws(SQLiteError) {
+        try connection.execute("PRAGMA application_id = \(format.applicationID)")
+        try connection.execute("PRAGMA user_version = \(format.version)")
+        try connection.execute("BEGIN")
+        for statement in format.schema { try connection.execute(statement) }
+        try connection.execute("COMMIT")
+    }
+
+    private static func createFile(at path: String, format: DatabaseFormat) throws(DatabaseFileError) {
+        let temporary = path + ".creating-\(getpid())"
+        unlink(temporary)
+        let fd = openDescriptor(temporary, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, mode_t(0o600))
+        guard fd >= 0 else {
+            throw DatabaseFileError(.cannotCreate, path: path, detail: describe(errno: errno))
+        }
+        close(fd)
+        do {
+            let connection = try Connection(path: temporary, mode: .readWrite)
+            try install(format, on: connection)
+            try connection.execute("PRAGMA journal_mode = WAL")
+            // Fold the WAL back into the file so that only one file is moved into place.
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try connection.execute("PRAGMA journal_mode = DELETE")
+            try connection.execute("PRAGMA journal_mode = WAL")
+        } catch {
+            unlink(temporary)
+            throw DatabaseFileError(.cannotCreate, path: path, detail: error.description)
+        }
+        unlink(temporary + "-wal")
+        unlink(temporary + "-shm")
+        try syncFile(temporary, finalPath: path)
+        // link() refuses to replace: if another process created the file meanwhile, theirs wins and is opened.
+        if link(temporary, path) != 0 {
+            let code = errno
+            unlink(temporary)
+            if code == EEXIST { return }
+            throw DatabaseFileError(.cannotCreate, path: path, detail: describe(errno: code))
+        }
+        unlink(temporary)
+        syncDirectory(containing: path)
+    }
+
+    private static func syncFile(_ temporary: String, finalPath: String) throws(DatabaseFileError) {
+        let fd = openDescriptor(temporary, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw DatabaseFileError(.cannotCreate, path: finalPath, detail: describe(errno: errno)) }
+        defer { close(fd) }
+        if fsync(fd) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw DatabaseFileError(.cannotCreate, path: finalPath, detail: describe(errno: code))
+        }
+    }
+
+    /// Makes a directory entry change (a create, link or rename) durable.
+    ///
+    /// - Parameter path: A file whose parent directory is synced.
+    public static func syncDirectory(containing path: String) {
+        let directory = parentDirectory(of: path)
+        let fd = openDescriptor(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    static func describe(errno code: Int32) -> String {
+        String(cString: strerror(code)) + " (errno \(code))"
+    }
+}
+
+/// `open(2)`, named apart from ``DatabaseFile/open(at:format:create:durability:readOnly:verifyIntegrity:)``.
+func openDescriptor(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+    open(path, flags, mode)
+}

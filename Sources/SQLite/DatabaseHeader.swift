@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The first 100 bytes of a SQLite database file, read without SQLite.
+///
+/// Reading the header ourselves lets a damaged or foreign file be refused before SQLite opens it, so that nothing
+/// (not even a journal-mode change or a WAL recovery) can write to it.
+/// Layout: <https://www.sqlite.org/fileformat2.html#the_database_header>.
+struct DatabaseHeader {
+    static let magic: [UInt8] = Array("SQLite format 3\0".utf8)
+
+    let pageSize: Int
+    let pageCount: Int?
+    let applicationID: Int32
+    let userVersion: Int32
+
+    init(bytes: [UInt8]) {
+        func u16(_ offset: Int) -> Int { Int(bytes[offset]) << 8 | Int(bytes[offset + 1]) }
+        func u32(_ offset: Int) -> UInt32 {
+            UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+                | UInt32(bytes[offset + 3])
+        }
+        let rawPageSize = u16(16)
+        pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
+        // The in-header page count is valid only when the change counter matches "version-valid-for".
+        pageCount = u32(24) == u32(92) ? Int(u32(28)) : nil
+        applicationID = Int32(bitPattern: u32(68))
+        userVersion = Int32(bitPattern: u32(60))
+    }
+
+    /// Checks that `path` holds a sound database of `format`, reading only its header and size.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - format: The expected format.
+    /// - Throws: ``DatabaseFileError`` saying what is wrong.
+    static func validate(path: String, format: DatabaseFormat) throws(DatabaseFileError) {
+        let fd = openDescriptor(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw DatabaseFileError(.unreadable, path: path, detail: DatabaseFile.describe(errno: errno))
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw DatabaseFileError(.unreadable, path: path, detail: DatabaseFile.describe(errno: errno))
+        }
+        let size = Int(info.st_size)
+        if size == 0 {
+            throw DatabaseFileError(.damaged, path: path, detail: "the file is empty; a \(format.name) is never empty")
+        }
+        var bytes = [UInt8](repeating: 0, count: 100)
+        let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 100, 0) }
+        guard count >= 0 else {
+            throw DatabaseFileError(.unreadable, path: path, detail: DatabaseFile.describe(errno: errno))
+        }
+        if count < 100 || Array(bytes[0..<16]) != magic {
+            if count >= 16 && Array(bytes[0..<16]) == magic
+                || count > 0 && magic.starts(with: bytes[0..<min(count, 16)])
+            {
+                throw DatabaseFileError(.damaged, path: path, detail: "truncated to \(size) bytes, inside the header")
+            }
+            throw DatabaseFileError(.notADatabase, path: path, detail: "no SQLite header at the start of the file")
+        }
+        let header = DatabaseHeader(bytes: bytes)
+        guard header.pageSize >= 512, header.pageSize <= 65_536, header.pageSize & (header.pageSize - 1) == 0 else {
+            throw DatabaseFileError(
+                .damaged, path: path, detail: "the header's page size \(header.pageSize) is invalid")
+        }
+        if size % header.pageSize != 0 {
+            throw DatabaseFileError(
+                .damaged, path: path,
+                detail: "its size, \(size) bytes, is not a whole number of \(header.pageSize)-byte pages (truncated?)")
+        }
+        if let pages = header.pageCount, size < pages * header.pageSize {
+            throw DatabaseFileError(
+                .damaged, path: path,
+                detail: "the header records \(pages) pages of \(header.pageSize) bytes but the file holds \(size) bytes"
+            )
+        }
+        if header.applicationID != format.applicationID {
+            throw DatabaseFileError(
+                .foreignDatabase, path: path,
+                detail: "application_id \(header.applicationID), where a \(format.name) has \(format.applicationID)")
+        }
+        if header.userVersion > format.version {
+            throw DatabaseFileError(
+                .newerVersion, path: path,
+                detail: "schema version \(header.userVersion); this build reads up to \(format.version)")
+        }
+    }
+}

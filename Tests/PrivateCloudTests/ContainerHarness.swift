@@ -1,0 +1,126 @@
+import FileSystem
+import FoundationEssentials
+import Testing
+
+@testable import PrivateCloud
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The container backends every conformance case runs against.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case file
+    case memory
+
+    var testDescription: String { rawValue }
+}
+
+/// A folder under the system's temporary folder, removed when the value is released.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init(_ prefix: String = "privatesync-test") {
+        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(created != nil, "mkdtemp failed")
+        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    deinit {
+        try? FileSystem.removeItem(path)
+    }
+}
+
+/// A world of accounts and devices on one backend: each device is its own container handle (its own SQLite
+/// connection for the file backend) on its own account session.
+final class ContainerHarness: Sendable {
+    let backend: Backend
+    let directory = TemporaryDirectory()
+    let cloud: MemoryCloud
+    let clock = ManualClock()
+    let identifier = try! ContainerIdentifier("iCloud.com.example.me")
+    let limits: CloudLimits
+
+    init(_ backend: Backend, limits: CloudLimits = .cloudKit) {
+        self.backend = backend
+        self.limits = limits
+        self.cloud = MemoryCloud(clock: clock)
+    }
+
+    var cloudRoot: String { directory.path + "/cloud" }
+
+    /// A device signed into `account` (or none), with its own container handle.
+    func device(_ account: String?, status: AccountStatus = .available) -> Device {
+        let session = AccountSession(account: account.map { try! AccountID($0) }, status: status)
+        let container: any PrivateContainer & ICloudSettingsControls =
+            switch backend {
+            case .file:
+                FileContainer(
+                    cloudRoot: cloudRoot, identifier: identifier, session: session, clock: clock, limits: limits,
+                    durability: .survivesProcessCrash)
+            case .memory:
+                MemoryContainer(cloud: cloud, identifier: identifier, session: session, clock: clock, limits: limits)
+            }
+        return Device(container: container, session: session)
+    }
+
+    /// The database file of `account`, for the file backend.
+    func databasePath(_ account: String) -> String {
+        FileContainer.databasePath(cloudRoot: cloudRoot, account: try! AccountID(account), identifier: identifier)
+    }
+}
+
+struct Device: Sendable {
+    let container: any PrivateContainer & ICloudSettingsControls
+    let session: AccountSession
+}
+
+let syncZone = try! ZoneID("SyncZone")
+
+/// A record of `type` named `name` in `zone`, with `fields`.
+func makeRecord(
+    _ name: String, type: String = "Note", zone: ZoneID = syncZone, fields: [String: FieldValue] = [:]
+) -> Record {
+    var record = try! Record(recordType: type, recordID: RecordID(recordName: name, zoneID: zone))
+    for (key, value) in fields { record[key] = value }
+    return record
+}
+
+/// Saves records with the default policy and returns them as saved; fails the test on any per-item error.
+@discardableResult
+func saveAll(
+    _ records: [Record], to container: any PrivateContainer, policy: SavePolicy = .ifServerRecordUnchanged
+)
+    async throws -> [Record]
+{
+    let result = try await container.modifyRecords(
+        saving: records, deleting: [], savePolicy: policy, atomically: true)
+    if let failure = result.partialFailure { throw failure }
+    return records.map { try! result.saveResults[$0.recordID]!.get() }
+}
+
+/// The code of the CloudError `body` throws, or `nil` when it throws nothing; any other error fails the test.
+func cloudErrorCode(
+    _ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+) async
+    -> CloudError.Code?
+{
+    do {
+        try await body()
+        return nil
+    } catch let error as CloudError {
+        return error.code
+    } catch {
+        Issue.record("expected a CloudError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+extension Result {
+    /// The error's CloudKit code, or `nil` on success.
+    var cloudCode: CloudError.Code? {
+        if case .failure(let error) = self { return (error as? CloudError)?.code }
+        return nil
+    }
+}

@@ -1,0 +1,121 @@
+import FileSystem
+import Testing
+
+@testable import SQLite
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("SQLite layer")
+struct SQLiteLayerTests {
+    static let format = DatabaseFormat(
+        applicationID: 0x7465_7374, version: 2, name: "test database",
+        schema: ["CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, data BLOB)"])
+
+    static func temporaryPath() -> String {
+        var template = Array("/tmp/sqlite-layer-XXXXXX".utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(created != nil)
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/test.db"
+    }
+
+    @Test("values bind and read back, including empty text and blobs, NULL and extremes")
+    func bindAndRead() throws {
+        let connection = try DatabaseFile.openInMemory(format: Self.format)
+        let insert = try connection.prepare("INSERT INTO items (id, name, data) VALUES (?, ?, ?)")
+        try insert.bind(.integer(Int64.max), .text(""), .blob([]))
+        try insert.run()
+        try insert.bind(.integer(Int64.min), .text("naïve ☃"), .null)
+        try insert.run()
+        let rows = try connection.query("SELECT id, name, data IS NULL, length(data) FROM items ORDER BY id") {
+            ($0.int64(0), $0.text(1), $0.int(2), $0.optionalInt64(3))
+        }
+        #expect(rows.count == 2)
+        #expect(rows[0] == (Int64.min, "naïve ☃", 1, nil))
+        #expect(rows[1] == (Int64.max, "", 0, 0))
+    }
+
+    @Test("a transaction that throws is rolled back; one that returns is committed")
+    func transactionsCommitOrRollBack() throws {
+        struct Abort: Error {}
+        let connection = try DatabaseFile.openInMemory(format: Self.format)
+        #expect(throws: Abort.self) {
+            try connection.transaction {
+                try connection.run("INSERT INTO items (name) VALUES ('lost')")
+                throw Abort()
+            }
+        }
+        try connection.transaction { try connection.run("INSERT INTO items (name) VALUES ('kept')") }
+        #expect(try connection.query("SELECT name FROM items") { $0.text(0) } == ["kept"])
+        #expect(!connection.isInTransaction)
+    }
+
+    @Test("errors carry SQLite's result code, the statement and the file")
+    func errorsAreTyped() throws {
+        let connection = try DatabaseFile.openInMemory(format: Self.format)
+        do {
+            try connection.run("INSERT INTO items (id, name) VALUES (1, NULL)")
+            Issue.record("a NOT NULL violation was accepted")
+        } catch {
+            #expect(error.code == .constraint)
+            #expect(error.extendedCode == 1299)  // SQLITE_CONSTRAINT_NOTNULL
+            #expect(error.sql?.contains("INSERT INTO items") == true)
+            #expect(error.description.contains("SQLITE_CONSTRAINT"))
+        }
+        #expect(throws: SQLiteError.self) { try connection.prepare("SELECT nonsense FROM nowhere") }
+    }
+
+    @Test("a new file is created owner-only, in WAL mode, with the format's application_id")
+    func newFileIsConfigured() throws {
+        let path = Self.temporaryPath()
+        let connection = try DatabaseFile.open(at: path, format: Self.format, create: true)
+        #expect(try FileSystem.permissions(of: path) == 0o600)
+        #expect(try connection.scalarText("PRAGMA journal_mode") == "wal")
+        #expect(try connection.scalarInt("PRAGMA application_id") == 0x7465_7374)
+        #expect(try connection.scalarInt("PRAGMA user_version") == 2)
+        #expect(!FileSystem.exists(path + ".creating-\(getpid())"))
+    }
+
+    @Test("a missing file is refused when not to be created")
+    func missingFileIsRefused() {
+        #expect {
+            try DatabaseFile.open(at: Self.temporaryPath(), format: Self.format, create: false)
+        } throws: { ($0 as? DatabaseFileError)?.code == .missing }
+    }
+
+    @Test("a file from a newer build is refused and left alone")
+    func newerFileIsRefused() throws {
+        let path = Self.temporaryPath()
+        let newer = DatabaseFormat(
+            applicationID: Self.format.applicationID, version: 3, name: "test database", schema: [])
+        _ = try DatabaseFile.open(at: path, format: newer, create: true)
+        let before = try FileSystem.read(path)
+        #expect {
+            try DatabaseFile.open(at: path, format: Self.format, create: false)
+        } throws: { ($0 as? DatabaseFileError)?.code == .newerVersion }
+        #expect(try FileSystem.read(path) == before)
+    }
+
+    @Test("a flipped byte inside a page is found by the integrity check, and the file is left alone")
+    func integrityCheckFindsDamage() throws {
+        let path = Self.temporaryPath()
+        do {
+            let connection = try DatabaseFile.open(at: path, format: Self.format, create: true)
+            try connection.transaction {
+                for index in 0..<2000 {
+                    try connection.run("INSERT INTO items (name) VALUES (?)", .text("item \(index)"))
+                }
+            }
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        var bytes = try FileSystem.read(path)
+        // Scramble the middle of the second page (the table's root or first leaf).
+        for index in 4096 + 8..<4096 + 64 { bytes[index] ^= 0xA5 }
+        try FileSystem.writeAtomically(bytes, to: path)
+        #expect {
+            try DatabaseFile.open(at: path, format: Self.format, create: false, verifyIntegrity: true)
+        } throws: { ($0 as? DatabaseFileError)?.code == .damaged }
+        #expect(try FileSystem.read(path) == bytes)
+    }
+}

@@ -5,7 +5,9 @@ let package = Package(
     name: "PrivateSync",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "PrivateCloud", targets: ["PrivateCloud"])
+        .library(name: "PrivateCloud", targets: ["PrivateCloud"]),
+        .library(name: "DeviceStore", targets: ["DeviceStore"]),
+        .library(name: "PrivateSync", targets: ["PrivateSync"]),
     ],
     targets: [
         .systemLibrary(
@@ -14,6 +16,10 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "FileSystem"),
         .target(name: "PrivateCloud", dependencies: ["SQLite", "FileSystem"]),
+        .target(
+            name: "DeviceStore", dependencies: ["PrivateCloud", "SQLite", "FileSystem"],
+            exclude: ["DemoHealthSchema.json"]),
+        .target(name: "PrivateSync", dependencies: ["DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "FileSystem"]),
         .testTarget(name: "PrivateCloudTests", dependencies: ["PrivateCloud", "SQLite", "FileSystem"]),
     ],

@@ -53,6 +53,11 @@ public struct UserRecordID: Hashable, Sendable, CustomStringConvertible {
     /// The user record's name.
     public let recordName: String
 
+    /// Creates an identifier from a stored user record name.
+    public init(recordName: String) {
+        self.recordName = recordName
+    }
+
     public var description: String { recordName }
 }
 
@@ -104,7 +109,8 @@ public enum StableHash {
         hex(fnv1a64(text)) + hex(fnv1a64(text, seed: 0x6c62_272e_07bb_0142))
     }
 
-    static func hex(_ value: UInt64) -> String {
+    /// 16 lowercase hexadecimal digits.
+    public static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }

@@ -65,7 +65,7 @@ public enum CloudKitNames {
     }
 
     /// A name shown in a message: quoted, and cut short when long.
-    static func quoted(_ name: String) -> String {
+    public static func quoted(_ name: String) -> String {
         name.count > 40 ? "\"\(name.prefix(37))...\"" : "\"\(name)\""
     }
 }

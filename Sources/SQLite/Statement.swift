@@ -142,6 +142,22 @@ public final class Statement {
 
     // MARK: Columns
 
+    /// The storage class of a value in the current row.
+    public enum ColumnType: Sendable, Hashable {
+        case integer, real, text, blob, null
+    }
+
+    /// The storage class of column `index` (0-based) of the current row.
+    public func columnType(_ index: Int32) -> ColumnType {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
+
     /// Whether column `index` (0-based) of the current row is NULL.
     public func isNull(_ index: Int32) -> Bool {
         sqlite3_column_type(handle, index) == SQLITE_NULL

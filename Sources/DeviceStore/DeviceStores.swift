@@ -1,0 +1,50 @@
+import FileSystem
+import PrivateCloud
+import SQLite
+
+/// The two stores of a device, opened together as SwiftData opens the configurations of one `ModelContainer`.
+///
+/// CloudKit mirroring is set up for every cloud configuration before any store file is loaded. That order is why
+/// the first trap bit: on a genuine first launch the mirrored store's folder is missing, its setup fails with
+/// Cocoa error 512, and the container fails whole, even though a local store would have created the folder a
+/// moment later.
+public struct DeviceStores: Sendable {
+    /// The local-only store: local, whatever the sync switch says.
+    public let localOnly: RecordStore<LocalOnly>
+    /// The user-created store: local or cloud.
+    public let userCreated: RecordStore<UserCreated>
+
+    /// Opens both stores.
+    ///
+    /// - Parameters:
+    ///   - localOnly: The local-only configuration (never cloud).
+    ///   - userCreated: The user-created configuration.
+    ///   - partition: The schema and its partition.
+    ///   - deviceID: The device's identifier.
+    ///   - clock: Where write times come from.
+    ///   - names: Where new record names come from.
+    ///   - durability: How much a commit survives.
+    ///   - crashSwitch: A simulation's crash switch.
+    /// - Returns: The stores.
+    /// - Throws: ``StoreError``: `cannotCreateStore` (wrapping ``CocoaStyleError`` 512) when a cloud
+    ///   configuration's folder is missing, before anything is created; or what opening a store throws.
+    public static func open(
+        localOnly: StoreConfiguration, userCreated: StoreConfiguration, partition: SyncPartition, deviceID: String,
+        clock: any WallClock, names: any RecordNameSource, durability: Durability, crashSwitch: CrashSwitch?
+    ) throws(StoreError) -> DeviceStores {
+        precondition(!localOnly.isCloud, "the local-only store never mirrors to CloudKit")
+        for configuration in [localOnly, userCreated] where configuration.isCloud {
+            if !FileSystem.isDirectory(configuration.directory) {
+                let error = CocoaStyleError.failedToCreateFile(configuration.path)
+                throw StoreError(.cannotCreateStore, error.description, underlying: error)
+            }
+        }
+        let localStore = try RecordStore<LocalOnly>.open(
+            localOnly, partition: partition, deviceID: deviceID, clock: clock, names: names, durability: durability,
+            crashSwitch: crashSwitch)
+        let userStore = try RecordStore<UserCreated>.open(
+            userCreated, partition: partition, deviceID: deviceID, clock: clock, names: names, durability: durability,
+            crashSwitch: crashSwitch)
+        return DeviceStores(localOnly: localStore, userCreated: userStore)
+    }
+}

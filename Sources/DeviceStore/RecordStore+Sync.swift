@@ -1,0 +1,353 @@
+import FoundationEssentials
+import PrivateCloud
+import SQLite
+
+/// A key of the sync engine's state, kept in the user-created store's `sync_state` table so that it commits with
+/// the records it describes and survives a crash at any point.
+public enum SyncStateKey: String, Sendable, CaseIterable {
+    /// The user record name of the account this store mirrors; unset until the first sync binds it.
+    case boundUser = "bound_user"
+    /// 1 once the engine's zone exists in the bound account's database.
+    case zoneReady = "zone_ready"
+    /// The zone change token (bytes).
+    case zoneToken = "zone_token"
+    /// The database change token (bytes).
+    case databaseToken = "database_token"
+    /// 1 while a fetch from a nil token must end by deleting synced records the server no longer has.
+    case reconcileOnFullFetch = "reconcile_on_full_fetch"
+    /// 1 once a complete fetch has finished since the store was bound.
+    case initialFetchDone = "initial_fetch_done"
+    /// A pause that lasts until the user acts: `accountChanged`, `userDeletedZone`, `quotaExceeded`.
+    case pauseReason = "pause_reason"
+    /// 1 after the user turned sync on: a zone the user deleted may be created again and filled.
+    case reuploadConsent = "reupload_consent"
+    /// The outcome of the last attempt: `ok`, or the name of the CloudKit code it failed with.
+    case lastOutcome = "last_outcome"
+    /// A sentence describing the last failure.
+    case lastError = "last_error"
+    /// When the last attempt ended (seconds since 2001).
+    case lastAttemptAt = "last_attempt_at"
+    /// The earliest time the engine wants to run again after a failure (seconds since 2001).
+    case nextAttemptAt = "next_attempt_at"
+    /// Consecutive transient failures, for backoff.
+    case retryAttempt = "retry_attempt"
+    /// Totals since the store was created: what the engine reports, for hosts and the simulator to check.
+    case sentSaves = "sent_saves"
+    case sentDeletes = "sent_deletes"
+    case fetchedModifications = "fetched_modifications"
+    case fetchedDeletions = "fetched_deletions"
+    case conflictsResolved = "conflicts_resolved"
+}
+
+/// A pending change as the engine reads it: with a revision that grows each time the record is written again, so
+/// that a change written while a send was in flight is not dropped when the older send succeeds.
+public struct PendingChangeRow: Sendable, Hashable {
+    public let recordName: String
+    public let recordType: String
+    public let kind: PendingChange.Kind
+    public let revision: Int64
+}
+
+/// The system fields the server last returned for a record (its change tag above all), as the engine caches them.
+public struct CachedServerFields: Sendable, Hashable {
+    public let recordType: String
+    public let systemFields: SystemFields
+}
+
+extension RecordStore where Kind == UserCreated {
+    /// Runs the engine's work in one transaction on the user-created store.
+    ///
+    /// - Parameter body: The work; everything it writes commits together, or not at all.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``StoreError`` for a storage failure or a simulated crash, or what `body` throws, wrapped.
+    public func syncTransaction<T: Sendable>(_ body: (SyncTransaction) throws -> T) throws(StoreError) -> T {
+        try write { connection in try body(SyncTransaction(connection: connection, deviceID: self.deviceID)) }
+    }
+
+    /// Reads the engine's state on a consistent snapshot.
+    public func syncSnapshot<T: Sendable>(_ body: (SyncTransaction) throws -> T) throws(StoreError) -> T {
+        try read { connection in try body(SyncTransaction(connection: connection, deviceID: self.deviceID)) }
+    }
+
+    /// How many changes wait to be sent.
+    public func pendingChangeCount() throws(StoreError) -> Int {
+        try syncSnapshot { try $0.pendingCount() }
+    }
+
+    /// Every pending change, in queue order.
+    public func pendingChanges() throws(StoreError) -> [PendingChangeRow] {
+        try syncSnapshot { try $0.pendingChanges(limit: Int.max) }
+    }
+}
+
+/// The user-created store, as the sync engine sees it inside one transaction.
+///
+/// Every method runs SQL on the transaction's connection; nothing commits until the transaction's closure returns.
+public struct SyncTransaction {
+    let connection: Connection
+    /// The device's identifier.
+    public let deviceID: String
+
+    // MARK: State
+
+    /// A state value, or `nil` when unset.
+    public func state(_ key: SyncStateKey) throws -> SQLiteValue? {
+        let statement = try connection.cachedStatement("SELECT value FROM sync_state WHERE key = ?")
+        defer { statement.reset() }
+        try statement.bind(key.rawValue, at: 1)
+        guard try statement.step(), !statement.isNull(0) else { return nil }
+        switch statement.columnType(0) {
+        case .integer: return .integer(statement.int64(0))
+        case .real: return .real(statement.double(0))
+        case .blob: return .blob(statement.blob(0))
+        default: return .text(statement.text(0))
+        }
+    }
+
+    /// Sets a state value; `nil` removes it.
+    public func setState(_ key: SyncStateKey, _ value: SQLiteValue?) throws {
+        if let value {
+            try connection.run(
+                "INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                .text(key.rawValue), value)
+        } else {
+            try connection.run("DELETE FROM sync_state WHERE key = ?", .text(key.rawValue))
+        }
+    }
+
+    /// An integer state value, 0 when unset.
+    public func integer(_ key: SyncStateKey) throws -> Int64 {
+        if case .integer(let value)? = try state(key) { return value }
+        return 0
+    }
+
+    /// A text state value.
+    public func text(_ key: SyncStateKey) throws -> String? {
+        if case .text(let value)? = try state(key) { return value }
+        return nil
+    }
+
+    /// A date state value (stored as seconds since 2001).
+    public func date(_ key: SyncStateKey) throws -> Date? {
+        switch try state(key) {
+        case .real(let value)?: Date(timeIntervalSinceReferenceDate: value)
+        case .integer(let value)?: Date(timeIntervalSinceReferenceDate: Double(value))
+        default: nil
+        }
+    }
+
+    /// Bytes of a state value.
+    public func bytes(_ key: SyncStateKey) throws -> [UInt8]? {
+        if case .blob(let value)? = try state(key) { return value }
+        return nil
+    }
+
+    /// Adds to a counter.
+    public func add(_ amount: Int, to key: SyncStateKey) throws {
+        guard amount != 0 else { return }
+        try setState(key, .integer(try integer(key) + Int64(amount)))
+    }
+
+    // MARK: Records
+
+    /// The record of that name, if any.
+    public func record(named name: String) throws -> StoredRecord? {
+        try RecordStore<UserCreated>.record(named: name, connection)
+    }
+
+    /// The server fields cached for a record, if it was ever confirmed by the server.
+    public func serverFields(of name: String) throws -> CachedServerFields? {
+        try connection.query(
+            """
+            SELECT record_type, server_change_tag, server_created_at, server_modified_at, server_creator,
+                server_last_modifier
+            FROM records WHERE record_name = ? AND server_change_tag IS NOT NULL
+            """, .text(name)
+        ) { row in
+            CachedServerFields(
+                recordType: row.text(0),
+                systemFields: SystemFields(
+                    changeTag: row.text(1), creationDate: Date(timeIntervalSinceReferenceDate: row.double(2)),
+                    modificationDate: Date(timeIntervalSinceReferenceDate: row.double(3)),
+                    creatorUserRecordID: UserRecordID(recordName: row.text(4)),
+                    lastModifiedUserRecordID: UserRecordID(recordName: row.text(5))))
+        }.first
+    }
+
+    /// The change tag cached for a record, if any.
+    public func serverChangeTag(of name: String) throws -> String? {
+        try connection.scalarText("SELECT server_change_tag FROM records WHERE record_name = ?", .text(name))
+    }
+
+    /// Writes a record as the server has it (or as merged), with the server fields it is now based on. Queues
+    /// nothing: the caller decides whether the merged record must be sent.
+    public func putRecord(_ record: StoredRecord, serverFields: SystemFields?) throws {
+        let statement = try connection.cachedStatement(
+            """
+            INSERT INTO records (record_name, record_type, fields, field_versions, origin_user, created_at,
+                modified_at, server_change_tag, server_created_at, server_modified_at, server_creator,
+                server_last_modifier)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+            ON CONFLICT (record_name) DO UPDATE SET fields = excluded.fields, field_versions = excluded.field_versions,
+                modified_at = excluded.modified_at, origin_user = COALESCE(origin_user, excluded.origin_user),
+                server_change_tag = excluded.server_change_tag, server_created_at = excluded.server_created_at,
+                server_modified_at = excluded.server_modified_at, server_creator = excluded.server_creator,
+                server_last_modifier = excluded.server_last_modifier
+            """)
+        try statement.bind(record.name, at: 1)
+        try statement.bind(record.type, at: 2)
+        try statement.bindText(FieldsJSON.encode(record.fields), at: 3)
+        try statement.bind(record.fieldVersions.encoded, at: 4)
+        try statement.bind(record.origin?.recordName, at: 5)
+        try statement.bind(record.createdAt.timeIntervalSinceReferenceDate, at: 6)
+        try statement.bind(record.modifiedAt.timeIntervalSinceReferenceDate, at: 7)
+        try statement.bind(serverFields?.changeTag, at: 8)
+        try statement.bind(serverFields?.creationDate.timeIntervalSinceReferenceDate, at: 9)
+        try statement.bind(serverFields?.modificationDate.timeIntervalSinceReferenceDate, at: 10)
+        try statement.bind(serverFields?.creatorUserRecordID.recordName, at: 11)
+        try statement.bind(serverFields?.lastModifiedUserRecordID.recordName, at: 12)
+        try statement.run()
+    }
+
+    /// Records the server fields a save returned, leaving the record's fields as they are.
+    public func setServerFields(_ fields: SystemFields, of name: String) throws {
+        try connection.run(
+            """
+            UPDATE records SET server_change_tag = ?, server_created_at = ?, server_modified_at = ?, server_creator = ?,
+                server_last_modifier = ?
+            WHERE record_name = ?
+            """,
+            .text(fields.changeTag), .real(fields.creationDate.timeIntervalSinceReferenceDate),
+            .real(fields.modificationDate.timeIntervalSinceReferenceDate), .text(fields.creatorUserRecordID.recordName),
+            .text(fields.lastModifiedUserRecordID.recordName), .text(name))
+    }
+
+    /// Deletes a record (without queuing a change: the server already lost it, or never had it).
+    public func deleteRecord(named name: String) throws {
+        try connection.run("DELETE FROM records WHERE record_name = ?", .text(name))
+    }
+
+    // MARK: Pending changes
+
+    /// Pending changes in queue order.
+    public func pendingChanges(limit: Int) throws -> [PendingChangeRow] {
+        try connection.query(
+            "SELECT record_name, record_type, kind, revision FROM pending_changes ORDER BY queued_seq LIMIT ?",
+            .integer(Int64(min(limit, Int(Int64.max))))
+        ) { row in
+            PendingChangeRow(
+                recordName: row.text(0), recordType: row.text(1),
+                kind: PendingChange.Kind(rawValue: row.text(2)) ?? .save, revision: row.int64(3))
+        }
+    }
+
+    /// The pending change of a record, if any.
+    public func pendingChange(named name: String) throws -> PendingChangeRow? {
+        try connection.query(
+            "SELECT record_name, record_type, kind, revision FROM pending_changes WHERE record_name = ?", .text(name)
+        ) { row in
+            PendingChangeRow(
+                recordName: row.text(0), recordType: row.text(1),
+                kind: PendingChange.Kind(rawValue: row.text(2)) ?? .save, revision: row.int64(3))
+        }.first
+    }
+
+    /// How many changes wait.
+    public func pendingCount() throws -> Int {
+        Int(try connection.scalarInt("SELECT count(*) FROM pending_changes") ?? 0)
+    }
+
+    /// Removes a pending change, only if it was not queued again since `revision` was read.
+    ///
+    /// - Returns: Whether it was removed.
+    @discardableResult
+    public func removePendingChange(named name: String, ifRevision revision: Int64?) throws -> Bool {
+        if let revision {
+            try connection.run(
+                "DELETE FROM pending_changes WHERE record_name = ? AND revision = ?", .text(name), .integer(revision))
+        } else {
+            try connection.run("DELETE FROM pending_changes WHERE record_name = ?", .text(name))
+        }
+        return connection.changes > 0
+    }
+
+    /// Queues a change (collapsing with any queued for the same record).
+    public func queue(_ kind: PendingChange.Kind, name: String, type: String) throws {
+        try connection.run(
+            """
+            INSERT INTO pending_changes (record_name, record_type, kind, queued_seq)
+            VALUES (?1, ?2, ?3, COALESCE((SELECT max(queued_seq) FROM pending_changes), 0) + 1)
+            ON CONFLICT (record_name) DO UPDATE SET kind = excluded.kind, revision = revision + 1
+            """, .text(name), .text(type), .text(kind.rawValue))
+    }
+
+    // MARK: Whole-store operations
+
+    /// Gives every record written with no account signed in to `user`, as the account the store now mirrors.
+    public func adoptUnownedRecords(as user: UserRecordID) throws {
+        try connection.run("UPDATE records SET origin_user = ? WHERE origin_user IS NULL", .text(user.recordName))
+    }
+
+    /// Forgets everything learned from the server (change tags, tokens) and queues every record that may go to
+    /// `user` to be saved again: what a re-upload after the user deleted the app's iCloud data needs.
+    public func queueEverythingForUpload(to user: UserRecordID?) throws {
+        try connection.run(
+            """
+            UPDATE records SET server_change_tag = NULL, server_created_at = NULL, server_modified_at = NULL,
+                server_creator = NULL, server_last_modifier = NULL
+            """)
+        try connection.run(
+            """
+            INSERT INTO pending_changes (record_name, record_type, kind, queued_seq)
+            SELECT record_name, record_type, 'save',
+                COALESCE((SELECT max(queued_seq) FROM pending_changes), 0) + row_number() OVER (ORDER BY created_at, record_name)
+            FROM records WHERE origin_user IS NULL OR origin_user = ?1
+            ON CONFLICT (record_name) DO UPDATE SET kind = 'save', revision = revision + 1
+            """, .text(user?.recordName ?? ""))
+    }
+
+    /// Deletes the records written under `user` and their pending changes (after they were archived).
+    public func removeRecords(of user: UserRecordID) throws {
+        try connection.run(
+            "DELETE FROM pending_changes WHERE record_name IN (SELECT record_name FROM records WHERE origin_user = ?)",
+            .text(user.recordName))
+        try connection.run(
+            """
+            DELETE FROM pending_changes WHERE kind = 'delete'
+                AND record_name NOT IN (SELECT record_name FROM records)
+            """)
+        try connection.run("DELETE FROM records WHERE origin_user = ?", .text(user.recordName))
+    }
+
+    /// Whether any record was ever confirmed by the server.
+    public func hasSyncedRecords() throws -> Bool {
+        try connection.scalarInt("SELECT 1 FROM records WHERE server_change_tag IS NOT NULL LIMIT 1") != nil
+    }
+
+    /// Starts remembering which records a full fetch returns.
+    public func clearSeenRecords() throws {
+        try connection.run("DELETE FROM refetch_seen")
+    }
+
+    /// Remembers that a full fetch returned `name`.
+    public func markSeen(_ name: String) throws {
+        try connection.run("INSERT OR IGNORE INTO refetch_seen (record_name) VALUES (?)", .text(name))
+    }
+
+    /// After a full fetch: deletes records the server confirmed once but did not return, unless they wait to be
+    /// saved without a server version (which the engine resolves); returns their names.
+    public func deleteSyncedRecordsNotSeen() throws -> [String] {
+        let names = try connection.query(
+            """
+            SELECT record_name FROM records WHERE server_change_tag IS NOT NULL
+                AND record_name NOT IN (SELECT record_name FROM refetch_seen)
+            """
+        ) { $0.text(0) }
+        for name in names {
+            try connection.run("DELETE FROM records WHERE record_name = ?", .text(name))
+            try connection.run("DELETE FROM pending_changes WHERE record_name = ?", .text(name))
+        }
+        try connection.run("DELETE FROM refetch_seen")
+        return names
+    }
+}

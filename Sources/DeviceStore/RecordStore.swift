@@ -1,0 +1,396 @@
+import FileSystem
+import FoundationEssentials
+import PrivateCloud
+import SQLite
+
+/// One store of a device: a SQLite file holding the records of one partition, as a SwiftData store holds the
+/// models of one configuration.
+///
+/// A store of partition `Kind` accepts only ``ModelType``s of `Kind`, so a local-only record cannot be written into
+/// the user-created store, nor the reverse; the file itself records its partition and refuses to open as the other.
+/// In the user-created store, every write queues its pending change (for sync) in the same transaction as the
+/// record, so no crash can separate them. A write that returns has been committed durably.
+public final class RecordStore<Kind: PartitionKind>: Sendable {
+    /// The store file format: `application_id` 0x50535331 ("PSS1").
+    static var format: DatabaseFormat {
+        DatabaseFormat(
+            applicationID: 0x5053_5331, version: 1, name: "PrivateSync device store",
+            schema: [
+                "CREATE TABLE store_meta (key TEXT PRIMARY KEY, value ANY NOT NULL) WITHOUT ROWID",
+                """
+                CREATE TABLE records (
+                    record_name TEXT PRIMARY KEY, record_type TEXT NOT NULL, fields TEXT NOT NULL,
+                    field_versions TEXT NOT NULL, origin_user TEXT, created_at REAL NOT NULL,
+                    modified_at REAL NOT NULL, server_change_tag TEXT, server_created_at REAL,
+                    server_modified_at REAL, server_creator TEXT, server_last_modifier TEXT)
+                """,
+                """
+                CREATE TABLE pending_changes (
+                    record_name TEXT PRIMARY KEY, record_type TEXT NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('save', 'delete')), queued_seq INTEGER NOT NULL,
+                    revision INTEGER NOT NULL DEFAULT 1)
+                """,
+                "CREATE INDEX pending_changes_in_order ON pending_changes (queued_seq)",
+                "CREATE TABLE sync_state (key TEXT PRIMARY KEY, value ANY) WITHOUT ROWID",
+                "CREATE TABLE refetch_seen (record_name TEXT PRIMARY KEY) WITHOUT ROWID",
+            ])
+    }
+
+    /// The store's configuration.
+    public let configuration: StoreConfiguration
+    /// The schema and its partition.
+    public let partition: SyncPartition
+    /// The device's identifier, stamped on every field written here.
+    public let deviceID: String
+    let database: SerializedConnection
+    let clock: any WallClock
+    let names: any RecordNameSource
+    let crashSwitch: CrashSwitch?
+
+    /// The store file.
+    public var path: String { configuration.path }
+
+    /// Opens (or creates) a store.
+    ///
+    /// A missing folder is created for a local configuration, as Core Data quietly recovers; for a
+    /// CloudKit-mirrored one it is the error Core Data raised on Apple's stack (``CocoaStyleError``, 512), and
+    /// nothing is created.
+    ///
+    /// - Parameters:
+    ///   - configuration: Name, folder, and local or cloud.
+    ///   - partition: The schema and its partition.
+    ///   - deviceID: The device's identifier.
+    ///   - clock: Where write times come from.
+    ///   - names: Where new record names come from.
+    ///   - durability: How much a commit survives.
+    ///   - crashSwitch: A simulation's switch; when it is down, nothing more commits.
+    /// - Returns: The open store.
+    /// - Throws: ``StoreError``: `cannotCreateStore` for a cloud store without its folder, `damagedFile` for a
+    ///   damaged or foreign file (left unchanged), `storage` for anything else SQLite reports.
+    public static func open(
+        _ configuration: StoreConfiguration, partition: SyncPartition, deviceID: String,
+        clock: any WallClock = SystemClock(), names: any RecordNameSource = UUIDRecordNames(),
+        durability: Durability = .survivesPowerLoss, crashSwitch: CrashSwitch? = nil
+    ) throws(StoreError) -> RecordStore {
+        if !FileSystem.isDirectory(configuration.directory) {
+            if configuration.isCloud {
+                let error = CocoaStyleError.failedToCreateFile(configuration.path)
+                throw StoreError(.cannotCreateStore, error.description, underlying: error)
+            }
+            do {
+                try FileSystem.createDirectory(configuration.directory, permissions: 0o700)
+            } catch {
+                throw StoreError(.storage, "cannot create the store folder: \(error)", underlying: error)
+            }
+        }
+        do {
+            let connection = try DatabaseFile.open(
+                at: configuration.path, format: format, create: true, durability: durability)
+            try connection.transaction {
+                let stored = try connection.scalarText("SELECT value FROM store_meta WHERE key = 'partition'")
+                if stored == nil {
+                    try connection.run(
+                        "INSERT INTO store_meta (key, value) VALUES ('partition', ?)", .text(Kind.partition.rawValue))
+                } else if stored != Kind.partition.rawValue {
+                    throw StoreError(
+                        .damagedFile,
+                        "\(configuration.path) holds the \(stored ?? "?") store, not the \(Kind.partition) store; "
+                            + "it was left unchanged")
+                }
+            }
+            return RecordStore(
+                configuration: configuration, partition: partition, deviceID: deviceID,
+                database: SerializedConnection(connection),
+                clock: clock, names: names, crashSwitch: crashSwitch)
+        } catch {
+            throw StoreError.from(error, store: configuration.path)
+        }
+    }
+
+    private init(
+        configuration: StoreConfiguration, partition: SyncPartition, deviceID: String, database: SerializedConnection,
+        clock: any WallClock, names: any RecordNameSource, crashSwitch: CrashSwitch?
+    ) {
+        self.configuration = configuration
+        self.partition = partition
+        self.deviceID = deviceID
+        self.database = database
+        self.clock = clock
+        self.names = names
+        self.crashSwitch = crashSwitch
+    }
+
+    // MARK: Writing
+
+    /// Inserts a new record.
+    ///
+    /// - Parameters:
+    ///   - type: The record's type, of this store's partition.
+    ///   - fields: Its fields; every required field of the type must be present.
+    ///   - account: The iCloud account signed in on the device, if any.
+    /// - Returns: The record as stored, with its new name.
+    /// - Throws: ``StoreError`` naming the field or value that is wrong, or the storage failure.
+    @discardableResult
+    public func insert(
+        _ type: ModelType<Kind>, fields: [String: FieldValue], writtenUnder account: AccountID?
+    )
+        throws(StoreError) -> StoredRecord
+    {
+        try validate(fields, of: type.schema)
+        if let missing = type.schema.fields.first(where: { !$0.isOptional && fields[$0.name] == nil }) {
+            throw StoreError(.missingField, "a \(type.name) needs a value for \(missing.name) (\(missing.type.name))")
+        }
+        let now = clock.now()
+        let version = FieldVersion(time: now.timeIntervalSinceReferenceDate, device: deviceID)
+        let record = StoredRecord(
+            name: names.nextName(), type: type.name, fields: fields,
+            fieldVersions: FieldVersions(fields.mapValues { _ in version }), origin: account?.userRecordID,
+            createdAt: now,
+            modifiedAt: now)
+        try checkSize(record)
+        try write { connection in
+            try Self.insertRow(record, connection)
+            try self.queue(.save, name: record.name, type: record.type, connection)
+        }
+        return record
+    }
+
+    /// Changes fields of an existing record; `nil` clears a field.
+    ///
+    /// - Parameters:
+    ///   - name: The record's name.
+    ///   - changes: The fields to set or clear.
+    /// - Returns: The record as stored now.
+    /// - Throws: ``StoreError``: `recordNotFound` when this store has no such record, or what is wrong with a value.
+    @discardableResult
+    public func update(_ name: String, setting changes: [String: FieldValue?]) throws(StoreError) -> StoredRecord {
+        let now = clock.now()
+        return try write { connection in
+            guard var record = try Self.record(named: name, connection) else {
+                throw StoreError(.recordNotFound, "no record named \(name) in the \(Kind.partition) store")
+            }
+            guard let schema = self.partition.schema.recordType(named: record.type) else {
+                throw StoreError(
+                    .unknownType, "record \(name) has type \(record.type), which the schema no longer declares")
+            }
+            try self.validate(changes.compactMapValues { $0 }, of: schema)
+            for (key, value) in changes {
+                if value == nil, schema.field(named: key)?.isOptional == false {
+                    throw StoreError(.missingField, "\(key) is required for a \(record.type); it cannot be cleared")
+                }
+                if value == nil, schema.field(named: key) == nil {
+                    throw StoreError(.unknownField, "a \(record.type) has no field \(key)")
+                }
+                record.fields[key] = value ?? nil
+                record.fieldVersions[key] = FieldVersion(
+                    time: now.timeIntervalSinceReferenceDate, device: self.deviceID)
+            }
+            record.modifiedAt = now
+            try self.checkSize(record)
+            try connection.run(
+                "UPDATE records SET fields = ?, field_versions = ?, modified_at = ? WHERE record_name = ?",
+                .text(String(decoding: FieldsJSON.encode(record.fields), as: UTF8.self)),
+                .text(record.fieldVersions.encoded), .real(now.timeIntervalSinceReferenceDate), .text(name))
+            try self.queue(.save, name: name, type: record.type, connection)
+            return record
+        }
+    }
+
+    /// Deletes a record.
+    ///
+    /// - Parameter name: The record's name.
+    /// - Returns: The record as it was.
+    /// - Throws: ``StoreError`` `recordNotFound` when this store has no such record.
+    @discardableResult
+    public func delete(_ name: String) throws(StoreError) -> StoredRecord {
+        try write { connection in
+            guard let record = try Self.record(named: name, connection) else {
+                throw StoreError(.recordNotFound, "no record named \(name) in the \(Kind.partition) store")
+            }
+            try connection.run("DELETE FROM records WHERE record_name = ?", .text(name))
+            try self.queue(.delete, name: name, type: record.type, connection)
+            return record
+        }
+    }
+
+    // MARK: Reading
+
+    /// The record of that name, or `nil`.
+    public func record(named name: String) throws(StoreError) -> StoredRecord? {
+        try read { connection in try Self.record(named: name, connection) }
+    }
+
+    /// Every record, or every record of one type, ordered by creation then name.
+    public func records(ofType type: String? = nil) throws(StoreError) -> [StoredRecord] {
+        try read { connection in
+            let columns = Self.recordColumns
+            if let type {
+                return try connection.query(
+                    "SELECT \(columns) FROM records WHERE record_type = ? ORDER BY created_at, record_name",
+                    .text(type),
+                    row: Self.storedRecord)
+            }
+            return try connection.query(
+                "SELECT \(columns) FROM records ORDER BY created_at, record_name", row: Self.storedRecord)
+        }
+    }
+
+    /// How many records of each type the store holds.
+    public func countsByType() throws(StoreError) -> [String: Int] {
+        try read { connection in
+            Dictionary(
+                uniqueKeysWithValues: try connection.query(
+                    "SELECT record_type, count(*) FROM records GROUP BY record_type"
+                ) { ($0.text(0), $0.int(1)) })
+        }
+    }
+
+    /// How many records the store holds.
+    public func count() throws(StoreError) -> Int {
+        try read { connection in Int(try connection.scalarInt("SELECT count(*) FROM records") ?? 0) }
+    }
+
+    // MARK: Rows
+
+    static var recordColumns: String {
+        "record_name, record_type, fields, field_versions, origin_user, created_at, modified_at"
+    }
+
+    static func storedRecord(_ row: Statement) throws(SQLiteError) -> StoredRecord {
+        let name = row.text(0)
+        let fields: [String: FieldValue]
+        do {
+            fields = try row.withBytes(2) { bytes throws(FieldsDecodingError) in try FieldsJSON.decode(bytes) }
+        } catch {
+            throw SQLiteError(.corrupt, message: "record \(name) has unreadable fields: \(error)")
+        }
+        guard let versions = FieldVersions(encoded: row.text(3)) else {
+            throw SQLiteError(.corrupt, message: "record \(name) has unreadable field versions")
+        }
+        return StoredRecord(
+            name: name, type: row.text(1), fields: fields, fieldVersions: versions,
+            origin: row.optionalText(4).map { UserRecordID(recordName: $0) },
+            createdAt: Date(timeIntervalSinceReferenceDate: row.double(5)),
+            modifiedAt: Date(timeIntervalSinceReferenceDate: row.double(6)))
+    }
+
+    static func record(named name: String, _ connection: Connection) throws -> StoredRecord? {
+        try connection.query(
+            "SELECT \(recordColumns) FROM records WHERE record_name = ?", .text(name), row: storedRecord
+        )
+        .first
+    }
+
+    static func insertRow(_ record: StoredRecord, _ connection: Connection) throws {
+        let insert = try connection.cachedStatement(
+            """
+            INSERT INTO records (record_name, record_type, fields, field_versions, origin_user, created_at,
+                modified_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        try insert.bind(record.name, at: 1)
+        try insert.bind(record.type, at: 2)
+        try insert.bindText(FieldsJSON.encode(record.fields), at: 3)
+        try insert.bind(record.fieldVersions.encoded, at: 4)
+        try insert.bind(record.origin?.recordName, at: 5)
+        try insert.bind(record.createdAt.timeIntervalSinceReferenceDate, at: 6)
+        try insert.bind(record.modifiedAt.timeIntervalSinceReferenceDate, at: 7)
+        try insert.run()
+    }
+
+    /// Queues a pending change in the user-created store (the local-only store has nothing to send).
+    ///
+    /// Changes collapse as CKSyncEngine's do: one entry per record, keeping its place in the queue, with the
+    /// latest kind (a save then a delete sends the delete; a delete then a save sends the save).
+    func queue(_ kind: PendingChange.Kind, name: String, type: String, _ connection: Connection) throws {
+        guard Kind.partition == .userCreated else { return }
+        try connection.run(
+            """
+            INSERT INTO pending_changes (record_name, record_type, kind, queued_seq)
+            VALUES (?1, ?2, ?3, COALESCE((SELECT max(queued_seq) FROM pending_changes), 0) + 1)
+            ON CONFLICT (record_name) DO UPDATE SET kind = excluded.kind, revision = revision + 1
+            """, .text(name), .text(type), .text(kind.rawValue))
+    }
+
+    // MARK: Validation
+
+    func validate(_ fields: [String: FieldValue], of type: RecordTypeSchema) throws(StoreError) {
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+            guard let field = type.field(named: key) else {
+                let known = type.fields.map(\.name).joined(separator: ", ")
+                throw StoreError(
+                    .unknownField, "a \(type.name) has no field \(CloudKitNames.quoted(key)) (its fields: \(known))")
+            }
+            guard field.type.accepts(value) else {
+                throw StoreError(
+                    .wrongFieldType,
+                    "\(type.name).\(key) holds \(field.type.name) values, not \(value.type?.name ?? "an empty list")")
+            }
+            if let problem = value.problem {
+                throw StoreError(.invalidValue, "\(type.name).\(key): \(problem)")
+            }
+        }
+    }
+
+    /// Refuses a record that could never sync: CloudKit's 1 MB per record, measured as it would be sent.
+    func checkSize(_ record: StoredRecord) throws(StoreError) {
+        let size = FieldsJSON.encode(record.fields).count + record.fieldVersions.encoded.utf8.count + 64
+        if size > CloudLimits.cloudKit.maximumRecordBytes {
+            throw StoreError(
+                .recordTooLarge,
+                "the \(record.type) would be \(size) bytes encoded; CloudKit allows \(CloudLimits.cloudKit.maximumRecordBytes) per record"
+            )
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a write transaction; it commits only while the process is alive.
+    func write<T: Sendable>(_ body: (Connection) throws -> T) throws(StoreError) -> T {
+        if crashSwitch?.isDown == true { throw crashed }
+        let result = database.withConnection { connection -> Result<T, any Error> in
+            Result {
+                try connection.transaction(.immediate) {
+                    let value = try body(connection)
+                    // A crash at any point before COMMIT loses the transaction, as a killed process would.
+                    if self.crashSwitch?.isDown == true { throw self.crashed }
+                    return value
+                }
+            }
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw StoreError.from(error, store: path)
+        }
+    }
+
+    /// Runs `body` on a consistent snapshot.
+    func read<T: Sendable>(_ body: (Connection) throws -> T) throws(StoreError) -> T {
+        let result = database.withConnection { connection -> Result<T, any Error> in
+            Result { try connection.transaction(.deferred) { try body(connection) } }
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw StoreError.from(error, store: path)
+        }
+    }
+
+    private var crashed: StoreError {
+        StoreError(.processCrashed, "the process crashed (simulated); \(path) was not written")
+    }
+}
+
+/// A change waiting to be sent: a save or delete, by record name.
+public struct PendingChange: Sendable, Hashable {
+    /// Save or delete.
+    public enum Kind: String, Sendable, Hashable {
+        case save
+        case delete
+    }
+
+    /// The record.
+    public let recordName: String
+    /// Its type.
+    public let recordType: String
+    /// Save or delete.
+    public let kind: Kind
+}

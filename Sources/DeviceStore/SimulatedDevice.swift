@@ -1,0 +1,201 @@
+import FileSystem
+import FoundationEssentials
+import PrivateCloud
+import Synchronization
+
+/// A simulated device with the app installed: its folder on disk, its iCloud sign-in, the installed build's
+/// entitlements, and the app's preferences.
+///
+/// Everything lives on disk under the device's folder, so a later process (every CLI command is one, as every app
+/// launch is) sees what an earlier one did:
+///
+/// ```
+/// <device>/device.json                                  the OS's view: account, status, installed build
+/// <device>/AppGroup/Library/Caches
+/// <device>/AppGroup/Library/Preferences/preferences.json the app's settings (the sync switch)
+/// <device>/AppGroup/Library/Application Support/        the stores; absent on a fresh install
+/// ```
+public final class SimulatedDevice: Sendable {
+    /// The device's folder.
+    public let root: String
+    /// The device's iCloud session, which every container call of this device is routed by.
+    public let session: AccountSession
+    private let profileState: Mutex<DeviceProfile>
+
+    private init(root: String, profile: DeviceProfile) {
+        self.root = root
+        self.profileState = Mutex(profile)
+        self.session = AccountSession(account: profile.accountID, status: profile.status)
+    }
+
+    /// The device's name.
+    public var name: String { profile.name }
+    /// What the OS knows of the device.
+    public var profile: DeviceProfile { profileState.withLock { $0 } }
+    /// The app's App Group container.
+    public var appGroup: AppGroupContainer { AppGroupContainer(path: root + "/AppGroup") }
+    /// The installed build's entitlements.
+    public var entitlements: Entitlements { profile.build.entitlements }
+
+    private var profilePath: String { root + "/device.json" }
+    private var preferencesPath: String { appGroup.preferences + "/preferences.json" }
+
+    // MARK: Installing
+
+    /// Installs the app on a new device: a fresh App Group folder, with no `Library/Application Support`.
+    ///
+    /// - Parameters:
+    ///   - root: The device's folder; it must not exist.
+    ///   - name: The device's name.
+    ///   - account: The iCloud account signed in, if any.
+    ///   - build: The app build, with or without the CloudKit entitlement.
+    ///   - syncPreference: The sync switch as restored from a backup, or `nil` for never set (off).
+    /// - Returns: The device.
+    /// - Throws: ``DeviceError`` when the name is invalid, the device exists, or the files cannot be written.
+    public static func install(
+        at root: String, name: String, account: AccountID?, build: DeviceProfile.AppBuild, syncPreference: Bool?
+    ) throws(DeviceError) -> SimulatedDevice {
+        do {
+            try DeviceName.validate(name)
+        } catch {
+            throw DeviceError(.invalidName, error.description)
+        }
+        guard !FileSystem.exists(root) else {
+            throw DeviceError(.alreadyExists, "device \(name) already exists at \(root)")
+        }
+        let profile = DeviceProfile(
+            name: name, account: account?.rawValue,
+            accountStatus: (account == nil ? AccountStatus.noAccount : .available).name,
+            build: build)
+        let device = SimulatedDevice(root: root, profile: profile)
+        do {
+            try FileSystem.createDirectory(root, permissions: 0o700)
+            try device.appGroup.resetToFreshInstall()
+            try device.saveProfile(profile)
+            if let syncPreference { try device.writePreferences(AppPreferences(syncEnabled: syncPreference)) }
+        } catch {
+            try? FileSystem.removeItem(root)
+            throw DeviceError(.fileSystem, "cannot install on device \(name): \(error)")
+        }
+        return device
+    }
+
+    /// Opens a device installed earlier.
+    ///
+    /// - Parameter root: The device's folder.
+    /// - Returns: The device.
+    /// - Throws: ``DeviceError`` `notFound` or `damaged`.
+    public static func open(at root: String) throws(DeviceError) -> SimulatedDevice {
+        let path = root + "/device.json"
+        guard FileSystem.exists(path) else { throw DeviceError(.notFound, "no device at \(root)") }
+        do {
+            let profile = try JSONDecoder().decode(DeviceProfile.self, from: Data(try FileSystem.read(path)))
+            return SimulatedDevice(root: root, profile: profile)
+        } catch {
+            throw DeviceError(.damaged, "\(path) cannot be read: \(error); it was left unchanged")
+        }
+    }
+
+    /// Reinstalls the app: the App Group folder goes back to a fresh install (stores and preferences gone).
+    ///
+    /// - Parameter syncPreference: The sync switch as restored from a backup, or `nil` for never set.
+    /// - Throws: ``DeviceError`` when the folder cannot be reset.
+    public func reinstall(syncPreference: Bool?) throws(DeviceError) {
+        do {
+            try appGroup.resetToFreshInstall()
+            if let syncPreference { try writePreferences(AppPreferences(syncEnabled: syncPreference)) }
+        } catch {
+            throw DeviceError(.fileSystem, "cannot reinstall on device \(name): \(error)")
+        }
+    }
+
+    /// Upgrades the app to another build, keeping its folder and data.
+    ///
+    /// - Parameter build: The new build.
+    /// - Throws: ``DeviceError`` when the profile cannot be written.
+    public func upgrade(to build: DeviceProfile.AppBuild) throws(DeviceError) {
+        try updateProfile { $0.build = build }
+    }
+
+    // MARK: The iCloud account
+
+    /// Signs into `account` (switching if another was signed in), with status `available`.
+    public func signIn(_ account: AccountID) throws(DeviceError) {
+        try updateProfile {
+            $0.account = account.rawValue
+            $0.accountStatus = AccountStatus.available.name
+        }
+        session.signIn(account)
+    }
+
+    /// Signs out of iCloud.
+    public func signOut() throws(DeviceError) {
+        try updateProfile {
+            $0.account = nil
+            $0.accountStatus = AccountStatus.noAccount.name
+        }
+        session.signOut()
+    }
+
+    /// Sets the account status of the signed-in account.
+    public func setAccountStatus(_ status: AccountStatus) throws(DeviceError) {
+        try updateProfile { $0.accountStatus = status.name }
+        session.setStatus(status)
+    }
+
+    private func updateProfile(_ change: (inout DeviceProfile) -> Void) throws(DeviceError) {
+        var profile = self.profile
+        change(&profile)
+        do {
+            try saveProfile(profile)
+        } catch {
+            throw DeviceError(.fileSystem, "cannot update device \(name): \(error)")
+        }
+        profileState.withLock { $0 = profile }
+    }
+
+    private func saveProfile(_ profile: DeviceProfile) throws {
+        try FileSystem.writeAtomically(Self.encode(profile), to: profilePath)
+    }
+
+    // MARK: The app's preferences
+
+    /// The sync switch: `true` when the user asked for sync. Never set reads as off.
+    ///
+    /// - Throws: ``DeviceError`` `damaged` when the preferences file cannot be read.
+    public func syncPreference() throws(DeviceError) -> Bool {
+        guard FileSystem.exists(preferencesPath) else { return false }
+        do {
+            return try JSONDecoder().decode(AppPreferences.self, from: Data(try FileSystem.read(preferencesPath)))
+                .syncEnabled
+        } catch {
+            throw DeviceError(.damaged, "\(preferencesPath) cannot be read: \(error); it was left unchanged")
+        }
+    }
+
+    /// Sets the sync switch.
+    ///
+    /// - Throws: ``DeviceError`` when the preferences cannot be written.
+    public func setSyncPreference(_ enabled: Bool) throws(DeviceError) {
+        do {
+            try writePreferences(AppPreferences(syncEnabled: enabled))
+        } catch {
+            throw DeviceError(.fileSystem, "cannot save the sync setting on device \(name): \(error)")
+        }
+    }
+
+    private func writePreferences(_ preferences: AppPreferences) throws {
+        try FileSystem.writeAtomically(Self.encode(preferences), to: preferencesPath)
+    }
+
+    static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return Array(try encoder.encode(value)) + [UInt8(ascii: "\n")]
+    }
+}
+
+/// The app's own settings, as it would keep them in `UserDefaults`.
+struct AppPreferences: Codable, Sendable {
+    var syncEnabled: Bool
+}

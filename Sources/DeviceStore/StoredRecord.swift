@@ -1,0 +1,111 @@
+import FoundationEssentials
+import PrivateCloud
+
+/// A record in a device store.
+public struct StoredRecord: Sendable, Hashable, CustomStringConvertible {
+    /// Creates a record (as the sync engine does from a server record).
+    public init(
+        name: String, type: String, fields: [String: FieldValue], fieldVersions: FieldVersions, origin: UserRecordID?,
+        createdAt: Date, modifiedAt: Date
+    ) {
+        self.name = name
+        self.type = type
+        self.fields = fields
+        self.fieldVersions = fieldVersions
+        self.origin = origin
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+    }
+
+    /// The record's name, unique on the device and, once synced, its CloudKit record name.
+    public let name: String
+    /// The record type.
+    public let type: String
+    /// The field values.
+    public var fields: [String: FieldValue]
+    /// When each field was last written, and by which device: what per-field conflict resolution compares.
+    public var fieldVersions: FieldVersions
+    /// The user record of the account signed in when the record was written here, or of the account whose
+    /// container it came from; `nil` when it was written with no account signed in. Sync never sends a record to
+    /// another account's container.
+    public internal(set) var origin: UserRecordID?
+    /// When the record was created.
+    public let createdAt: Date
+    /// When the record was last written on this device.
+    public var modifiedAt: Date
+
+    public var description: String {
+        let body = fields.keys.sorted().map { "\($0): \(fields[$0]!)" }.joined(separator: ", ")
+        return "\(type) \(name) {\(body)}"
+    }
+}
+
+/// When each field of a record was last written, and by which device.
+///
+/// Stored (in the device store, and in the reserved `syncFieldVersions` field of synced records) as text:
+/// `mood=786297600.5@phone;note=786297700.0@tablet`. A field cleared keeps its version, so that a clear can win a
+/// conflict against an older write.
+public struct FieldVersions: Sendable, Hashable {
+    /// Each field's version.
+    public var versions: [String: FieldVersion]
+
+    /// No versions.
+    public init() {
+        versions = [:]
+    }
+
+    /// Versions from a dictionary.
+    public init(_ versions: [String: FieldVersion]) {
+        self.versions = versions
+    }
+
+    /// The version of `field`, if it was ever written.
+    public subscript(field: String) -> FieldVersion? {
+        get { versions[field] }
+        set { versions[field] = newValue }
+    }
+
+    /// The stored text.
+    public var encoded: String {
+        versions.keys.sorted().map { key in
+            let version = versions[key]!
+            return "\(key)=\(version.time)@\(version.device)"
+        }.joined(separator: ";")
+    }
+
+    /// Reads the stored text; `nil` when it is malformed.
+    public init?(encoded: String) {
+        var versions: [String: FieldVersion] = [:]
+        for entry in encoded.split(separator: ";", omittingEmptySubsequences: true) {
+            guard let equals = entry.firstIndex(of: "="), let at = entry.lastIndex(of: "@"), equals < at,
+                let time = Double(entry[entry.index(after: equals)..<at])
+            else { return nil }
+            versions[String(entry[..<equals])] = FieldVersion(
+                time: time, device: String(entry[entry.index(after: at)...]))
+        }
+        self.versions = versions
+    }
+}
+
+/// When a field was written (seconds since 2001-01-01, on the writer's clock) and by which device.
+///
+/// Versions order by time, then by device identifier, so that two writes in the same instant still have a
+/// winner that every device agrees on.
+public struct FieldVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Seconds since 2001-01-01.
+    public let time: Double
+    /// The writing device's identifier.
+    public let device: String
+
+    /// Creates a version.
+    public init(time: Double, device: String) {
+        self.time = time
+        self.device = device
+    }
+
+    public static func < (lhs: FieldVersion, rhs: FieldVersion) -> Bool {
+        (lhs.time, lhs.device) < (rhs.time, rhs.device)
+    }
+
+    public var description: String { "\(time)@\(device)" }
+}

@@ -1,0 +1,91 @@
+import FileSystem
+import FoundationEssentials
+import PrivateCloud
+
+/// What the last launch (or reconfiguration) of the app on a device did: the facts the status is derived from,
+/// and the steps, in words. Kept in the App Group's `Library/Preferences/last-launch.json`, so a reinstall forgets
+/// it, as it forgets everything the app kept.
+public struct LaunchRecord: Codable, Sendable, Hashable {
+    /// How the user-created store was opened.
+    public enum StoreMode: String, Codable, Sendable, Hashable {
+        case cloud
+        case local
+    }
+
+    /// When the launch happened.
+    public var launchedAt: Date
+    /// Whether the user had asked for sync.
+    public var syncWanted: Bool
+    /// How the user-created store was opened.
+    public var userCreatedStore: StoreMode
+    /// The container the app syncs with.
+    public var containerIdentifier: String
+    /// Why the launch fell back to a local store, if it did.
+    public var fallbackReason: PauseReason?
+    /// The error behind the fallback, in words (for example Cocoa error 512).
+    public var fallbackDetail: String?
+    /// Whether the first trap's fix was skipped.
+    public var skippedDirectoryFix: Bool
+    /// Whether the second trap's fix was skipped.
+    public var skippedEntitlementCheck: Bool
+    /// The launch sequence, step by step, in words.
+    public var steps: [String]
+
+    static func path(in appGroup: String) -> String {
+        appGroup + "/Library/Preferences/last-launch.json"
+    }
+
+    /// Reads the last launch of the app in `appGroup`, or `nil` when it never launched (since installation).
+    ///
+    /// - Throws: ``LaunchError`` when the record exists but cannot be read.
+    public static func load(appGroup: String) throws(LaunchError) -> LaunchRecord? {
+        let path = path(in: appGroup)
+        guard FileSystem.exists(path) else { return nil }
+        do {
+            return try JSONDecoder().decode(LaunchRecord.self, from: Data(try FileSystem.read(path)))
+        } catch {
+            throw LaunchError(.damagedFile, "\(path) cannot be read: \(error); it was left unchanged")
+        }
+    }
+
+    func save(appGroup: String) throws(LaunchError) {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try FileSystem.writeAtomically(Array(try encoder.encode(self)) + [0x0A], to: Self.path(in: appGroup))
+        } catch {
+            throw LaunchError(.fileSystem, "cannot record the launch: \(error)")
+        }
+    }
+}
+
+/// A launch that could not complete (as opposed to one that fell back, which succeeds with a paused status).
+public struct LaunchError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure it is.
+    public enum Code: Int, Sendable, Hashable {
+        /// The device has never been launched (for commands that act within the last launch).
+        case neverLaunched = 1
+        /// A file of the app (a store, the launch record, the preferences) is damaged; it was left unchanged.
+        case damagedFile = 2
+        /// A file could not be written or a folder created.
+        case fileSystem = 3
+        /// A store failed (a full disk, an I/O error).
+        case storage = 4
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// What was wrong, and where.
+    public let message: String
+    /// The underlying error, if any.
+    public let underlying: (any Error)?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+    }
+
+    public var description: String { message }
+}

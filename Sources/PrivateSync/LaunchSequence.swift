@@ -1,0 +1,223 @@
+import DeviceStore
+import FileSystem
+import FoundationEssentials
+import PrivateCloud
+import SQLite
+
+/// What the host (the CLI, a test, the simulator) provides to every launch of the app.
+public struct LaunchEnvironment: Sendable {
+    /// The schema and its partition.
+    public var partition: SyncPartition
+    /// The container the app syncs with.
+    public var containerIdentifier: ContainerIdentifier
+    /// How the app opens its container (traps without the entitlement, as CloudKit does).
+    public var opener: any ContainerOpener
+    /// Where time comes from.
+    public var clock: any WallClock
+    /// Where new record names come from.
+    public var names: any RecordNameSource
+    /// How much a store commit survives.
+    public var durability: Durability
+    /// A simulation's crash switch, if any.
+    public var crashSwitch: CrashSwitch?
+    /// The conflict policy.
+    public var resolver: any ConflictResolver
+    /// The backoff after transient failures.
+    public var retryPolicy: RetryPolicy
+    /// Called with every engine event.
+    public var observer: (@Sendable (SyncEvent) -> Void)?
+
+    /// Creates an environment.
+    public init(
+        partition: SyncPartition, containerIdentifier: ContainerIdentifier, opener: any ContainerOpener,
+        clock: any WallClock = SystemClock(), names: any RecordNameSource = UUIDRecordNames(),
+        durability: Durability = .survivesPowerLoss, crashSwitch: CrashSwitch? = nil,
+        resolver: any ConflictResolver = FieldLevelLastWriterWins(), retryPolicy: RetryPolicy = .standard,
+        observer: (@Sendable (SyncEvent) -> Void)? = nil
+    ) {
+        self.partition = partition
+        self.containerIdentifier = containerIdentifier
+        self.opener = opener
+        self.clock = clock
+        self.names = names
+        self.durability = durability
+        self.crashSwitch = crashSwitch
+        self.resolver = resolver
+        self.retryPolicy = retryPolicy
+        self.observer = observer
+    }
+}
+
+/// The app's launch sequence, step by step, as `docs/launch.md` describes it.
+///
+/// 1. Read the user's sync preference.
+/// 2. Create `Library/Application Support` synchronously (the first trap's fix).
+/// 3. If sync is wanted, check the entitlement and the account status BEFORE any container code runs (the second
+///    trap's fix). If either fails, fall back to local, recording why.
+/// 4. Open the local-only store (always local).
+/// 5. Open the user-created store: cloud-configured if the checks passed, else local. A cloud store whose folder
+///    is missing fails with Cocoa error 512; that is a fallback too.
+/// 6. Open the container and start the engine.
+///
+/// The two switches in ``Options`` exist only to reproduce the traps.
+public struct LaunchSequence: Sendable {
+    /// Switches that turn the traps' fixes off.
+    public struct Options: Sendable, Hashable {
+        /// Skip step 2: on a genuine first launch with sync wanted, the cloud store then fails (trap 1).
+        public var skipDirectoryFix: Bool
+        /// Skip the entitlement check of step 3: without the entitlement, step 6 then traps (trap 2).
+        public var skipEntitlementCheck: Bool
+
+        /// Creates options; both fixes are on by default.
+        public init(skipDirectoryFix: Bool = false, skipEntitlementCheck: Bool = false) {
+            self.skipDirectoryFix = skipDirectoryFix
+            self.skipEntitlementCheck = skipEntitlementCheck
+        }
+    }
+
+    /// The device.
+    public let device: SimulatedDevice
+    /// The host's environment.
+    public let environment: LaunchEnvironment
+
+    /// Creates a launch sequence for `device`.
+    public init(device: SimulatedDevice, environment: LaunchEnvironment) {
+        self.device = device
+        self.environment = environment
+    }
+
+    /// Runs the sequence: a cold start.
+    ///
+    /// - Parameter options: Which fixes to skip.
+    /// - Returns: The running app; a fallback is a success with a paused status, not an error.
+    /// - Throws: ``LaunchError`` when the launch cannot complete at all (a damaged store file, a full disk).
+    ///   Without the entitlement and with its check skipped, the process traps instead (step 6).
+    public func run(options: Options = Options()) throws(LaunchError) -> LaunchedApp {
+        let identifier = environment.containerIdentifier
+        var steps: [String] = []
+        let wanted: Bool
+        do {
+            wanted = try device.syncPreference()
+        } catch {
+            throw LaunchError(.damagedFile, error.description)
+        }
+        steps.append("read the sync preference: \(wanted ? "on" : "off")")
+
+        if options.skipDirectoryFix {
+            steps.append("skipped creating Library/Application Support (the first trap's fix is off)")
+        } else {
+            let existed = device.appGroup.hasApplicationSupport
+            do {
+                try device.appGroup.createApplicationSupport()
+            } catch {
+                throw LaunchError(.fileSystem, "cannot create \(device.appGroup.applicationSupport): \(error)")
+            }
+            steps.append(existed ? "Library/Application Support exists" : "created Library/Application Support")
+        }
+
+        var fallback: PauseReason?
+        var fallbackDetail: String?
+        if wanted {
+            if options.skipEntitlementCheck {
+                steps.append("skipped the entitlement check (the second trap's fix is off)")
+            } else if let missing = device.entitlements.missingEntitlement(for: identifier) {
+                fallback = .missingEntitlement
+                fallbackDetail = missing
+                steps.append("checked the entitlement: missing for \(identifier); falling back to local")
+            } else {
+                steps.append("checked the entitlement: \(identifier) is allowed")
+            }
+            if fallback == nil {
+                let status = device.session.status
+                if let reason = Self.pauseReason(for: status) {
+                    fallback = reason
+                    fallbackDetail = "the account status is \(status)"
+                    steps.append("checked the account: \(status); falling back to local")
+                } else {
+                    steps.append("checked the account: available")
+                }
+            }
+        }
+
+        let directory = device.appGroup.applicationSupport
+        let localOnly = StoreConfiguration(
+            name: StoreConfiguration.localOnlyName, directory: directory, cloudKitDatabase: .none)
+        var cloud = wanted && fallback == nil
+        let stores: DeviceStores
+        do {
+            stores = try open(localOnly: localOnly, cloud: cloud, directory: directory)
+            steps.append("opened the local-only store (local)")
+            steps.append("opened the user-created store (\(cloud ? "cloud, \(identifier)" : "local"))")
+        } catch  where error.code == .cannotCreateStore && cloud {
+            fallback = .storeCreationFailed
+            fallbackDetail = error.message
+            cloud = false
+            steps.append("opening the cloud store failed: \(error.message); falling back to local")
+            do {
+                stores = try open(localOnly: localOnly, cloud: false, directory: directory)
+            } catch {
+                throw LaunchError(
+                    error.code == .damagedFile ? .damagedFile : .storage, error.message, underlying: error)
+            }
+            steps.append("opened both stores locally (a local store recovers by creating its folder)")
+        } catch {
+            throw LaunchError(error.code == .damagedFile ? .damagedFile : .storage, error.message, underlying: error)
+        }
+
+        let record = LaunchRecord(
+            launchedAt: environment.clock.now(), syncWanted: wanted, userCreatedStore: cloud ? .cloud : .local,
+            containerIdentifier: identifier.rawValue, fallbackReason: fallback, fallbackDetail: fallbackDetail,
+            skippedDirectoryFix: options.skipDirectoryFix, skippedEntitlementCheck: options.skipEntitlementCheck,
+            steps: steps + [
+                cloud ? "opened the container and started the engine" : "sync does not run: no container opened"
+            ])
+        // Step 6 comes after the record is written: if it traps, the record still says what the launch got to.
+        try record.save(appGroup: device.appGroup.path)
+        return LaunchedApp(device: device, environment: environment, record: record, stores: stores, startEngine: cloud)
+    }
+
+    /// Reopens the app as its last launch left it, for a command that acts within that launch.
+    ///
+    /// - Returns: The app, configured as at its last launch.
+    /// - Throws: ``LaunchError`` `neverLaunched` when the device has no launch since installation.
+    public func resume() throws(LaunchError) -> LaunchedApp {
+        guard let record = try LaunchRecord.load(appGroup: device.appGroup.path) else {
+            throw LaunchError(
+                .neverLaunched,
+                "device \(device.name) has never been launched; run: privatesync launch --device \(device.name)")
+        }
+        let directory = device.appGroup.applicationSupport
+        let localOnly = StoreConfiguration(
+            name: StoreConfiguration.localOnlyName, directory: directory, cloudKitDatabase: .none)
+        let stores: DeviceStores
+        do {
+            stores = try open(localOnly: localOnly, cloud: record.userCreatedStore == .cloud, directory: directory)
+        } catch {
+            throw LaunchError(error.code == .damagedFile ? .damagedFile : .storage, error.message, underlying: error)
+        }
+        return LaunchedApp(
+            device: device, environment: environment, record: record, stores: stores,
+            startEngine: record.userCreatedStore == .cloud)
+    }
+
+    private func open(localOnly: StoreConfiguration, cloud: Bool, directory: String) throws(StoreError) -> DeviceStores
+    {
+        let userCreated = StoreConfiguration(
+            name: StoreConfiguration.userCreatedName, directory: directory,
+            cloudKitDatabase: cloud ? .private(environment.containerIdentifier) : .none)
+        return try DeviceStores.open(
+            localOnly: localOnly, userCreated: userCreated, partition: environment.partition, deviceID: device.name,
+            clock: environment.clock, names: environment.names, durability: environment.durability,
+            crashSwitch: environment.crashSwitch)
+    }
+
+    /// The pause an account status calls for, or `nil` when sync may run.
+    static func pauseReason(for status: AccountStatus) -> PauseReason? {
+        switch status {
+        case .available: nil
+        case .noAccount: .noAccount
+        case .restricted: .accountRestricted
+        case .temporarilyUnavailable, .couldNotDetermine: .accountTemporarilyUnavailable
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import DeviceStore
+import FileSystem
+import FoundationEssentials
+import PrivateCloud
+import SQLite
+
+/// The app, running on a device after a launch: its two stores, and (when sync runs) its container and engine.
+///
+/// Writes go through the app so that each record is stamped with the account signed in when it was written; the
+/// status is derived on demand from the facts (``status()``).
+public final class LaunchedApp: Sendable {
+    /// The device.
+    public let device: SimulatedDevice
+    /// The host's environment.
+    public let environment: LaunchEnvironment
+    /// What the launch did.
+    public let record: LaunchRecord
+    /// The two stores.
+    public let stores: DeviceStores
+    /// The container, when the user-created store is cloud-configured.
+    public let container: (any PrivateContainer)?
+    /// The engine, when the user-created store is cloud-configured.
+    public let engine: SyncEngine?
+
+    init(
+        device: SimulatedDevice, environment: LaunchEnvironment, record: LaunchRecord, stores: DeviceStores,
+        startEngine: Bool
+    ) {
+        self.device = device
+        self.environment = environment
+        self.record = record
+        self.stores = stores
+        if startEngine {
+            // Step 6. Without the entitlement (and with its check skipped) this traps, as CKContainer does.
+            let container = environment.opener.openContainer(
+                identifier: environment.containerIdentifier, entitlements: device.entitlements)
+            self.container = container
+            self.engine = SyncEngine(
+                store: stores.userCreated, container: container, clock: environment.clock,
+                resolver: environment.resolver,
+                retryPolicy: environment.retryPolicy, observer: environment.observer)
+        } else {
+            self.container = nil
+            self.engine = nil
+        }
+    }
+
+    /// The schema and its partition.
+    public var partition: SyncPartition { environment.partition }
+
+    // MARK: Writing
+
+    /// Adds a record to the store its type belongs to.
+    ///
+    /// - Parameters:
+    ///   - typeName: The record type.
+    ///   - fields: Its fields.
+    /// - Returns: The record as stored (durably, with its pending change when it is user-created).
+    /// - Throws: ``StoreError``: `unknownType` for a type the schema does not declare, or what the store refuses.
+    @discardableResult
+    public func add(_ typeName: String, fields: [String: FieldValue]) throws(StoreError) -> StoredRecord {
+        let account = device.session.account
+        switch partition.partition(of: typeName) {
+        case .userCreated?:
+            let type: ModelType<UserCreated> = try modelType(typeName)
+            return try stores.userCreated.insert(type, fields: fields, writtenUnder: account)
+        case .localOnly?:
+            let type: ModelType<LocalOnly> = try modelType(typeName)
+            return try stores.localOnly.insert(type, fields: fields, writtenUnder: account)
+        case nil:
+            let known = partition.schema.recordTypes.map(\.name).joined(separator: ", ")
+            throw StoreError(
+                .unknownType, "unknown record type \(CloudKitNames.quoted(typeName)) (known types: \(known))")
+        }
+    }
+
+    private func modelType<Kind: PartitionKind>(_ name: String) throws(StoreError) -> ModelType<Kind> {
+        do {
+            return try partition.modelType(name)
+        } catch {
+            throw StoreError(.wrongPartition, error.message)
+        }
+    }
+
+    /// Changes fields of a record, in whichever store holds it.
+    ///
+    /// - Throws: ``StoreError`` `recordNotFound` when neither store holds it, or what the store refuses.
+    @discardableResult
+    public func edit(_ name: String, setting changes: [String: FieldValue?]) throws(StoreError) -> StoredRecord {
+        if try stores.userCreated.record(named: name) != nil {
+            return try stores.userCreated.update(name, setting: changes)
+        }
+        if try stores.localOnly.record(named: name) != nil {
+            return try stores.localOnly.update(name, setting: changes)
+        }
+        throw StoreError(.recordNotFound, "no record named \(name) on device \(device.name)")
+    }
+
+    /// Deletes a record from whichever store holds it.
+    ///
+    /// - Throws: ``StoreError`` `recordNotFound` when neither store holds it.
+    @discardableResult
+    public func delete(_ name: String) throws(StoreError) -> StoredRecord {
+        if try stores.userCreated.record(named: name) != nil { return try stores.userCreated.delete(name) }
+        if try stores.localOnly.record(named: name) != nil { return try stores.localOnly.delete(name) }
+        throw StoreError(.recordNotFound, "no record named \(name) on device \(device.name)")
+    }
+
+    /// The record of that name, from either store, with its partition.
+    public func find(_ name: String) throws(StoreError) -> (StoredRecord, Partition)? {
+        if let record = try stores.userCreated.record(named: name) { return (record, .userCreated) }
+        if let record = try stores.localOnly.record(named: name) { return (record, .localOnly) }
+        return nil
+    }
+
+    // MARK: Status
+
+    /// The facts the status is derived from, read now.
+    public func facts() throws(StoreError) -> SyncFacts {
+        let engineState = try stores.userCreated.syncSnapshot { state in try EngineState(state) }
+        let (account, status) = device.session.current
+        return SyncFacts(
+            syncWanted: record.syncWanted, userCreatedStoreIsCloud: record.userCreatedStore == .cloud,
+            launchFallback: record.fallbackReason, accountStatus: status, currentUser: account?.userRecordID,
+            boundUser: engineState.boundUser, enginePause: engineState.pause, lastOutcome: engineState.lastOutcome,
+            nextAttempt: engineState.nextAttempt, initialFetchDone: engineState.initialFetchDone,
+            pendingChanges: engineState.pendingChanges)
+    }
+
+    /// The status the settings screen shows, derived from the facts.
+    public func status() throws(StoreError) -> SyncStatus {
+        SyncStatus.derive(from: try facts())
+    }
+
+    // MARK: Syncing
+
+    /// One engine cycle, or `nil` when sync does not run (off, or fell back to local).
+    ///
+    /// - Parameter force: Ignore the retry schedule (a user's pull to refresh).
+    public func sync(force: Bool = false) async -> SyncReport? {
+        await engine?.sync(force: force)
+    }
+
+    /// Flips the sync switch as the app does: saves the preference and reconfigures the stores, as a new
+    /// ModelContainer would. Turning sync on is also the user's consent to upload again after they deleted the
+    /// app's iCloud data, and ends a full-storage pause.
+    ///
+    /// - Parameter enabled: The new switch position.
+    /// - Returns: The app as reconfigured; this one should no longer be used.
+    /// - Throws: ``LaunchError`` when the preference cannot be saved or the stores cannot be opened.
+    public func setSyncEnabled(_ enabled: Bool) throws(LaunchError) -> LaunchedApp {
+        do {
+            try device.setSyncPreference(enabled)
+        } catch {
+            throw LaunchError(.fileSystem, error.description)
+        }
+        let app = try LaunchSequence(device: device, environment: environment).run()
+        if enabled, let engine = app.engine {
+            do {
+                try engine.userTurnedSyncOn()
+            } catch {
+                throw LaunchError(.storage, error.message, underlying: error)
+            }
+        }
+        return app
+    }
+
+    /// After an account switch (`accountChanged`): keeps the previous account's records on the device, in an
+    /// archive store beside the active one, and lets the active store start afresh with the account signed in now.
+    /// Records written under the new account, or with no account, stay and are uploaded to it; nothing is
+    /// deleted anywhere, and nothing of the previous account ever reaches the new one.
+    ///
+    /// - Returns: The archive file, and how many records it holds.
+    /// - Throws: ``StoreError`` when the store is not bound to another account, or the archive cannot be written.
+    @discardableResult
+    public func startFreshForSignedInAccount() throws(StoreError) -> (path: String, records: Int) {
+        let state = try stores.userCreated.syncSnapshot { try EngineState($0) }
+        guard let previous = state.boundUser, previous != device.session.account?.userRecordID else {
+            throw StoreError(
+                .invalidValue,
+                "device \(device.name)'s data already belongs to the signed-in account; there is nothing to start afresh from"
+            )
+        }
+        let folder = device.appGroup.applicationSupport + "/Archives"
+        do {
+            try FileSystem.createDirectory(folder, permissions: 0o700)
+        } catch {
+            throw StoreError(.storage, "cannot create \(folder): \(error)", underlying: error)
+        }
+        var index = 1
+        while FileSystem.exists("\(folder)/UserCreated-\(previous.recordName)-\(index).store") { index += 1 }
+        let path = "\(folder)/UserCreated-\(previous.recordName)-\(index).store"
+        let count = try stores.userCreated.archiveRecords(of: previous, to: path)
+        let current = device.session.account?.userRecordID
+        try stores.userCreated.syncTransaction { state in
+            try state.removeRecords(of: previous)
+            for key in SyncStateKey.allCases where !Self.totals.contains(key) { try state.setState(key, nil) }
+            try state.queueEverythingForUpload(to: current)
+        }
+        return (path, count)
+    }
+
+    private static let totals: Set<SyncStateKey> = [
+        .sentSaves, .sentDeletes, .fetchedModifications, .fetchedDeletions, .conflictsResolved,
+    ]
+}

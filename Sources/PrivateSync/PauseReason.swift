@@ -1,0 +1,38 @@
+/// Why sync that the user asked for cannot run. Each one sets the fallback flag and has its own settings copy.
+public enum PauseReason: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    /// The app build lacks the iCloud entitlement for its container.
+    case missingEntitlement
+    /// No iCloud account is signed in.
+    case noAccount
+    /// iCloud is restricted on the device (parental controls, MDM).
+    case accountRestricted
+    /// The iCloud account is temporarily unavailable.
+    case accountTemporarilyUnavailable
+    /// Another iCloud account is signed in than the one this device's data syncs with.
+    case accountChanged
+    /// The cloud store could not be created at launch (the first trap).
+    case storeCreationFailed
+    /// The user deleted the app's data from iCloud settings.
+    case userDeletedZone
+    /// The user's iCloud storage is full.
+    case quotaExceeded
+
+    public var description: String { rawValue }
+
+    /// The sentence the settings screen shows.
+    public var copy: String {
+        switch self {
+        case .missingEntitlement: "Sync is paused: this build cannot reach iCloud."
+        case .noAccount: "Sync is paused: sign in to iCloud to sync."
+        case .accountRestricted: "Sync is paused: iCloud is restricted on this device."
+        case .accountTemporarilyUnavailable: "Sync is paused: your iCloud account is temporarily unavailable."
+        case .accountChanged:
+            "Sync is paused: a different iCloud account is signed in. Your data stays on this device until you choose."
+        case .storeCreationFailed:
+            "Sync is paused: the sync store could not be created. It will try again at next launch."
+        case .userDeletedZone:
+            "Sync is paused: this app's data was deleted from iCloud. Turn sync off and on to upload this device's data again."
+        case .quotaExceeded: "Sync is paused: your iCloud storage is full."
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import DeviceStore
+import FoundationEssentials
+import PrivateCloud
+import SQLite
+
+extension SyncEngine {
+    /// Fetches the zone's changes since the saved token, page by page; each page and its token commit together.
+    ///
+    /// A fetch from no token is a full snapshot: when the store already holds records the server confirmed, the
+    /// engine remembers which names the snapshot returned and, at its end, deletes the confirmed records the server
+    /// no longer has (so an expired token loses no deletion and duplicates nothing).
+    func fetchAll(user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
+        var restarts = 0
+        while true {
+            let (token, reconciling) = try transaction { state -> (ChangeToken?, Bool) in
+                let token = try state.bytes(.zoneToken).map(ChangeToken.init(bytes:))
+                let alreadyReconciling = try state.integer(.reconcileOnFullFetch) == 1
+                if token == nil, !alreadyReconciling, try state.hasSyncedRecords() {
+                    try state.clearSeenRecords()
+                    try state.setState(.reconcileOnFullFetch, .integer(1))
+                }
+                return (token, try state.integer(.reconcileOnFullFetch) == 1)
+            }
+            let page: RecordZoneChanges
+            do {
+                page = try await container.recordZoneChanges(in: zoneID, since: token, resultsLimit: nil)
+            } catch  where error.code == .changeTokenExpired && restarts < 3 {
+                restarts += 1
+                try transaction { try $0.setState(.zoneToken, nil) }
+                emit(.changeTokenExpired, &report)
+                continue
+            } catch  where error.code == .zoneNotFound && restarts < 3 {
+                restarts += 1
+                try transaction { state in
+                    try state.setState(.zoneReady, nil)
+                    try state.setState(.zoneToken, nil)
+                }
+                try await ensureZone(&report)
+                continue
+            } catch {
+                throw stop(for: error)
+            }
+            let applied = try transaction { state in
+                try self.apply(page, user: user, reconciling: reconciling, state)
+            }
+            report.fetchedModifications += applied.modifications
+            report.fetchedDeletions += applied.deletions
+            report.conflictsResolved += applied.conflicts.count
+            if applied.modifications + applied.deletions > 0 {
+                emit(.fetched(modifications: applied.modifications, deletions: applied.deletions), &report)
+            }
+            for name in applied.conflicts { emit(.conflictResolved(recordName: name), &report) }
+            for name in applied.deleteWins { emit(.deleteWon(recordName: name), &report) }
+            for (name, type) in applied.ignored {
+                emit(.ignoredFetchedRecord(recordName: name, recordType: type), &report)
+            }
+            if let removed = applied.reconciled { emit(.reconciled(removed: removed), &report) }
+            if !page.moreComing { return }
+        }
+    }
+
+    struct AppliedPage: Sendable {
+        var modifications = 0
+        var deletions = 0
+        var conflicts: [String] = []
+        var deleteWins: [String] = []
+        var ignored: [(String, String)] = []
+        var reconciled: Int?
+    }
+
+    /// Applies one page and its token.
+    private func apply(
+        _ page: RecordZoneChanges, user: UserRecordID, reconciling: Bool, _ state: SyncTransaction
+    )
+        throws -> AppliedPage
+    {
+        var applied = AppliedPage()
+        for cloud in page.modifications {
+            // Only user-created types belong in this store; anything else in the zone is not ours to take.
+            guard store.partition.partition(of: cloud.recordType) == .userCreated else {
+                applied.ignored.append((cloud.recordID.recordName, cloud.recordType))
+                continue
+            }
+            let name = cloud.recordID.recordName
+            if reconciling { try state.markSeen(name) }
+            applied.modifications += 1
+            let pending = try state.pendingChange(named: name)
+            if pending?.kind == .delete { continue }  // A local delete wins; it is sent next.
+            let local = try state.record(named: name)
+            if local != nil, pending == nil, try state.serverChangeTag(of: name) == cloud.recordChangeTag {
+                continue  // The server's copy of what this device already has (its own save, come back).
+            }
+            let server = RecordMapping.storedRecord(from: cloud, origin: user, existing: local)
+            guard let local, let pending else {
+                try state.putRecord(server, serverFields: cloud.systemFields)
+                continue
+            }
+            let merged = resolver.resolve(local: local, server: server)
+            try state.putRecord(merged, serverFields: cloud.systemFields)
+            if merged.fields == server.fields && merged.fieldVersions == server.fieldVersions {
+                try state.removePendingChange(named: name, ifRevision: pending.revision)
+            } else if merged.fields != local.fields || merged.fieldVersions != local.fieldVersions {
+                applied.conflicts.append(name)
+            }
+        }
+        for deletion in page.deletions {
+            let name = deletion.recordID.recordName
+            applied.deletions += 1
+            let pending = try state.pendingChange(named: name)
+            if pending?.kind == .save { applied.deleteWins.append(name) }
+            try state.deleteRecord(named: name)
+            try state.removePendingChange(named: name, ifRevision: nil)
+        }
+        try state.setState(.zoneToken, .blob(page.changeToken.bytes))
+        try state.add(applied.modifications, to: .fetchedModifications)
+        try state.add(applied.deletions, to: .fetchedDeletions)
+        try state.add(applied.conflicts.count, to: .conflictsResolved)
+        if !page.moreComing {
+            if reconciling {
+                applied.reconciled = try state.deleteSyncedRecordsNotSeen().count
+                try state.setState(.reconcileOnFullFetch, nil)
+            }
+            try state.setState(.initialFetchDone, .integer(1))
+        }
+        return applied
+    }
+}

@@ -1,0 +1,206 @@
+import DeviceStore
+import FoundationEssentials
+import PrivateCloud
+import SQLite
+
+extension SyncEngine {
+    /// One change ready to go: the CloudKit record (or the ID to delete) and the revision it was read at.
+    struct Outgoing: Sendable {
+        let pending: PendingChangeRow
+        let record: Record?
+        let size: Int
+    }
+
+    /// Sends pending changes in queue order, in batches within CloudKit's limits, until none are left or a round
+    /// makes no progress. A change leaves the queue only when the container accepted it (or the server's answer
+    /// settles it: a conflict merged to what the server has, a delete of a record already gone).
+    func sendAll(user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
+        let limits = CloudLimits.cloudKit
+        var batchLimit = limits.maximumItemsPerRequest
+        var rounds = 0
+        var lastFailure: CloudError?
+        while rounds < 50 {
+            rounds += 1
+            let batch = try transaction { state in
+                try self.nextBatch(user: user, itemLimit: batchLimit, byteLimit: limits.maximumRequestBytes, state)
+            }
+            for (name, type) in batch.refused { emit(.refusedToSend(recordName: name, recordType: type), &report) }
+            if batch.items.isEmpty { break }
+            let saves = batch.items.compactMap(\.record)
+            let deletes = batch.items.filter { $0.record == nil }.map {
+                RecordID(uncheckedName: $0.pending.recordName, zoneID: zoneID)
+            }
+            let result: ModifyResult
+            do {
+                result = try await container.modifyRecords(
+                    saving: saves, deleting: deletes, savePolicy: .ifServerRecordUnchanged, atomically: true)
+            } catch  where error.code == .limitExceeded && batch.items.count > 1 {
+                let smaller = max(1, batch.items.count / 2)
+                emit(.batchSplit(from: batch.items.count, to: smaller), &report)
+                batchLimit = smaller
+                continue
+            } catch {
+                throw stop(for: error)
+            }
+            let outcome = try transaction { state in try self.apply(result, of: batch.items, state) }
+            report.sentSaves += outcome.saves
+            report.sentDeletes += outcome.deletes
+            report.conflictsResolved += outcome.conflicts.count
+            if outcome.saves + outcome.deletes > 0 {
+                emit(.sent(saves: outcome.saves, deletes: outcome.deletes), &report)
+            }
+            for name in outcome.conflicts { emit(.conflictResolved(recordName: name), &report) }
+            for name in outcome.deleteWins { emit(.deleteWon(recordName: name), &report) }
+            if let pause = outcome.pause { throw pause }
+            if outcome.zoneMissing {
+                try transaction { try $0.setState(.zoneReady, nil) }
+                try await ensureZone(&report)
+            }
+            if let failure = outcome.failure { lastFailure = failure }
+            if !outcome.progressed {
+                // Nothing moved: every remaining item failed. Retry later rather than spin.
+                throw .retry(lastFailure ?? CloudError(.internalError, "no pending change could be sent"))
+            }
+            if batch.items.count == batchLimit { continue }
+            batchLimit = limits.maximumItemsPerRequest
+        }
+        if let lastFailure, try transaction({ try $0.pendingCount() }) > 0 { throw .retry(lastFailure) }
+    }
+
+    struct Batch: Sendable {
+        var items: [Outgoing] = []
+        var refused: [(String, String)] = []
+    }
+
+    /// The next batch: pending changes in order, up to the item and byte limits.
+    ///
+    /// This is where the partition is enforced on the way out: a change of a type that is not user-created is
+    /// dropped from the queue and reported, whatever put it there. A record written under another account than
+    /// the bound one is never sent (it stays queued, for that account).
+    private func nextBatch(user: UserRecordID, itemLimit: Int, byteLimit: Int, _ state: SyncTransaction) throws -> Batch
+    {
+        var batch = Batch()
+        var bytes = 0
+        for pending in try state.pendingChanges(limit: itemLimit * 4 + 64) {
+            if batch.items.count >= itemLimit { break }
+            guard store.partition.partition(of: pending.recordType) == .userCreated else {
+                try state.removePendingChange(named: pending.recordName, ifRevision: nil)
+                batch.refused.append((pending.recordName, pending.recordType))
+                continue
+            }
+            switch pending.kind {
+            case .delete:
+                let size = pending.recordName.utf8.count
+                if bytes + size > byteLimit && !batch.items.isEmpty { return batch }
+                bytes += size
+                batch.items.append(Outgoing(pending: pending, record: nil, size: size))
+            case .save:
+                guard let local = try state.record(named: pending.recordName) else {
+                    try state.removePendingChange(named: pending.recordName, ifRevision: pending.revision)
+                    continue
+                }
+                if let origin = local.origin, origin != user { continue }
+                let size = RecordMapping.requestSize(of: local)
+                if bytes + size > byteLimit && !batch.items.isEmpty { return batch }
+                bytes += size
+                let cloud = RecordMapping.cloudRecord(
+                    for: local, zone: zoneID, basedOn: try state.serverFields(of: local.name)?.systemFields)
+                batch.items.append(Outgoing(pending: pending, record: cloud, size: size))
+            }
+        }
+        return batch
+    }
+
+    struct SendOutcome: Sendable {
+        var saves = 0
+        var deletes = 0
+        var conflicts: [String] = []
+        var deleteWins: [String] = []
+        var progressed = false
+        var zoneMissing = false
+        var failure: CloudError?
+        var pause: Stop?
+    }
+
+    /// Applies a modify request's results to the store, in one transaction.
+    private func apply(_ result: ModifyResult, of items: [Outgoing], _ state: SyncTransaction) throws -> SendOutcome {
+        var outcome = SendOutcome()
+        for item in items {
+            let name = item.pending.recordName
+            let id = RecordID(uncheckedName: name, zoneID: zoneID)
+            if item.record != nil {
+                switch result.saveResults[id] {
+                case .success(let saved)?:
+                    try state.setServerFields(saved.systemFields!, of: name)
+                    try state.removePendingChange(named: name, ifRevision: item.pending.revision)
+                    outcome.saves += 1
+                    outcome.progressed = true
+                case .failure(let error)?:
+                    try handleSaveFailure(error, name: name, pending: item.pending, &outcome, state)
+                case nil:
+                    outcome.failure = CloudError(.internalError, "the container returned no result for \(name)")
+                }
+            } else {
+                switch result.deleteResults[id] {
+                case .success?:
+                    try state.removePendingChange(named: name, ifRevision: item.pending.revision)
+                    outcome.deletes += 1
+                    outcome.progressed = true
+                case .failure(let error)? where error.code == .unknownItem:
+                    // Already gone: the delete is settled.
+                    try state.removePendingChange(named: name, ifRevision: item.pending.revision)
+                    outcome.progressed = true
+                case .failure(let error)?:
+                    noteFailure(error, &outcome)
+                case nil:
+                    outcome.failure = CloudError(.internalError, "the container returned no result for \(name)")
+                }
+            }
+        }
+        try state.add(outcome.saves, to: .sentSaves)
+        try state.add(outcome.deletes, to: .sentDeletes)
+        try state.add(outcome.conflicts.count, to: .conflictsResolved)
+        return outcome
+    }
+
+    private func handleSaveFailure(
+        _ error: CloudError, name: String, pending: PendingChangeRow, _ outcome: inout SendOutcome,
+        _ state: SyncTransaction
+    ) throws {
+        switch error.code {
+        case .serverRecordChanged:
+            guard let serverRecord = error.serverRecord, let local = try state.record(named: name) else {
+                noteFailure(error, &outcome)
+                return
+            }
+            // Merge INTO the server's version: its change tag is the only one the next save can succeed with.
+            let server = RecordMapping.storedRecord(from: serverRecord, origin: local.origin, existing: local)
+            let merged = resolver.resolve(local: local, server: server)
+            try state.putRecord(merged, serverFields: serverRecord.systemFields)
+            if merged.fields == server.fields && merged.fieldVersions == server.fieldVersions {
+                try state.removePendingChange(named: name, ifRevision: pending.revision)
+            } else {
+                outcome.conflicts.append(name)
+            }
+            outcome.progressed = true
+        case .unknownItem:
+            // The record was deleted on the server after this device last saw it: the delete wins.
+            try state.deleteRecord(named: name)
+            try state.removePendingChange(named: name, ifRevision: nil)
+            outcome.deleteWins.append(name)
+            outcome.progressed = true
+        case .zoneNotFound:
+            outcome.zoneMissing = true
+            outcome.progressed = true
+        case .userDeletedZone, .quotaExceeded, .notAuthenticated, .accountTemporarilyUnavailable:
+            outcome.pause = stop(for: error)
+        default:
+            noteFailure(error, &outcome)
+        }
+    }
+
+    private func noteFailure(_ error: CloudError, _ outcome: inout SendOutcome) {
+        // batchRequestFailed only echoes another item's failure; keep the item's own error as the reason.
+        if error.code != .batchRequestFailed || outcome.failure == nil { outcome.failure = error }
+    }
+}

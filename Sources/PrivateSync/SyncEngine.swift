@@ -1,0 +1,302 @@
+import DeviceStore
+import FoundationEssentials
+import PrivateCloud
+import SQLite
+import Synchronization
+
+/// Mirrors the user-created store into the user's private container and back, in the shape of CKSyncEngine.
+///
+/// The engine is driven, not running: it spawns no tasks and sets no timers. The host calls ``sync(force:)`` (or
+/// ``fetchChanges(force:)`` and ``sendChanges(force:)``) and asks ``nextRunDate()`` when it next wants to run.
+/// Time comes from the injected clock. All of its state (tokens, the account it is bound to, pending changes, the
+/// retry schedule, a pause) lives in the user-created store, written in the same transactions as the records it
+/// describes, so a crash at any point loses nothing and duplicates nothing.
+///
+/// One cycle: check the account (and bind the store to it on first use), make sure the zone exists, read database
+/// changes (to learn whether the user deleted the app's iCloud data), fetch zone changes page by page (each page
+/// and its token in one transaction), then send pending changes in batches within CloudKit's limits. See
+/// `docs/engine.md` for the policies.
+public final class SyncEngine: Sendable {
+    /// The store mirrored.
+    public let store: RecordStore<UserCreated>
+    /// The container mirrored into.
+    public let container: any PrivateContainer
+    /// The custom zone every record lives in.
+    public let zoneID: ZoneID
+    let clock: any WallClock
+    let resolver: any ConflictResolver
+    let retryPolicy: RetryPolicy
+    let observer: (@Sendable (SyncEvent) -> Void)?
+    private let running = Mutex(false)
+
+    /// The engine's zone name, as NSPersistentCloudKitContainer uses `com.apple.coredata.cloudkit.zone`.
+    public static let defaultZoneName = "PrivateSyncZone"
+
+    /// Creates an engine.
+    ///
+    /// - Parameters:
+    ///   - store: The user-created store.
+    ///   - container: The user's private container.
+    ///   - zoneID: The zone to use; `PrivateSyncZone` by default.
+    ///   - clock: Where time comes from.
+    ///   - resolver: The conflict policy; per-field last writer wins by default.
+    ///   - retryPolicy: The backoff after transient failures.
+    ///   - observer: Called with every event, synchronously, as it happens.
+    public init(
+        store: RecordStore<UserCreated>, container: any PrivateContainer,
+        zoneID: ZoneID = ZoneID(uncheckedName: SyncEngine.defaultZoneName), clock: any WallClock,
+        resolver: any ConflictResolver = FieldLevelLastWriterWins(), retryPolicy: RetryPolicy = .standard,
+        observer: (@Sendable (SyncEvent) -> Void)? = nil
+    ) {
+        self.store = store
+        self.container = container
+        self.zoneID = zoneID
+        self.clock = clock
+        self.resolver = resolver
+        self.retryPolicy = retryPolicy
+        self.observer = observer
+    }
+
+    // MARK: Driving
+
+    /// Runs one cycle: fetch, then send.
+    ///
+    /// - Parameter force: Run even if the retry schedule says not yet, or a full iCloud stopped sync (a user's
+    ///   pull to refresh).
+    /// - Returns: What moved, and how the attempt ended.
+    @discardableResult
+    public func sync(force: Bool = false) async -> SyncReport {
+        await cycle(force: force, fetch: true, send: true)
+    }
+
+    /// Fetches changes only.
+    @discardableResult
+    public func fetchChanges(force: Bool = false) async -> SyncReport {
+        await cycle(force: force, fetch: true, send: false)
+    }
+
+    /// Sends pending changes only.
+    @discardableResult
+    public func sendChanges(force: Bool = false) async -> SyncReport {
+        await cycle(force: force, fetch: false, send: true)
+    }
+
+    /// When the engine wants to run next: now when changes wait, the retry time after a failure, or `nil` when
+    /// there is nothing to do until something changes (a local write, the user's action, an account change).
+    public func nextRunDate() -> Date? {
+        try? store.syncSnapshot { state in try Self.nextRun(state, now: self.clock.now()) }
+    }
+
+    static func nextRun(_ state: SyncTransaction, now: Date) throws -> Date? {
+        if try state.text(.pauseReason) != nil { return nil }
+        if let outcome = try state.text(.lastOutcome).flatMap(EngineOutcome.init(encoded:)) {
+            switch outcome {
+            case .retrying, .paused(.accountTemporarilyUnavailable): return try state.date(.nextAttemptAt) ?? now
+            case .paused: return nil
+            case .succeeded: break
+            }
+        }
+        return try state.pendingCount() > 0 ? now : nil
+    }
+
+    /// The engine's state, as the status and the host read it.
+    public func state() throws(StoreError) -> EngineState {
+        try store.syncSnapshot { state in try EngineState(state) }
+    }
+
+    // MARK: The cycle
+
+    /// Why a cycle stopped early.
+    enum Stop: Error {
+        /// Try again later.
+        case retry(CloudError)
+        /// Sync cannot run; `persistent` pauses last until the user acts.
+        case pause(PauseReason, persistent: Bool, message: String)
+        /// The store failed (or the process crashed): record nothing more.
+        case store(StoreError)
+    }
+
+    private func cycle(force: Bool, fetch: Bool, send: Bool) async -> SyncReport {
+        var report = SyncReport()
+        guard
+            running.withLock({ busy in
+                busy
+                    ? false
+                    : {
+                        busy = true; return true
+                    }()
+            })
+        else {
+            report.skippedBecause = "a sync is already running"
+            return report
+        }
+        defer { running.withLock { $0 = false } }
+        do throws(Stop) {
+            if let reason = try skipReason(force: force) {
+                report.skippedBecause = reason
+                report.nextRun = nextRunDate()
+                return report
+            }
+            report.ran = true
+            let user = try await prepare(&report)
+            if fetch { try await fetchAll(user: user, &report) }
+            if send { try await sendAll(user: user, &report) }
+            try record(.succeeded, error: nil, &report)
+        } catch {
+            handle(error, &report)
+        }
+        report.nextRun = nextRunDate()
+        return report
+    }
+
+    /// Why the cycle should not run now, or `nil` to run.
+    private func skipReason(force: Bool) throws(Stop) -> String? {
+        do {
+            return try store.syncSnapshot { state -> String? in
+                switch try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:)) {
+                case .userDeletedZone? where try state.integer(.reuploadConsent) == 0:
+                    return "sync is paused: the user deleted the app's iCloud data"
+                case .quotaExceeded? where !force:
+                    return "sync is paused: iCloud storage is full (a forced sync tries again)"
+                default:
+                    break
+                }
+                if !force, let next = try state.date(.nextAttemptAt), next > self.clock.now(),
+                    try state.text(.lastOutcome) != EngineOutcome.succeeded.encoded
+                {
+                    return "the next attempt is due at \(SyncStatus.clockTime(next))"
+                }
+                return nil
+            }
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// Sorts a container error into retry or pause.
+    func stop(for error: CloudError) -> Stop {
+        switch error.code {
+        case .notAuthenticated: .pause(.noAccount, persistent: false, message: error.message)
+        case .accountTemporarilyUnavailable:
+            .pause(.accountTemporarilyUnavailable, persistent: false, message: error.message)
+        case .quotaExceeded: .pause(.quotaExceeded, persistent: true, message: error.message)
+        case .userDeletedZone: .pause(.userDeletedZone, persistent: true, message: error.message)
+        default: .retry(error)
+        }
+    }
+
+    private func handle(_ stop: Stop, _ report: inout SyncReport) {
+        switch stop {
+        case .store:
+            // The store cannot be written (or the process is gone): there is nothing honest left to record.
+            report.outcome = nil
+        case .retry(let error):
+            try? record(.retrying(error.code), error: error, &report)
+        case .pause(let reason, let persistent, let message):
+            try? store.syncTransaction { state in
+                if persistent { try state.setState(.pauseReason, .text(reason.rawValue)) }
+                try state.setState(.lastError, .text(message))
+            }
+            var error: CloudError?
+            if reason == .accountTemporarilyUnavailable {
+                error = CloudError(.accountTemporarilyUnavailable, message)
+            }
+            try? record(.paused(reason), error: error, &report)
+            emit(.paused(reason), &report)
+        }
+    }
+
+    /// Records how the attempt ended, and schedules the next one after a failure worth retrying.
+    private func record(_ outcome: EngineOutcome, error: CloudError?, _ report: inout SyncReport) throws(Stop) {
+        let now = clock.now()
+        var scheduled: Date?
+        var resumed = false
+        do {
+            try store.syncTransaction { state in
+                try state.setState(.lastOutcome, .text(outcome.encoded))
+                try state.setState(.lastAttemptAt, .real(now.timeIntervalSinceReferenceDate))
+                switch outcome {
+                case .succeeded:
+                    try state.setState(.retryAttempt, nil)
+                    try state.setState(.nextAttemptAt, nil)
+                    try state.setState(.lastError, nil)
+                    if try state.text(.pauseReason) == PauseReason.quotaExceeded.rawValue {
+                        try state.setState(.pauseReason, nil)
+                        resumed = true
+                    }
+                case .retrying, .paused(.accountTemporarilyUnavailable):
+                    let attempt = Int(try state.integer(.retryAttempt)) + 1
+                    let next = now.addingTimeInterval(
+                        self.retryPolicy.delay(attempt: attempt, retryAfter: error?.retryAfter))
+                    try state.setState(.retryAttempt, .integer(Int64(attempt)))
+                    try state.setState(.nextAttemptAt, .real(next.timeIntervalSinceReferenceDate))
+                    if let error { try state.setState(.lastError, .text(error.description)) }
+                    scheduled = next
+                case .paused:
+                    try state.setState(.nextAttemptAt, nil)
+                }
+            }
+        } catch {
+            throw .store(error)
+        }
+        report.outcome = outcome
+        if let scheduled, let error { emit(.retryScheduled(code: error.code, at: scheduled), &report) }
+        if resumed { emit(.resumed, &report) }
+    }
+
+    func emit(_ event: SyncEvent, _ report: inout SyncReport) {
+        report.events.append(event)
+        observer?(event)
+    }
+
+    /// Runs a store transaction, turning its failure into a stop.
+    func transaction<T: Sendable>(_ body: (SyncTransaction) throws -> T) throws(Stop) -> T {
+        do {
+            return try store.syncTransaction(body)
+        } catch {
+            throw .store(error)
+        }
+    }
+}
+
+/// The engine's state, read from the store.
+public struct EngineState: Sendable, Hashable {
+    /// The account the store mirrors, once bound.
+    public let boundUser: UserRecordID?
+    /// A pause that lasts until the user acts.
+    public let pause: PauseReason?
+    /// How the last attempt ended.
+    public let lastOutcome: EngineOutcome?
+    /// The last failure, in words.
+    public let lastError: String?
+    /// When the engine tries again after a failure.
+    public let nextAttempt: Date?
+    /// When the last attempt ended.
+    public let lastAttempt: Date?
+    /// Whether a complete fetch has finished since binding.
+    public let initialFetchDone: Bool
+    /// Changes waiting to be sent.
+    public let pendingChanges: Int
+    /// Totals since the store was created.
+    public let sentSaves: Int
+    public let sentDeletes: Int
+    public let fetchedModifications: Int
+    public let fetchedDeletions: Int
+    public let conflictsResolved: Int
+
+    init(_ state: SyncTransaction) throws {
+        boundUser = try state.text(.boundUser).map(UserRecordID.init(recordName:))
+        pause = try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:))
+        lastOutcome = try state.text(.lastOutcome).flatMap(EngineOutcome.init(encoded:))
+        lastError = try state.text(.lastError)
+        nextAttempt = try state.date(.nextAttemptAt)
+        lastAttempt = try state.date(.lastAttemptAt)
+        initialFetchDone = try state.integer(.initialFetchDone) == 1
+        pendingChanges = try state.pendingCount()
+        sentSaves = Int(try state.integer(.sentSaves))
+        sentDeletes = Int(try state.integer(.sentDeletes))
+        fetchedModifications = Int(try state.integer(.fetchedModifications))
+        fetchedDeletions = Int(try state.integer(.fetchedDeletions))
+        conflictsResolved = Int(try state.integer(.conflictsResolved))
+    }
+}

@@ -1,0 +1,63 @@
+import FoundationEssentials
+import PrivateCloud
+
+/// What the engine did, as it happened: typed values a host observes (a log, a UI, the simulator's checks).
+///
+/// Each event is named for where it fires, not for what one hopes it measures: `sentSaves` counts records the
+/// container accepted, not records the engine tried to send.
+public enum SyncEvent: Sendable, Hashable {
+    /// The engine bound this store to the signed-in account (its first sync).
+    case boundToAccount(UserRecordID)
+    /// The engine created its zone.
+    case zoneCreated(ZoneID)
+    /// A page of zone changes was applied.
+    case fetched(modifications: Int, deletions: Int)
+    /// A zone change token expired; the engine fetches from the start.
+    case changeTokenExpired
+    /// A full fetch removed records the server no longer has.
+    case reconciled(removed: Int)
+    /// A modify request was accepted: this many saves and deletes.
+    case sent(saves: Int, deletes: Int)
+    /// A record changed on both sides was merged.
+    case conflictResolved(recordName: String)
+    /// A local edit lost to a delete from another device.
+    case deleteWon(recordName: String)
+    /// The container refused a batch as too large; the engine splits it.
+    case batchSplit(from: Int, to: Int)
+    /// A record of a type that may not sync was found on the send path and dropped from it.
+    case refusedToSend(recordName: String, recordType: String)
+    /// A fetched record of a type this app does not sync was ignored.
+    case ignoredFetchedRecord(recordName: String, recordType: String)
+    /// The engine will try again at this time after a transient failure.
+    case retryScheduled(code: CloudError.Code, at: Date)
+    /// Sync stopped for this reason.
+    case paused(PauseReason)
+    /// Sync runs again after a pause.
+    case resumed
+}
+
+/// What one call of the engine did.
+public struct SyncReport: Sendable, Hashable {
+    /// Whether the engine ran at all (it does not when paused or not yet due).
+    public var ran = false
+    /// Why it did not run, when it did not.
+    public var skippedBecause: String?
+    /// Records the container accepted.
+    public var sentSaves = 0
+    /// Deletions the container accepted.
+    public var sentDeletes = 0
+    /// Records fetched and applied.
+    public var fetchedModifications = 0
+    /// Deletions fetched and applied.
+    public var fetchedDeletions = 0
+    /// Conflicts merged.
+    public var conflictsResolved = 0
+    /// How the attempt ended.
+    public var outcome: EngineOutcome?
+    /// When the engine wants to run next.
+    public var nextRun: Date?
+    /// Every event, in order.
+    public var events: [SyncEvent] = []
+
+    public init() {}
+}

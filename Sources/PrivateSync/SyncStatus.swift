@@ -1,0 +1,254 @@
+import FoundationEssentials
+import PrivateCloud
+
+/// What the sync switch honestly says: off, on (and how), or paused and why.
+///
+/// A status is never stored: ``SyncStatus/derive(from:)`` computes it from facts (the preference, the store's
+/// configuration at the last launch, the account, the engine's last outcome), so it cannot drift from them.
+public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
+    /// The three states a user sees.
+    public enum State: Sendable, Hashable {
+        /// The user has not asked for sync.
+        case off
+        /// The user asked, the user-created store is cloud-configured, and sync can run.
+        case on(Detail)
+        /// The user asked, but sync cannot run.
+        case paused(PauseReason)
+
+        /// `off`, `on` or `paused`.
+        public var name: String {
+            switch self {
+            case .off: "off"
+            case .on: "on"
+            case .paused: "paused"
+            }
+        }
+    }
+
+    /// How sync is doing while on.
+    public enum Detail: Sendable, Hashable {
+        /// Nothing waits to go up, and the first download has finished.
+        case upToDate
+        /// Changes wait to go up (or the first download has not finished), and nothing has failed.
+        case syncing
+        /// The last attempt failed with a transient error; the engine tries again at `nextAttempt`.
+        case waiting(reason: WaitReason, nextAttempt: Date?)
+
+        /// `upToDate`, `syncing` or `waiting`.
+        public var name: String {
+            switch self {
+            case .upToDate: "upToDate"
+            case .syncing: "syncing"
+            case .waiting: "waiting"
+            }
+        }
+    }
+
+    /// Why sync is waiting.
+    public enum WaitReason: String, Sendable, Hashable, CaseIterable {
+        /// The network is unavailable or failed.
+        case offline
+        /// CloudKit asked the device to slow down, or is unavailable, or the zone is busy.
+        case serverBusy
+        /// A response was lost; the request will be repeated.
+        case responseLost
+        /// Some other error that is worth retrying.
+        case retrying
+
+        /// The wait reason of a transient CloudKit code.
+        public init(code: CloudError.Code) {
+            switch code {
+            case .networkUnavailable, .networkFailure: self = .offline
+            case .serviceUnavailable, .requestRateLimited, .zoneBusy: self = .serverBusy
+            case .serverResponseLost: self = .responseLost
+            default: self = .retrying
+            }
+        }
+
+        var phrase: String {
+            switch self {
+            case .offline: "offline"
+            case .serverBusy: "iCloud is busy"
+            case .responseLost: "a reply from iCloud was lost"
+            case .retrying: "the last attempt failed"
+            }
+        }
+    }
+
+    /// The state.
+    public let state: State
+    /// Set whenever the user asked for sync and it cannot run: true exactly when the state is paused.
+    public let fallbackOccurred: Bool
+    /// Changes written on this device and not yet accepted by iCloud.
+    public let pendingChanges: Int
+    /// The one sentence the settings screen shows.
+    public let copy: String
+
+    /// The pause reason, if paused.
+    public var pauseReason: PauseReason? {
+        if case .paused(let reason) = state { return reason }
+        return nil
+    }
+
+    /// Whether the state is on.
+    public var isOn: Bool {
+        if case .on = state { return true }
+        return false
+    }
+
+    public var description: String {
+        switch state {
+        case .off: "off"
+        case .on(let detail): "on (\(detail.name), \(pendingChanges) pending)"
+        case .paused(let reason): "paused (\(reason), \(pendingChanges) pending)"
+        }
+    }
+}
+
+/// The facts a status is derived from.
+public struct SyncFacts: Sendable, Hashable {
+    /// Whether the user asked for sync.
+    public var syncWanted: Bool
+    /// Whether the user-created store is cloud-configured (as the last launch or reconfiguration opened it).
+    public var userCreatedStoreIsCloud: Bool
+    /// Why the last launch (or reconfiguration) fell back to a local store, if it did.
+    public var launchFallback: PauseReason?
+    /// The account status the device reports now.
+    public var accountStatus: AccountStatus
+    /// The user record of the account signed in now.
+    public var currentUser: UserRecordID?
+    /// The user record of the account the store mirrors, once bound.
+    public var boundUser: UserRecordID?
+    /// A pause the engine recorded that lasts until the user acts.
+    public var enginePause: PauseReason?
+    /// How the engine's last attempt ended, if it made one.
+    public var lastOutcome: EngineOutcome?
+    /// When the engine will try again.
+    public var nextAttempt: Date?
+    /// Whether a complete download has finished since the store was bound.
+    public var initialFetchDone: Bool
+    /// Changes not yet accepted by iCloud.
+    public var pendingChanges: Int
+
+    /// Creates facts.
+    public init(
+        syncWanted: Bool, userCreatedStoreIsCloud: Bool, launchFallback: PauseReason?, accountStatus: AccountStatus,
+        currentUser: UserRecordID?, boundUser: UserRecordID?, enginePause: PauseReason?, lastOutcome: EngineOutcome?,
+        nextAttempt: Date?, initialFetchDone: Bool, pendingChanges: Int
+    ) {
+        self.syncWanted = syncWanted
+        self.userCreatedStoreIsCloud = userCreatedStoreIsCloud
+        self.launchFallback = launchFallback
+        self.accountStatus = accountStatus
+        self.currentUser = currentUser
+        self.boundUser = boundUser
+        self.enginePause = enginePause
+        self.lastOutcome = lastOutcome
+        self.nextAttempt = nextAttempt
+        self.initialFetchDone = initialFetchDone
+        self.pendingChanges = pendingChanges
+    }
+}
+
+extension SyncStatus {
+    /// Derives the status from facts.
+    ///
+    /// The order of the checks is the contract: a reason that stops sync always wins over one that only slows it,
+    /// and `on` is reached only when the user asked, the store is cloud-configured, no fallback happened, the
+    /// account is usable and the same one the data belongs to, and the last attempt did not fail for good.
+    ///
+    /// - Parameter facts: The facts.
+    /// - Returns: The status.
+    public static func derive(from facts: SyncFacts) -> SyncStatus {
+        func paused(_ reason: PauseReason) -> SyncStatus {
+            SyncStatus(
+                state: .paused(reason), fallbackOccurred: true, pendingChanges: facts.pendingChanges, copy: reason.copy)
+        }
+        guard facts.syncWanted else {
+            return SyncStatus(
+                state: .off, fallbackOccurred: false, pendingChanges: facts.pendingChanges,
+                copy: "Sync is off. Everything you write stays on this device.")
+        }
+        if let reason = facts.launchFallback { return paused(reason) }
+        switch facts.accountStatus {
+        case .available: break
+        case .noAccount: return paused(.noAccount)
+        case .restricted: return paused(.accountRestricted)
+        case .temporarilyUnavailable, .couldNotDetermine: return paused(.accountTemporarilyUnavailable)
+        }
+        guard facts.currentUser != nil else { return paused(.noAccount) }
+        // A store that is not cloud-configured while sync is wanted can only come from a launch that fell back;
+        // without a recorded reason it still must not read on.
+        guard facts.userCreatedStoreIsCloud else { return paused(.storeCreationFailed) }
+        if let bound = facts.boundUser, bound != facts.currentUser { return paused(.accountChanged) }
+        if let reason = facts.enginePause { return paused(reason) }
+        if case .paused(let reason)? = facts.lastOutcome { return paused(reason) }
+        let pending = facts.pendingChanges
+        let changes = pending == 1 ? "1 change" : "\(pending) changes"
+        if case .retrying(let code)? = facts.lastOutcome {
+            let reason = WaitReason(code: code)
+            var copy = "Sync is on but waiting: \(reason.phrase)"
+            if let next = facts.nextAttempt { copy += "; it will try again at \(Self.clockTime(next))" }
+            copy += ". \(changes) not yet uploaded."
+            return SyncStatus(
+                state: .on(.waiting(reason: reason, nextAttempt: facts.nextAttempt)), fallbackOccurred: false,
+                pendingChanges: pending, copy: copy)
+        }
+        if pending > 0 || !facts.initialFetchDone {
+            let copy =
+                pending > 0
+                ? "Sync is on: \(changes) uploading to your iCloud." : "Sync is on: downloading from your iCloud."
+            return SyncStatus(state: .on(.syncing), fallbackOccurred: false, pendingChanges: pending, copy: copy)
+        }
+        return SyncStatus(
+            state: .on(.upToDate), fallbackOccurred: false, pendingChanges: 0,
+            copy: "Sync is on. Everything you wrote is in your iCloud.")
+    }
+
+    /// `HH:MM:SS` UTC, without Foundation's formatters (which would pull in locale data).
+    static func clockTime(_ date: Date) -> String {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let day = ((seconds % 86_400) + 86_400) % 86_400
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(two(day / 3600)):\(two(day / 60 % 60)):\(two(day % 60)) UTC"
+    }
+}
+
+/// How the sync engine's last attempt ended.
+///
+/// The engine sorts every failure into one of two kinds: worth retrying (the status says on, waiting, and when it
+/// will try again), or a reason to pause (the status says paused, and why). Nothing is swallowed.
+public enum EngineOutcome: Sendable, Hashable, CustomStringConvertible {
+    /// Everything due was fetched and sent.
+    case succeeded
+    /// The attempt failed with this code and will be retried.
+    case retrying(CloudError.Code)
+    /// The attempt found that sync cannot run.
+    case paused(PauseReason)
+
+    /// The stored form: `ok`, `retry:<code name>` or `pause:<reason>`.
+    public var encoded: String {
+        switch self {
+        case .succeeded: "ok"
+        case .retrying(let code): "retry:\(code.name)"
+        case .paused(let reason): "pause:\(reason.rawValue)"
+        }
+    }
+
+    /// Reads the stored form.
+    public init?(encoded: String) {
+        if encoded == "ok" {
+            self = .succeeded
+        } else if encoded.hasPrefix("retry:"),
+            let code = CloudError.Code.allCases.first(where: { $0.name == encoded.dropFirst(6) })
+        {
+            self = .retrying(code)
+        } else if encoded.hasPrefix("pause:"), let reason = PauseReason(rawValue: String(encoded.dropFirst(6))) {
+            self = .paused(reason)
+        } else {
+            return nil
+        }
+    }
+
+    public var description: String { encoded }
+}

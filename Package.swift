@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "PrivateCloud", targets: ["PrivateCloud"]),
         .library(name: "DeviceStore", targets: ["DeviceStore"]),
         .library(name: "PrivateSync", targets: ["PrivateSync"]),
+        .library(name: "PrivateSyncTesting", targets: ["PrivateSyncTesting"]),
     ],
     targets: [
         .systemLibrary(
@@ -20,8 +21,17 @@ let package = Package(
             name: "DeviceStore", dependencies: ["PrivateCloud", "SQLite", "FileSystem"],
             exclude: ["DemoHealthSchema.json"]),
         .target(name: "PrivateSync", dependencies: ["DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
+        .target(
+            name: "SimulatedWorld", dependencies: ["PrivateSync", "DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
+        .target(
+            name: "PrivateSyncTesting",
+            dependencies: ["SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "FileSystem"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "FileSystem"]),
         .testTarget(name: "PrivateCloudTests", dependencies: ["PrivateCloud", "SQLite", "FileSystem"]),
+        .testTarget(name: "DeviceStoreTests", dependencies: ["DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
+        .testTarget(
+            name: "PrivateSyncTests",
+            dependencies: ["PrivateSyncTesting", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,19 @@
+import PrivateCloud
+import SQLite
+
+/// Reads a device store file without opening it as a store: read-only, for audits and inspection tools.
+public enum StoreFileReader {
+    /// Each record's name, type and origin (the user record it was written under), from a store file.
+    ///
+    /// - Parameter path: A store file (active or archived).
+    /// - Returns: One entry per record.
+    /// - Throws: `DatabaseFileError` for a missing, damaged or foreign file.
+    public static func origins(inStoreFile path: String) throws -> [(name: String, type: String, origin: UserRecordID?)]
+    {
+        let connection = try DatabaseFile.open(
+            at: path, format: RecordStore<UserCreated>.format, create: false, readOnly: true)
+        return try connection.query("SELECT record_name, record_type, origin_user FROM records") {
+            ($0.text(0), $0.text(1), $0.optionalText(2).map(UserRecordID.init(recordName:)))
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import SQLite
+
+/// A container database file read directly, without going through an account session: what an audit (or a user
+/// with `sqlite3`) sees. Opening is read-only; a damaged or foreign file is refused and left unchanged.
+public struct ContainerFile: Sendable {
+    /// The file.
+    public let path: String
+    /// The account the file belongs to, as recorded in it.
+    public let account: String
+    /// The container the file belongs to, as recorded in it.
+    public let containerIdentifier: String
+    /// Every record in the file, sorted by identifier.
+    public let records: [Record]
+
+    /// Reads a container file.
+    ///
+    /// - Parameter path: The file.
+    /// - Returns: Its account, container and records.
+    /// - Throws: `DatabaseFileError` for a missing, damaged or foreign file, naming it.
+    public static func read(_ path: String) throws -> ContainerFile {
+        let storage = try SQLiteDatabaseStorage(readingOnly: path)
+        let connection = storage.connection
+        return try connection.transaction(.deferred) {
+            let account = try connection.scalarText("SELECT value FROM meta WHERE key = 'account'") ?? ""
+            let container = try connection.scalarText("SELECT value FROM meta WHERE key = 'container_identifier'") ?? ""
+            let records = try connection.query(
+                """
+                SELECT zone_name, record_name, record_type, fields, change_tag, created_at, modified_at, creator,
+                    last_modifier
+                FROM records ORDER BY zone_name, record_name
+                """
+            ) { row throws(SQLiteError) -> Record in
+                do {
+                    return try SQLiteDatabaseStorage.record(
+                        row, firstColumn: 2, name: row.text(1), zone: row.text(0), location: path)
+                } catch let error as SQLiteError {
+                    throw error
+                } catch {
+                    throw SQLiteError(.corrupt, message: "\(error)", path: path)
+                }
+            }
+            return ContainerFile(path: path, account: account, containerIdentifier: container, records: records)
+        }
+    }
+
+    /// How many records of each type the file holds, without decoding them.
+    ///
+    /// - Parameter path: The file.
+    /// - Throws: `DatabaseFileError` for a missing, damaged or foreign file.
+    public static func countsByType(_ path: String) throws -> [String: Int] {
+        let storage = try SQLiteDatabaseStorage(readingOnly: path)
+        return Dictionary(
+            uniqueKeysWithValues: try storage.connection.query(
+                "SELECT record_type, count(*) FROM records GROUP BY record_type"
+            ) { ($0.text(0), $0.int(1)) })
+    }
+}

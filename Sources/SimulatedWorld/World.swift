@@ -1,0 +1,330 @@
+import DeviceStore
+import FileSystem
+import FoundationEssentials
+import PrivateCloud
+import PrivateSync
+import SQLite
+import Synchronization
+
+/// Where a world keeps its accounts' private databases.
+public enum ContainerBackend: String, Sendable, Hashable, CaseIterable {
+    /// SQLite files under `<home>/cloud`: the default, and what the CLI uses.
+    case file
+    /// A ``MemoryCloud`` in this process: for fast tests and simulation.
+    case memory
+}
+
+/// A simulated world of devices and iCloud accounts, on disk.
+///
+/// ```
+/// <home>/world.json                              the world's settings (container identifier)
+/// <home>/schema.json                             the schema and its partition
+/// <home>/faults.sqlite                           faults waiting for the next commands (file backend)
+/// <home>/cloud/<account>/<container>.sqlite      each account's private database (file backend)
+/// <home>/devices/<name>/                         each device (see SimulatedDevice)
+/// ```
+///
+/// The CLI is a thin layer over this type, and `PrivateSyncTesting` hands it to a team's own tests.
+public final class World: Sendable {
+    /// How a world is opened.
+    public struct Options: Sendable {
+        /// Where the accounts' databases live.
+        public var backend: ContainerBackend
+        /// Faults for every container call; `nil` uses `<home>/faults.sqlite` with the file backend, none in memory.
+        public var faults: (any FaultSource)?
+        /// Where time comes from.
+        public var clock: any WallClock
+        /// Where new record names come from.
+        public var names: any RecordNameSource
+        /// How much a commit survives.
+        public var durability: Durability
+        /// Called with every engine event of every device.
+        public var observer: (@Sendable (SyncEvent) -> Void)?
+
+        /// Creates options: the file backend, the system clock, durable commits.
+        public init(
+            backend: ContainerBackend = .file, faults: (any FaultSource)? = nil, clock: any WallClock = SystemClock(),
+            names: any RecordNameSource = UUIDRecordNames(), durability: Durability = .survivesPowerLoss,
+            observer: (@Sendable (SyncEvent) -> Void)? = nil
+        ) {
+            self.backend = backend
+            self.faults = faults
+            self.clock = clock
+            self.names = names
+            self.durability = durability
+            self.observer = observer
+        }
+    }
+
+    private struct Settings: Codable {
+        var format: String
+        var version: Int
+        var containerIdentifier: String
+    }
+
+    /// The world's folder.
+    public let home: String
+    /// The schema and its partition.
+    public let partition: SyncPartition
+    /// The container every device's app syncs with.
+    public let containerIdentifier: ContainerIdentifier
+    /// How the world was opened.
+    public let options: Options
+    /// The in-process servers, with the memory backend.
+    public let memoryCloud: MemoryCloud?
+    /// The faults every container call meets.
+    public let faults: (any FaultSource)?
+    /// Devices opened in this process, so that every handle on one device shares its account session.
+    private let openDevices = Mutex<[String: SimulatedDevice]>([:])
+
+    /// The demo's container identifier.
+    public static let demoContainerIdentifier = try! ContainerIdentifier("iCloud.com.example.me")
+
+    private init(
+        home: String, partition: SyncPartition, containerIdentifier: ContainerIdentifier, options: Options
+    ) throws(WorldError) {
+        self.home = home
+        self.partition = partition
+        self.containerIdentifier = containerIdentifier
+        self.options = options
+        self.memoryCloud = options.backend == .memory ? MemoryCloud(clock: options.clock) : nil
+        if let faults = options.faults {
+            self.faults = faults
+        } else if options.backend == .file {
+            do {
+                self.faults = try PersistentFaults(path: home + "/faults.sqlite")
+            } catch {
+                throw WorldError(.damaged, "\(error)")
+            }
+        } else {
+            self.faults = nil
+        }
+    }
+
+    /// The folder holding every account's folder (file backend).
+    public var cloudRoot: String { home + "/cloud" }
+    /// The folder holding every device's folder.
+    public var devicesRoot: String { home + "/devices" }
+
+    // MARK: Creating and opening
+
+    /// Creates a world. Refuses to touch anything already at `home` (an existing world, or any non-empty folder).
+    ///
+    /// - Parameters:
+    ///   - home: The world's folder; it must not exist, or be empty.
+    ///   - partition: The schema and its partition; the demo health schema by default.
+    ///   - containerIdentifier: The container the app syncs with.
+    ///   - options: How to open it.
+    /// - Returns: The world.
+    /// - Throws: ``WorldError`` `alreadyExists`, or `fileSystem`; nothing is left half-made.
+    public static func create(
+        at home: String, partition: SyncPartition = .demoHealth,
+        containerIdentifier: ContainerIdentifier = demoContainerIdentifier, options: Options = Options()
+    ) throws(WorldError) -> World {
+        if FileSystem.exists(home) {
+            if FileSystem.exists(home + "/world.json") {
+                throw WorldError(.alreadyExists, "a world already exists at \(home); it was left untouched")
+            }
+            let contents = (try? FileSystem.contents(ofDirectory: home)) ?? ["?"]
+            if !FileSystem.isDirectory(home) || !contents.isEmpty {
+                throw WorldError(.alreadyExists, "\(home) exists and is not an empty folder; it was left untouched")
+            }
+        }
+        // Build the world under a temporary name and move it into place, so a failure leaves nothing behind.
+        let staging = home + ".creating-\(ProcessInfo.processInfo.processIdentifier)"
+        do {
+            try FileSystem.removeItem(staging)
+            try FileSystem.createDirectory(staging, permissions: 0o700)
+            try FileSystem.createDirectory(staging + "/cloud", permissions: 0o700)
+            try FileSystem.createDirectory(staging + "/devices", permissions: 0o700)
+            try FileSystem.writeAtomically(partition.jsonBytes() + [0x0A], to: staging + "/schema.json")
+            let settings = Settings(
+                format: "privatesync-world", version: 1, containerIdentifier: containerIdentifier.rawValue)
+            try FileSystem.writeAtomically(try Self.encode(settings), to: staging + "/world.json")
+            try FileSystem.move(staging, to: home)
+        } catch {
+            try? FileSystem.removeItem(staging)
+            throw WorldError(.fileSystem, "cannot create a world at \(home): \(error)")
+        }
+        return try World(home: home, partition: partition, containerIdentifier: containerIdentifier, options: options)
+    }
+
+    /// Opens an existing world.
+    ///
+    /// - Parameters:
+    ///   - home: The world's folder.
+    ///   - options: How to open it.
+    /// - Returns: The world.
+    /// - Throws: ``WorldError`` `notFound` or `damaged`.
+    public static func open(at home: String, options: Options = Options()) throws(WorldError) -> World {
+        let settingsPath = home + "/world.json"
+        guard FileSystem.exists(settingsPath) else {
+            throw WorldError(.notFound, "no world at \(home) (create one with: privatesync init)")
+        }
+        let settings: Settings
+        do {
+            settings = try JSONDecoder().decode(Settings.self, from: Data(try FileSystem.read(settingsPath)))
+        } catch {
+            throw WorldError(.damaged, "\(settingsPath) cannot be read: \(error); it was left unchanged")
+        }
+        guard settings.format == "privatesync-world", settings.version == 1 else {
+            throw WorldError(.damaged, "\(settingsPath) is not a version-1 PrivateSync world; it was left unchanged")
+        }
+        let identifier: ContainerIdentifier
+        let partition: SyncPartition
+        do {
+            identifier = try ContainerIdentifier(settings.containerIdentifier)
+            partition = try SyncPartition.load(fromFile: home + "/schema.json")
+        } catch {
+            throw WorldError(.damaged, "\(error); the world was left unchanged")
+        }
+        return try World(home: home, partition: partition, containerIdentifier: identifier, options: options)
+    }
+
+    static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return Array(try encoder.encode(value)) + [0x0A]
+    }
+
+    // MARK: Devices
+
+    /// Installs the app on a new device.
+    ///
+    /// - Parameters:
+    ///   - name: The device's name.
+    ///   - account: The iCloud account signed in, or `nil` for none.
+    ///   - syncPreference: The sync switch as restored from a backup, or `nil` for never set (off).
+    ///   - entitlement: Whether the build has the iCloud entitlement for the world's container.
+    /// - Returns: The device.
+    /// - Throws: ``WorldError`` `deviceExists` or `invalidName`.
+    @discardableResult
+    public func addDevice(
+        _ name: String, account: AccountID?, syncPreference: Bool?, entitlement: Bool = true
+    )
+        throws(WorldError) -> SimulatedDevice
+    {
+        do {
+            let device = try SimulatedDevice.install(
+                at: devicesRoot + "/" + name, name: name, account: account,
+                build: .build(version: 1, withCloudKitFor: entitlement ? containerIdentifier : nil),
+                syncPreference: syncPreference)
+            openDevices.withLock { $0[name] = device }
+            return device
+        } catch {
+            switch error.code {
+            case .invalidName: throw WorldError(.invalidName, error.message)
+            case .alreadyExists: throw WorldError(.deviceExists, "device \(name) already exists")
+            default: throw WorldError(.fileSystem, error.message)
+            }
+        }
+    }
+
+    /// The device of that name.
+    ///
+    /// - Throws: ``WorldError`` `deviceNotFound`, `invalidName` or `damaged`.
+    public func device(_ name: String) throws(WorldError) -> SimulatedDevice {
+        do {
+            try DeviceName.validate(name)
+        } catch {
+            throw WorldError(.invalidName, error.description)
+        }
+        if let open = openDevices.withLock({ $0[name] }) { return open }
+        do {
+            let device = try SimulatedDevice.open(at: devicesRoot + "/" + name)
+            openDevices.withLock { $0[name] = device }
+            return device
+        } catch {
+            if error.code == .notFound { throw WorldError(.deviceNotFound, "no device named \(name) in this world") }
+            throw WorldError(.damaged, error.message)
+        }
+    }
+
+    /// The names of every device, sorted.
+    public func deviceNames() throws(WorldError) -> [String] {
+        do {
+            return try FileSystem.contents(ofDirectory: devicesRoot).filter {
+                FileSystem.exists(devicesRoot + "/" + $0 + "/device.json")
+            }
+        } catch {
+            throw WorldError(.fileSystem, "\(error)")
+        }
+    }
+
+    // MARK: Launching
+
+    /// The launch environment of `device`: the world's schema, container, faults, clock and names.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - crashSwitch: A simulation's crash switch, if any.
+    public func environment(for device: SimulatedDevice, crashSwitch: CrashSwitch? = nil) -> LaunchEnvironment {
+        LaunchEnvironment(
+            partition: partition, containerIdentifier: containerIdentifier,
+            opener: WorldContainerOpener(world: self, session: device.session), clock: options.clock,
+            names: options.names,
+            durability: options.durability, crashSwitch: crashSwitch, observer: options.observer)
+    }
+
+    /// Launches the app on a device: a cold start running the launch sequence.
+    ///
+    /// - Throws: ``WorldError`` for an unknown device, ``LaunchError`` when the launch cannot complete.
+    public func launch(
+        _ name: String, options: LaunchSequence.Options = .init(), crashSwitch: CrashSwitch? = nil
+    ) throws
+        -> LaunchedApp
+    {
+        let device = try device(name)
+        return try LaunchSequence(device: device, environment: environment(for: device, crashSwitch: crashSwitch))
+            .run(options: options)
+    }
+
+    /// Reopens the app on a device as its last launch left it.
+    ///
+    /// - Throws: ``WorldError`` for an unknown device, ``LaunchError`` `neverLaunched`.
+    public func resume(_ name: String, crashSwitch: CrashSwitch? = nil) throws -> LaunchedApp {
+        let device = try device(name)
+        return try LaunchSequence(device: device, environment: environment(for: device, crashSwitch: crashSwitch))
+            .resume()
+    }
+
+    // MARK: Containers
+
+    /// The container file of `account` (file backend).
+    public func containerPath(account: AccountID) -> String {
+        FileContainer.databasePath(cloudRoot: cloudRoot, account: account, identifier: containerIdentifier)
+    }
+
+    /// Every record in `account`'s private database, read directly (not through any device).
+    ///
+    /// - Throws: `DatabaseFileError` when the file is damaged.
+    public func containerRecords(account: AccountID) throws -> [Record] {
+        if let memoryCloud { return memoryCloud.records(account: account, container: containerIdentifier) }
+        let path = containerPath(account: account)
+        guard FileSystem.exists(path) else { return [] }
+        return try ContainerFile.read(path).records
+    }
+}
+
+/// Opens a world's containers for one device: the entitlement check (which traps), the backend, and the faults.
+struct WorldContainerOpener: ContainerOpener {
+    let world: World
+    let session: AccountSession
+
+    func openContainer(identifier: ContainerIdentifier, entitlements: Entitlements) -> any PrivateContainer {
+        EntitlementTrap.check(entitlements, for: identifier)
+        switch world.memoryCloud {
+        case let cloud?:
+            let base = MemoryContainer(
+                cloud: cloud, identifier: identifier, session: session, clock: world.options.clock)
+            guard let faults = world.faults else { return base }
+            return FaultInjectingContainer(base: base, faults: faults, session: session)
+        case nil:
+            let base = FileContainer(
+                cloudRoot: world.cloudRoot, identifier: identifier, session: session, clock: world.options.clock,
+                durability: world.options.durability)
+            guard let faults = world.faults else { return base }
+            return FaultInjectingContainer(base: base, faults: faults, session: session)
+        }
+    }
+}

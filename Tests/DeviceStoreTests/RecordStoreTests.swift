@@ -1,0 +1,172 @@
+import FileSystem
+import FoundationEssentials
+import PrivateCloud
+import SQLite
+import Testing
+
+@testable import DeviceStore
+
+@Suite("Record store")
+struct RecordStoreTests {
+    @Test("each partition lands in its own owner-only file, named <configuration>.store")
+    func eachPartitionHasItsOwnFile() throws {
+        let folder = TemporaryDirectory()
+        let user = try userStore(in: folder.path)
+        let local = try localStore(in: folder.path)
+        let note = try user.insert(checkIn, fields: ["mood": .int64(3), "date": someDate], writtenUnder: nil)
+        let measured = try local.insert(
+            baseline,
+            fields: ["metric": .string("hrv"), "value": .double(42), "computedAt": someDate, "windowDays": .int64(7)],
+            writtenUnder: nil)
+        #expect(user.path == folder.path + "/UserCreated.store")
+        #expect(local.path == folder.path + "/LocalOnly.store")
+        #expect(try FileSystem.permissions(of: user.path) == 0o600)
+        #expect(try FileSystem.permissions(of: local.path) == 0o600)
+        #expect(try user.record(named: measured.name) == nil)
+        #expect(try local.record(named: note.name) == nil)
+        #expect(try user.countsByType() == ["CheckIn": 1])
+        #expect(try local.countsByType() == ["Baseline": 1])
+    }
+
+    @Test("a store file refuses to open as the other partition's store, and is left unchanged")
+    func storeFileKeepsItsPartition() throws {
+        let folder = TemporaryDirectory()
+        _ = try localStore(in: folder.path)
+        let before = try FileSystem.read(folder.path + "/LocalOnly.store")
+        #expect {
+            try RecordStore<UserCreated>.open(
+                StoreConfiguration(name: "LocalOnly", directory: folder.path, cloudKitDatabase: .none), partition: demo,
+                deviceID: "phone")
+        } throws: { ($0 as? StoreError)?.code == .damagedFile }
+        #expect(try FileSystem.read(folder.path + "/LocalOnly.store") == before)
+    }
+
+    @Test("a user-created write queues its pending change in the same transaction; a local-only write queues none")
+    func writesQueuePendingChanges() throws {
+        let folder = TemporaryDirectory()
+        let user = try userStore(in: folder.path)
+        let record = try user.insert(checkIn, fields: ["mood": .int64(3), "date": someDate], writtenUnder: nil)
+        #expect(try user.pendingChanges().map(\.recordName) == [record.name])
+        let local = try localStore(in: folder.path)
+        _ = try local.insert(
+            baseline,
+            fields: ["metric": .string("hrv"), "value": .double(42), "computedAt": someDate, "windowDays": .int64(7)],
+            writtenUnder: nil)
+        let connection = try Connection(path: local.path, mode: .readOnly)
+        #expect(try connection.scalarInt("SELECT count(*) FROM pending_changes") == 0)
+    }
+
+    @Test("pending changes collapse as CKSyncEngine's: one per record, in first-queued order, latest kind")
+    func pendingChangesCollapse() throws {
+        let folder = TemporaryDirectory()
+        let store = try userStore(in: folder.path)
+        let a = try store.insert(checkIn, fields: ["mood": .int64(1), "date": someDate], writtenUnder: nil)
+        let b = try store.insert(checkIn, fields: ["mood": .int64(2), "date": someDate], writtenUnder: nil)
+        try store.update(a.name, setting: ["mood": .int64(5)])
+        #expect(try store.pendingChanges().map(\.recordName) == [a.name, b.name])
+        #expect(try store.pendingChanges().map(\.kind) == [.save, .save])
+        try store.delete(a.name)
+        #expect(try store.pendingChanges().map(\.kind) == [.delete, .save])
+        #expect(try store.pendingChanges().first?.revision == 3)
+    }
+
+    @Test(
+        "bad writes are refused with a precise error and store nothing",
+        arguments: [
+            (["mood": FieldValue.int64(3)], StoreError.Code.missingField),
+            (["mood": .string("three"), "date": someDate], .wrongFieldType),
+            (["mood": .int64(3), "date": someDate, "colour": .string("red")], .unknownField),
+            (
+                ["mood": .int64(3), "date": someDate, "note": .string(String(repeating: "x", count: 1_048_576))],
+                .recordTooLarge
+            ),
+            (["mood": .int64(3), "date": .date(Date(timeIntervalSinceReferenceDate: .nan))], .invalidValue),
+        ])
+    func badWritesAreRefused(fields: [String: FieldValue], code: StoreError.Code) throws {
+        let folder = TemporaryDirectory()
+        let store = try userStore(in: folder.path)
+        #expect { try store.insert(checkIn, fields: fields, writtenUnder: nil) } throws: {
+            ($0 as? StoreError)?.code == code
+        }
+        #expect(try store.count() == 0)
+        #expect(try store.pendingChangeCount() == 0)
+    }
+
+    @Test("edits and deletes need the record to be in this store")
+    func editAndDeleteFindTheRecord() throws {
+        let folder = TemporaryDirectory()
+        let store = try userStore(in: folder.path)
+        let record = try store.insert(checkIn, fields: ["mood": .int64(3), "date": someDate], writtenUnder: nil)
+        let edited = try store.update(record.name, setting: ["mood": .int64(4), "note": .string("better")])
+        #expect(edited.fields["mood"] == .int64(4))
+        #expect(throws: StoreError.self) { try store.update(record.name, setting: ["mood": nil]) }
+        #expect { try store.update("no-such-record", setting: ["mood": .int64(1)]) } throws: {
+            ($0 as? StoreError)?.code == .recordNotFound
+        }
+        try store.delete(record.name)
+        #expect(try store.record(named: record.name) == nil)
+    }
+
+    @Test("an acknowledged write survives closing and reopening the store")
+    func writesAreDurable() throws {
+        let folder = TemporaryDirectory()
+        let name: String
+        do {
+            let store = try userStore(in: folder.path)
+            name = try store.insert(
+                checkIn, fields: ["mood": .int64(3), "date": someDate], writtenUnder: try AccountID("alice")
+            ).name
+        }
+        let reopened = try userStore(in: folder.path)
+        let record = try #require(try reopened.record(named: name))
+        #expect(record.fields["mood"] == .int64(3))
+        #expect(record.origin == (try AccountID("alice")).userRecordID)
+        #expect(try reopened.pendingChanges().map(\.recordName) == [name])
+    }
+
+    @Test("after a crash nothing more is committed, and what was committed stays")
+    func crashStopsCommits() throws {
+        let folder = TemporaryDirectory()
+        let crash = CrashSwitch()
+        let store = try userStore(in: folder.path, crashSwitch: crash)
+        let kept = try store.insert(checkIn, fields: ["mood": .int64(1), "date": someDate], writtenUnder: nil)
+        crash.crash()
+        #expect {
+            try store.insert(checkIn, fields: ["mood": .int64(2), "date": someDate], writtenUnder: nil)
+        } throws: {
+            ($0 as? StoreError)?.code == .processCrashed
+        }
+        let reopened = try userStore(in: folder.path)
+        #expect(try reopened.records().map(\.name) == [kept.name])
+        #expect(try reopened.pendingChangeCount() == 1)
+    }
+
+    @Test("a cloud store without its folder fails with Cocoa error 512 and creates nothing; a local store creates it")
+    func missingFolder() throws {
+        let folder = TemporaryDirectory()
+        let missing = folder.path + "/Library/Application Support"
+        #expect {
+            try userStore(in: missing, cloud: true)
+        } throws: { error in
+            guard let error = error as? StoreError, let cocoa = error.underlying as? CocoaStyleError else {
+                return false
+            }
+            return error.code == .cannotCreateStore && cocoa.domain == "NSCocoaErrorDomain" && cocoa.code == 512
+                && cocoa.localizedDescription == "The file couldn't be saved."
+                && cocoa.failureReason == "Failed to create file"
+        }
+        #expect(!FileSystem.exists(missing))
+        _ = try userStore(in: missing, cloud: false)
+        #expect(FileSystem.isDirectory(missing))
+    }
+
+    @Test("field versions record who wrote each field and when, and round-trip through their text")
+    func fieldVersions() throws {
+        let folder = TemporaryDirectory()
+        let store = try userStore(in: folder.path)
+        let record = try store.insert(checkIn, fields: ["mood": .int64(3), "date": someDate], writtenUnder: nil)
+        #expect(record.fieldVersions["mood"]?.device == "phone")
+        #expect(FieldVersions(encoded: record.fieldVersions.encoded) == record.fieldVersions)
+        #expect(FieldVersions(encoded: "mood=oops@x") == nil)
+    }
+}

@@ -1,0 +1,65 @@
+import FileSystem
+import PrivateCloud
+import Testing
+
+@testable import DeviceStore
+
+@Suite("Simulated device")
+struct SimulatedDeviceTests {
+    static func install(_ folder: TemporaryDirectory, sync: Bool? = true) throws -> SimulatedDevice {
+        try SimulatedDevice.install(
+            at: folder.path + "/phone", name: "phone", account: try AccountID("alice"),
+            build: .build(version: 1, withCloudKitFor: try ContainerIdentifier("iCloud.com.example.me")),
+            syncPreference: sync)
+    }
+
+    @Test("a fresh install has Library, Caches and Preferences, and no Application Support")
+    func freshInstallLayout() throws {
+        let folder = TemporaryDirectory()
+        let device = try Self.install(folder)
+        #expect(try FileSystem.contents(ofDirectory: device.appGroup.path) == ["Library"])
+        #expect(try FileSystem.contents(ofDirectory: device.appGroup.library) == ["Caches", "Preferences"])
+        #expect(!device.appGroup.hasApplicationSupport)
+    }
+
+    @Test("the account, the build and the preference are on disk for the next process")
+    func stateIsOnDisk() throws {
+        let folder = TemporaryDirectory()
+        let device = try Self.install(folder, sync: true)
+        try device.setAccountStatus(.restricted)
+        let again = try SimulatedDevice.open(at: device.root)
+        #expect(again.profile.account == "alice")
+        #expect(again.session.status == .restricted)
+        #expect(try again.syncPreference())
+        #expect(again.entitlements.permits(try ContainerIdentifier("iCloud.com.example.me")))
+        try again.signOut()
+        #expect(try SimulatedDevice.open(at: device.root).session.account == nil)
+    }
+
+    @Test("a reinstall wipes the app's folder back to a fresh install; an upgrade keeps it")
+    func reinstallAndUpgrade() throws {
+        let folder = TemporaryDirectory()
+        let device = try Self.install(folder)
+        try device.appGroup.createApplicationSupport()
+        try device.upgrade(to: .build(version: 2, withCloudKitFor: nil))
+        #expect(device.appGroup.hasApplicationSupport)
+        #expect(try SimulatedDevice.open(at: device.root).profile.build.version == 2)
+        try device.reinstall(syncPreference: nil)
+        #expect(!device.appGroup.hasApplicationSupport)
+        #expect(try !device.syncPreference())
+        #expect(try SimulatedDevice.open(at: device.root).profile.account == "alice", "the OS keeps the iCloud sign-in")
+    }
+
+    @Test(
+        "device names are checked",
+        arguments: ["", "../escape", "a/b", ".hidden", "-flag", "naïve", String(repeating: "d", count: 65)])
+    func invalidDeviceNames(name: String) {
+        let folder = TemporaryDirectory()
+        #expect {
+            try SimulatedDevice.install(
+                at: folder.path + "/x", name: name, account: nil, build: .build(version: 1, withCloudKitFor: nil),
+                syncPreference: nil)
+        } throws: { ($0 as? DeviceError)?.code == .invalidName }
+        #expect(!FileSystem.exists(folder.path + "/x"))
+    }
+}

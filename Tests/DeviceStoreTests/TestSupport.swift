@@ -1,0 +1,46 @@
+import FileSystem
+import FoundationEssentials
+import PrivateCloud
+
+@testable import DeviceStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A folder under /tmp, removed when released.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/devicestore-test-XXXXXX".utf8CString)
+        precondition(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) } != nil)
+        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    deinit { try? FileSystem.removeItem(path) }
+}
+
+let demo = SyncPartition.demoHealth
+
+func userStore(
+    in directory: String, cloud: Bool = false, crashSwitch: CrashSwitch? = nil
+) throws -> RecordStore<UserCreated> {
+    try RecordStore<UserCreated>.open(
+        StoreConfiguration(
+            name: StoreConfiguration.userCreatedName, directory: directory,
+            cloudKitDatabase: cloud ? .private(try ContainerIdentifier("iCloud.com.example.me")) : .none),
+        partition: demo, deviceID: "phone", clock: ManualClock(), names: SeededRecordNames(seed: 1),
+        durability: .survivesProcessCrash, crashSwitch: crashSwitch)
+}
+
+func localStore(in directory: String) throws -> RecordStore<LocalOnly> {
+    try RecordStore<LocalOnly>.open(
+        StoreConfiguration(name: StoreConfiguration.localOnlyName, directory: directory, cloudKitDatabase: .none),
+        partition: demo, deviceID: "phone", clock: ManualClock(), names: SeededRecordNames(seed: 2),
+        durability: .survivesProcessCrash)
+}
+
+let checkIn: ModelType<UserCreated> = try! demo.userCreatedType("CheckIn")
+let baseline: ModelType<LocalOnly> = try! demo.localOnlyType("Baseline")
+let someDate = FieldValue.date(Date(timeIntervalSinceReferenceDate: 800_000_000))

@@ -1,0 +1,61 @@
+import PrivateSyncTesting
+import Synchronization
+import Testing
+
+/// An opener that counts its calls and hands out a memory container: proof of whether step 6 ran.
+final class CountingOpener: ContainerOpener {
+    let calls = Mutex(0)
+    let cloud = MemoryCloud()
+    let session: AccountSession
+
+    init(session: AccountSession) {
+        self.session = session
+    }
+
+    var count: Int { calls.withLock { $0 } }
+
+    func openContainer(identifier: ContainerIdentifier, entitlements: Entitlements) -> any PrivateContainer {
+        calls.withLock { $0 += 1 }
+        return MemoryContainer(cloud: cloud, identifier: identifier, session: session)
+    }
+}
+
+/// Runs the launch sequence of `device` in `world` with a counting opener instead of the world's.
+func launchCounting(
+    _ world: TestWorld, _ name: String, options: LaunchSequence.Options = .init()
+) throws
+    -> (LaunchedApp, CountingOpener)
+{
+    let device = try world.device(name)
+    var environment = world.world.environment(for: device)
+    let opener = CountingOpener(session: device.session)
+    environment.opener = opener
+    return (try LaunchSequence(device: device, environment: environment).run(options: options), opener)
+}
+
+extension LaunchedApp {
+    /// Adds a CheckIn with a mood.
+    @discardableResult
+    func checkIn(_ mood: Int64, note: String? = nil) throws -> StoredRecord {
+        var fields: [String: FieldValue] = ["mood": .int64(mood), "date": .date(environment.clock.now())]
+        if let note { fields["note"] = .string(note) }
+        return try add("CheckIn", fields: fields)
+    }
+
+    /// Adds a Baseline (local-only).
+    @discardableResult
+    func baseline(_ value: Double) throws -> StoredRecord {
+        try add(
+            "Baseline",
+            fields: [
+                "metric": .string("restingHeartRate"), "value": .double(value),
+                "computedAt": .date(environment.clock.now()),
+                "windowDays": .int64(7),
+            ])
+    }
+
+    /// The names of the user-created records on the device.
+    var userRecordNames: Set<String> {
+        Set((try? stores.userCreated.records().map(\.name)) ?? [])
+    }
+}

@@ -137,6 +137,7 @@ public final class LaunchedApp: Sendable {
     /// One engine cycle, or `nil` when sync does not run (off, or fell back to local).
     ///
     /// - Parameter force: Ignore the retry schedule (a user's pull to refresh).
+    @discardableResult
     public func sync(force: Bool = false) async -> SyncReport? {
         await engine?.sync(force: force)
     }

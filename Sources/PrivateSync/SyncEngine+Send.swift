@@ -19,7 +19,9 @@ extension SyncEngine {
         var batchLimit = limits.maximumItemsPerRequest
         var rounds = 0
         var lastFailure: CloudError?
-        while rounds < 50 {
+        // Each round either moves something or stops the cycle; the cap only guards against a server that keeps
+        // answering with conflicts forever.
+        while rounds < 10_000 {
             rounds += 1
             let batch = try transaction { state in
                 try self.nextBatch(user: user, itemLimit: batchLimit, byteLimit: limits.maximumRequestBytes, state)
@@ -61,7 +63,6 @@ extension SyncEngine {
                 // Nothing moved: every remaining item failed. Retry later rather than spin.
                 throw .retry(lastFailure ?? CloudError(.internalError, "no pending change could be sent"))
             }
-            if batch.items.count == batchLimit { continue }
             batchLimit = limits.maximumItemsPerRequest
         }
         if let lastFailure, try transaction({ try $0.pendingCount() }) > 0 { throw .retry(lastFailure) }

@@ -79,11 +79,10 @@ public final class TestWorld: Sendable {
 
     /// Launches the app on a device (a cold start).
     public func launch(
-        _ name: String, options: LaunchSequence.Options = .init(), crashSwitch: CrashSwitch? = nil
-    ) throws
-        -> LaunchedApp
-    {
-        try world.launch(name, options: options, crashSwitch: crashSwitch)
+        _ name: String, options: LaunchSequence.Options = .init(), crashSwitch: CrashSwitch? = nil,
+        wrapContainer: World.ContainerWrapper? = nil
+    ) throws -> LaunchedApp {
+        try world.launch(name, options: options, crashSwitch: crashSwitch, wrapContainer: wrapContainer)
     }
 
     /// The device of that name.

@@ -253,39 +253,48 @@ public final class World: Sendable {
 
     // MARK: Launching
 
+    /// Wraps the container a device opens: how tests and the simulator count calls, crash mid-call, or plant bugs.
+    public typealias ContainerWrapper = @Sendable (any PrivateContainer) -> any PrivateContainer
+
     /// The launch environment of `device`: the world's schema, container, faults, clock and names.
     ///
     /// - Parameters:
     ///   - device: The device.
     ///   - crashSwitch: A simulation's crash switch, if any.
-    public func environment(for device: SimulatedDevice, crashSwitch: CrashSwitch? = nil) -> LaunchEnvironment {
+    ///   - wrapContainer: Wraps the container the device opens (outside the faults), if given.
+    public func environment(
+        for device: SimulatedDevice, crashSwitch: CrashSwitch? = nil, wrapContainer: ContainerWrapper? = nil
+    ) -> LaunchEnvironment {
         LaunchEnvironment(
             partition: partition, containerIdentifier: containerIdentifier,
-            opener: WorldContainerOpener(world: self, session: device.session), clock: options.clock,
-            names: options.names,
-            durability: options.durability, crashSwitch: crashSwitch, observer: options.observer)
+            opener: WorldContainerOpener(world: self, session: device.session, wrap: wrapContainer),
+            clock: options.clock,
+            names: options.names, durability: options.durability, crashSwitch: crashSwitch, observer: options.observer)
     }
 
     /// Launches the app on a device: a cold start running the launch sequence.
     ///
     /// - Throws: ``WorldError`` for an unknown device, ``LaunchError`` when the launch cannot complete.
     public func launch(
-        _ name: String, options: LaunchSequence.Options = .init(), crashSwitch: CrashSwitch? = nil
-    ) throws
-        -> LaunchedApp
-    {
+        _ name: String, options: LaunchSequence.Options = .init(), crashSwitch: CrashSwitch? = nil,
+        wrapContainer: ContainerWrapper? = nil
+    ) throws -> LaunchedApp {
         let device = try device(name)
-        return try LaunchSequence(device: device, environment: environment(for: device, crashSwitch: crashSwitch))
-            .run(options: options)
+        let environment = environment(for: device, crashSwitch: crashSwitch, wrapContainer: wrapContainer)
+        return try LaunchSequence(device: device, environment: environment).run(options: options)
     }
 
     /// Reopens the app on a device as its last launch left it.
     ///
     /// - Throws: ``WorldError`` for an unknown device, ``LaunchError`` `neverLaunched`.
-    public func resume(_ name: String, crashSwitch: CrashSwitch? = nil) throws -> LaunchedApp {
+    public func resume(
+        _ name: String, crashSwitch: CrashSwitch? = nil, wrapContainer: ContainerWrapper? = nil
+    ) throws
+        -> LaunchedApp
+    {
         let device = try device(name)
-        return try LaunchSequence(device: device, environment: environment(for: device, crashSwitch: crashSwitch))
-            .resume()
+        let environment = environment(for: device, crashSwitch: crashSwitch, wrapContainer: wrapContainer)
+        return try LaunchSequence(device: device, environment: environment).resume()
     }
 
     // MARK: Containers
@@ -310,9 +319,15 @@ public final class World: Sendable {
 struct WorldContainerOpener: ContainerOpener {
     let world: World
     let session: AccountSession
+    let wrap: World.ContainerWrapper?
 
     func openContainer(identifier: ContainerIdentifier, entitlements: Entitlements) -> any PrivateContainer {
         EntitlementTrap.check(entitlements, for: identifier)
+        let container = faultyContainer(identifier)
+        return wrap?(container) ?? container
+    }
+
+    private func faultyContainer(_ identifier: ContainerIdentifier) -> any PrivateContainer {
         switch world.memoryCloud {
         case let cloud?:
             let base = MemoryContainer(

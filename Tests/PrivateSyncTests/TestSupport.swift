@@ -59,3 +59,44 @@ extension LaunchedApp {
         Set((try? stores.userCreated.records().map(\.name)) ?? [])
     }
 }
+
+/// Syncs every app, round after round, until a whole round moves nothing (at most 20 rounds).
+@discardableResult
+func syncUntilQuiet(_ apps: [LaunchedApp]) async -> Int {
+    for round in 1...20 {
+        var moved = 0
+        for app in apps {
+            guard let report = await app.sync(force: true) else { continue }
+            moved += report.sentSaves + report.sentDeletes + report.fetchedModifications + report.fetchedDeletions
+        }
+        if moved == 0 { return round }
+    }
+    Issue.record("the devices did not settle in 20 rounds")
+    return 20
+}
+
+/// The user-created records of an app, by name, as their fields.
+func contents(_ app: LaunchedApp) throws -> [String: [String: FieldValue]] {
+    Dictionary(uniqueKeysWithValues: try app.stores.userCreated.records().map { ($0.name, $0.fields) })
+}
+
+/// The records of an account's container, by name, as their fields (without the sync field).
+func containerContents(_ world: TestWorld, _ account: String) throws -> [String: [String: FieldValue]] {
+    Dictionary(
+        uniqueKeysWithValues: try world.containerRecords(account: account).map { record in
+            var fields = record.fields
+            fields[Schema.reservedFieldName] = nil
+            return (record.recordID.recordName, fields)
+        })
+}
+
+/// Launches a device's app with its container observed.
+func launchObserved(_ world: TestWorld, _ name: String) throws -> (LaunchedApp, ObservedContainer) {
+    let observed = Mutex<ObservedContainer?>(nil)
+    let app = try world.launch(name) { base in
+        let wrapper = ObservedContainer(base: base)
+        observed.withLock { $0 = wrapper }
+        return wrapper
+    }
+    return (app, try #require(observed.withLock { $0 }))
+}

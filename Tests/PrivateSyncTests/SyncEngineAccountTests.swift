@@ -1,0 +1,85 @@
+import FoundationEssentials
+import PrivateSyncTesting
+import Testing
+
+@Suite("Sync engine: accounts")
+struct SyncEngineAccountTests {
+    @Test("signing out pauses sync and keeps local data; signing back in sends what was written meanwhile")
+    func signOutAndBackIn() async throws {
+        let world = try TestWorld()
+        let device = try world.addDevice("phone", account: "alice", sync: true)
+        let phone = try world.launch("phone")
+        try phone.checkIn(1)
+        await phone.sync()
+        try device.signOut()
+        let offline = try phone.checkIn(2)
+        #expect(await phone.sync()?.outcome == .paused(.noAccount))
+        #expect(try phone.status().state == .paused(.noAccount))
+        #expect(try phone.stores.userCreated.count() == 2)
+        try device.signIn(AccountID("alice"))
+        #expect(await phone.sync()?.outcome == .succeeded)
+        #expect(try world.containerRecords(account: "alice").map(\.recordID.recordName).contains(offline.name))
+    }
+
+    @Test(
+        "switching accounts pauses with accountChanged; the second account's container never gets the first's records")
+    func switchingAccountsNeverMixesData() async throws {
+        let world = try TestWorld()
+        let device = try world.addDevice("phone", account: "alice", sync: true)
+        let phone = try world.launch("phone")
+        for mood in 1...3 { try phone.checkIn(Int64(mood)) }
+        await phone.sync()
+        let unsent = try phone.checkIn(4)
+        try device.signIn(AccountID("bob"))
+        let underBob = try phone.checkIn(5)
+        for _ in 0..<3 {
+            #expect(await phone.sync(force: true)?.outcome == .paused(.accountChanged))
+        }
+        #expect(try phone.status().state == .paused(.accountChanged))
+        #expect(try world.containerRecords(account: "bob").isEmpty)
+        #expect(try phone.stores.userCreated.count() == 5, "nothing local is deleted")
+        // Signing back into alice resumes, and the record written under bob never goes to alice.
+        try device.signIn(AccountID("alice"))
+        let resumed = try #require(await phone.sync())
+        #expect(resumed.outcome == .succeeded)
+        let aliceNames = Set(try world.containerRecords(account: "alice").map(\.recordID.recordName))
+        #expect(aliceNames.contains(unsent.name))
+        #expect(!aliceNames.contains(underBob.name))
+        #expect(try world.audit(accounts: ["alice", "bob"]).isClean)
+    }
+
+    @Test("starting afresh for the new account archives the old account's records and syncs the rest with the new one")
+    func startFresh() async throws {
+        let world = try TestWorld()
+        let device = try world.addDevice("phone", account: "alice", sync: true)
+        let phone = try world.launch("phone")
+        for mood in 1...3 { try phone.checkIn(Int64(mood)) }
+        await phone.sync()
+        try device.signIn(AccountID("bob"))
+        let underBob = try phone.checkIn(5)
+        await phone.sync()
+        #expect(try phone.status().state == .paused(.accountChanged))
+        let archive = try phone.startFreshForSignedInAccount()
+        #expect(archive.records == 3)
+        #expect(try StoreFileReader.origins(inStoreFile: archive.path).count == 3)
+        await phone.sync()
+        #expect(try phone.status().state == .on(.upToDate))
+        #expect(try world.containerRecords(account: "bob").map(\.recordID.recordName) == [underBob.name])
+        #expect(try world.containerRecords(account: "alice").count == 3, "alice's iCloud data is untouched")
+        #expect(try world.audit(accounts: ["alice", "bob"]).isClean)
+        #expect(throws: StoreError.self) { try phone.startFreshForSignedInAccount() }
+    }
+
+    @Test("records written before the first sign-in go to the first account the store syncs with")
+    func unownedRecordsAreAdopted() async throws {
+        let world = try TestWorld()
+        let device = try world.addDevice("phone", account: nil, sync: true)
+        let phone = try world.launch("phone")
+        #expect(try phone.status().state == .paused(.noAccount))
+        let early = try phone.checkIn(2)
+        try device.signIn(AccountID("alice"))
+        let app = try world.launch("phone")
+        await app.sync()
+        #expect(try world.containerRecords(account: "alice").map(\.recordID.recordName) == [early.name])
+    }
+}

@@ -36,8 +36,9 @@ check-imports:
 		echo "check-imports: import FoundationEssentials instead of Foundation in the package"; exit 1; fi; \
 	echo "check-imports: FoundationEssentials only"
 
+## demo: a scripted walk through a fresh world in a temporary folder (see docs/cli.md).
 demo: build
-	@echo "The demo arrives with the CLI (issue 5); the container library is built."
+	@$(BIN_DEBUG)/privatesync demo
 
 bench:
 	@echo "Benchmarks arrive with issue 7."

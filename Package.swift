@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "DeviceStore", targets: ["DeviceStore"]),
         .library(name: "PrivateSync", targets: ["PrivateSync"]),
         .library(name: "PrivateSyncTesting", targets: ["PrivateSyncTesting"]),
+        .executable(name: "privatesync", targets: ["PrivateSyncCLI"]),
     ],
     targets: [
         .systemLibrary(
@@ -26,12 +27,18 @@ let package = Package(
         .target(
             name: "PrivateSyncTesting",
             dependencies: ["SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "FileSystem"]),
+        .target(name: "ArgumentParsing"),
+        .executableTarget(
+            name: "PrivateSyncCLI",
+            dependencies: ["ArgumentParsing", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "FileSystem"]),
         .testTarget(name: "PrivateCloudTests", dependencies: ["PrivateCloud", "SQLite", "FileSystem"]),
         .testTarget(name: "DeviceStoreTests", dependencies: ["DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
         .testTarget(
             name: "PrivateSyncTests",
             dependencies: ["PrivateSyncTesting", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
+        .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
+        .testTarget(name: "CLITests", dependencies: ["PrivateSyncCLI", "SQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -58,9 +58,10 @@ public enum DeviceName {
         }
         if bytes.isEmpty { throw fail("it is empty") }
         if bytes.count > 64 { throw fail("it is \(bytes.count) characters long; at most 64 are allowed") }
-        if bytes[0] == UInt8(ascii: ".") || bytes[0] == UInt8(ascii: "-") {
-            throw fail("it must not start with '.' or '-'")
+        if bytes[0] == UInt8(ascii: ".") || bytes[0] == UInt8(ascii: "-") || bytes[0] == UInt8(ascii: "_") {
+            throw fail("it must start with an ASCII letter or digit")
         }
+
         let allowed = Set("._-".utf8)
         let isAllowed = { (byte: UInt8) in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)

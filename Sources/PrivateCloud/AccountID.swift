@@ -1,7 +1,7 @@
 /// An iCloud account in the simulated world, such as `alice` or `alice@example.com`.
 ///
 /// It names the folder that holds the account's private databases, so it is restricted to characters that are safe
-/// in a file name: ASCII letters, digits, `.`, `_`, `-`, `@` and `+`, 1 to 64 of them, not starting with `.` or `-`.
+/// in a file name: ASCII letters, digits, `.`, `_`, `-`, `@` and `+`, 1 to 64 of them, starting with a letter or digit.
 public struct AccountID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The account's name.
     public let rawValue: String
@@ -21,9 +21,10 @@ public struct AccountID: Hashable, Sendable, Comparable, CustomStringConvertible
         let bytes = value.utf8
         if bytes.isEmpty { return "it is empty" }
         if bytes.count > 64 { return "it is \(bytes.count) characters long; at most 64 are allowed" }
-        if bytes.first == UInt8(ascii: ".") || bytes.first == UInt8(ascii: "-") {
-            return "it must not start with '.' or '-'"
+        if let first = bytes.first, !(CloudKitNames.isLetter(first) || CloudKitNames.isDigit(first)) {
+            return "it must start with an ASCII letter or digit"
         }
+
         let allowed = Set("._-@+".utf8)
         if let bad = value.unicodeScalars.first(where: {
             !$0.isASCII

@@ -31,7 +31,15 @@ public enum EntitlementTrap {
         guard let problem = entitlements.missingEntitlement(for: identifier) else { return }
         let line = "[CK] Significant issue at CKContainer.m:747: \(problem)\n"
         _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+        // A crash handler (Swift's backtracer, a test harness) must not turn the trap into something else: restore
+        // the default action and unblock the signal, so the process dies by SIGTRAP as it does under CloudKit.
+        signal(SIGTRAP, SIG_DFL)
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGTRAP)
+        sigprocmask(SIG_UNBLOCK, &signals, nil)
         raise(SIGTRAP)
+
         // Reached only if SIGTRAP is ignored or handled: the process must not carry on either way.
         fatalError(problem)
     }

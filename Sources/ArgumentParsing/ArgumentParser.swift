@@ -1,0 +1,136 @@
+/// Parses a command line against a ``CommandSpec`` tree, in the spirit of swift-argument-parser: subcommands,
+/// `--option VALUE` and `--option=VALUE`, flags, positional arguments, `--` to end options, `-h`/`--help`
+/// anywhere, and precise errors for anything that does not fit.
+public struct ArgumentParser: Sendable {
+    /// The root command (the tool itself).
+    public let root: CommandSpec
+    /// Options every command accepts, anywhere on the line (such as `--home`).
+    public let globalOptions: [OptionSpec]
+
+    /// Creates a parser.
+    public init(root: CommandSpec, globalOptions: [OptionSpec] = []) {
+        self.root = root
+        self.globalOptions = globalOptions
+    }
+
+    /// The command at `path`.
+    public func command(at path: [String]) -> CommandSpec? {
+        var command = root
+        for name in path {
+            guard let next = command.subcommand(name) else { return nil }
+            command = next
+        }
+        return command
+    }
+
+    /// Parses the arguments after the tool's name.
+    ///
+    /// - Parameter arguments: The arguments, without the tool's name.
+    /// - Returns: The chosen command and its values.
+    /// - Throws: ``UsageError`` naming the first thing that does not fit.
+    public func parse(_ arguments: [String]) throws(UsageError) -> ParsedCommand {
+        var parsed = ParsedCommand(path: [], arguments: [], options: [:], flags: [], helpRequested: false)
+        var command = root
+        var index = 0
+        var optionsEnded = false
+        func fail(_ message: String) -> UsageError { UsageError(message, path: parsed.path) }
+
+        while index < arguments.count {
+            let token = arguments[index]
+            index += 1
+            if !optionsEnded && token == "--" {
+                optionsEnded = true
+                continue
+            }
+            if !optionsEnded && (token == "--help" || token == "-h") {
+                parsed.helpRequested = true
+                continue
+            }
+            if !optionsEnded && token.hasPrefix("--") && token.count > 2 {
+                let body = token.dropFirst(2)
+                let name: String
+                var inlineValue: String?
+                if let equals = body.firstIndex(of: "=") {
+                    name = String(body[..<equals])
+                    inlineValue = String(body[body.index(after: equals)...])
+                } else {
+                    name = String(body)
+                }
+                if let option = (command.options + globalOptions).first(where: { $0.name == name }) {
+                    let value: String
+                    if let inlineValue {
+                        value = inlineValue
+                    } else {
+                        guard index < arguments.count, !Self.looksLikeOption(arguments[index]) else {
+                            throw fail("option '--\(name)' needs a value (\(option.valueName))")
+                        }
+                        value = arguments[index]
+                        index += 1
+                    }
+                    if let allowed = option.allowedValues, !allowed.contains(value) {
+                        throw fail(
+                            "'\(value)' is not a valid value for '--\(name)'; use \(allowed.joined(separator: ", "))")
+                    }
+                    if parsed.options[name] != nil && !option.isRepeatable {
+                        throw fail("option '--\(name)' was given more than once")
+                    }
+                    parsed.options[name, default: []].append(value)
+                    continue
+                }
+                if command.flags.contains(where: { $0.name == name }) {
+                    if inlineValue != nil { throw fail("flag '--\(name)' does not take a value") }
+                    parsed.flags.insert(name)
+                    continue
+                }
+                throw fail("unknown option '--\(name)' for '\(displayName(parsed.path))'")
+            }
+            if !optionsEnded && token.hasPrefix("-") && token.count > 1 && Double(token) == nil {
+                throw fail("unknown option '\(token)' for '\(displayName(parsed.path))'")
+            }
+            if !command.subcommands.isEmpty && parsed.arguments.isEmpty {
+                guard let next = command.subcommand(token) else {
+                    let names = command.subcommands.map(\.name).joined(separator: ", ")
+                    throw fail(
+                        "unknown command '\(token)' for '\(displayName(parsed.path))'; expected one of: \(names)")
+                }
+                command = next
+                parsed.path.append(token)
+                continue
+            }
+            parsed.arguments.append(token)
+        }
+        if parsed.helpRequested { return parsed }
+        if !command.subcommands.isEmpty {
+            let names = command.subcommands.map(\.name).joined(separator: ", ")
+            throw fail("'\(displayName(parsed.path))' needs a command: one of \(names)")
+        }
+        if parsed.arguments.count > command.arguments.count {
+            throw fail("unexpected argument '\(parsed.arguments[command.arguments.count])'")
+        }
+        for (offset, argument) in command.arguments.enumerated() {
+            if offset < parsed.arguments.count {
+                let value = parsed.arguments[offset]
+                if let allowed = argument.allowedValues, !allowed.contains(value) {
+                    throw fail(
+                        "'\(value)' is not a valid \(argument.valueName); use \(allowed.joined(separator: ", "))")
+                }
+            } else if !argument.isOptional {
+                throw fail("missing \(argument.valueName) (\(argument.help.prefix { $0 != "." }.lowercased()))")
+            }
+        }
+        for option in command.options where option.isRequired && parsed.options[option.name] == nil {
+            throw fail("missing option '--\(option.name) \(option.valueName)'")
+        }
+        return parsed
+    }
+
+    /// Whether a token is an option rather than a value (a negative number is a value).
+    static func looksLikeOption(_ token: String) -> Bool {
+        token.hasPrefix("--") && token.count > 2 || (token.hasPrefix("-") && token.count > 1 && Double(token) == nil)
+    }
+
+    /// `tool sub sub`, for messages.
+    public func displayName(_ path: [String]) -> String {
+        ([root.name] + path).joined(separator: " ")
+    }
+}

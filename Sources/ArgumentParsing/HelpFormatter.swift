@@ -1,0 +1,64 @@
+/// Writes a command's help and usage line, as swift-argument-parser lays them out.
+public struct HelpFormatter: Sendable {
+    /// The parser whose commands are described.
+    public let parser: ArgumentParser
+
+    /// Creates a formatter.
+    public init(parser: ArgumentParser) {
+        self.parser = parser
+    }
+
+    /// The usage line of the command at `path`.
+    public func usage(_ path: [String]) -> String {
+        guard let command = parser.command(at: path) else { return parser.displayName(path) }
+        var parts = [parser.displayName(path)]
+        if !command.subcommands.isEmpty { parts.append("<command>") }
+        for argument in command.arguments {
+            parts.append(argument.isOptional ? "[\(argument.valueName)]" : argument.valueName)
+        }
+        for option in command.options {
+            let text = "--\(option.name) \(option.allowedValues?.joined(separator: "|") ?? option.valueName)"
+            let shown = option.isRepeatable ? "\(text) ..." : text
+            parts.append(option.isRequired ? shown : "[\(shown)]")
+        }
+        for flag in command.flags { parts.append("[--\(flag.name)]") }
+        return parts.joined(separator: " ")
+    }
+
+    /// The full help of the command at `path`.
+    public func help(_ path: [String]) -> String {
+        guard let command = parser.command(at: path) else { return usage(path) }
+        var lines = ["OVERVIEW: \(command.abstract)"]
+        if let discussion = command.discussion { lines += ["", discussion] }
+        lines += ["", "USAGE: \(usage(path))"]
+        if !command.arguments.isEmpty {
+            lines += ["", "ARGUMENTS:"]
+            for argument in command.arguments { lines.append(row(argument.valueName, argument.help)) }
+        }
+        lines += ["", "OPTIONS:"]
+        for option in command.options {
+            let listed = option.allowedValues.map { $0.joined(separator: "|") == option.valueName } ?? true
+            let values = listed ? "" : " (\(option.allowedValues!.joined(separator: ", ")))"
+
+            lines.append(row("--\(option.name) \(option.valueName)", option.help + values))
+        }
+        for flag in command.flags { lines.append(row("--\(flag.name)", flag.help)) }
+        for option in parser.globalOptions { lines.append(row("--\(option.name) \(option.valueName)", option.help)) }
+        lines.append(row("-h, --help", "Show help information."))
+        if !command.subcommands.isEmpty {
+            lines += ["", "COMMANDS:"]
+            for sub in command.subcommands { lines.append(row(sub.name, sub.abstract)) }
+            lines += ["", "  See '\(parser.displayName(path)) <command> --help' for detailed help."]
+        }
+        if !command.examples.isEmpty {
+            lines += ["", "EXAMPLES:"]
+            for example in command.examples { lines.append("  " + example) }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func row(_ left: String, _ right: String) -> String {
+        let padded = left.count < 26 ? left + String(repeating: " ", count: 26 - left.count) : left + "  "
+        return "  " + padded + right
+    }
+}

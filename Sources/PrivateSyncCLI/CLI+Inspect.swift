@@ -1,0 +1,199 @@
+import DeviceStore
+import FileSystem
+import FoundationEssentials
+import PrivateCloud
+import PrivateSync
+import SimulatedWorld
+
+extension CLI {
+    private struct InspectJSON: Encodable {
+        struct Counts: Encodable {
+            let partition: String
+            let local: Int
+            let container: Int
+        }
+
+        let device: String
+        let account: String?
+        let types: [String: Counts]
+        let pendingChanges: Int
+        let storeFiles: [String]
+        let containerFile: String?
+        let status: StatusJSON
+    }
+
+    func inspect() throws -> ExitCode {
+        let world = try world()
+        let app = try resumedApp(in: world)
+        let account = app.device.session.account
+        let userCounts = try app.stores.userCreated.countsByType()
+        let localCounts = try app.stores.localOnly.countsByType()
+        var containerFile: String?
+        var containerCounts: [String: Int] = [:]
+        if let account {
+            let path = world.containerPath(account: account)
+            containerFile = path
+            if FileSystem.exists(path) { containerCounts = try ContainerFile.countsByType(path) }
+        }
+        var types: [String: InspectJSON.Counts] = [:]
+        for type in world.partition.schema.recordTypes {
+            let partition = world.partition.partition(of: type.name) ?? .userCreated
+            let local = (partition == .userCreated ? userCounts : localCounts)[type.name] ?? 0
+            let container = containerCounts[type.name] ?? 0
+            if local > 0 || container > 0 {
+                types[type.name] = .init(partition: partition.rawValue, local: local, container: container)
+            }
+        }
+        for (type, count) in containerCounts where types[type] == nil {
+            types[type] = .init(partition: "unknown", local: 0, container: count)
+        }
+        let report = InspectJSON(
+            device: app.device.name, account: account?.rawValue, types: types,
+            pendingChanges: try app.stores.userCreated.pendingChangeCount(),
+            storeFiles: [app.stores.userCreated.path, app.stores.localOnly.path], containerFile: containerFile,
+            status: StatusJSON(try app.status()))
+        if json {
+            Terminal.json(report)
+            return .success
+        }
+        Terminal.line(
+            "\(report.device): iCloud account \(report.account ?? "none"); sync is \(try app.status().description)")
+        if types.isEmpty {
+            Terminal.line("No records, on the device or in the container.")
+        } else {
+            Terminal.table(
+                [["TYPE", "PARTITION", "ON DEVICE", "IN CONTAINER"]]
+                    + types.keys.sorted().map { name in
+                        let counts = types[name]!
+                        return [name, counts.partition, "\(counts.local)", "\(counts.container)"]
+                    })
+        }
+        Terminal.line("Pending changes: \(report.pendingChanges)")
+        Terminal.line("Store files: \(report.storeFiles.joined(separator: ", "))")
+        Terminal.line("Container file: \(containerFile ?? "none (no account signed in)")")
+        return .success
+    }
+
+    func audit() throws -> ExitCode {
+        let world = try world()
+        let report = try world.audit()
+        if json {
+            struct FindingJSON: Encodable {
+                let kind: String
+                let file: String
+                let record: String?
+                let detail: String
+            }
+            struct AuditJSON: Encodable {
+                let clean: Bool
+                let containersChecked: Int
+                let recordsChecked: Int
+                let findings: [FindingJSON]
+            }
+            Terminal.json(
+                AuditJSON(
+                    clean: report.isClean, containersChecked: report.containersChecked,
+                    recordsChecked: report.recordsChecked,
+                    findings: report.findings.map {
+                        FindingJSON(kind: $0.kind.rawValue, file: $0.file, record: $0.recordName, detail: $0.detail)
+                    }))
+        } else if report.isClean {
+            Terminal.line(
+                "Audit clean: \(report.recordsChecked) record(s) in \(report.containersChecked) container file(s); no local-only "
+                    + "record left its device, and no record reached another account.")
+        } else {
+            Terminal.line("Audit found \(report.findings.count) problem(s):")
+            for finding in report.findings {
+                Terminal.line("  \(finding.kind.rawValue): \(finding.detail) [\(finding.file)]")
+            }
+        }
+        return report.isClean ? .success : .checkFailed
+    }
+
+    func faultInject() throws -> ExitCode {
+        let world = try world()
+        guard let faults = world.faults as? PersistentFaults else {
+            throw CLIError(.internalError, "this world keeps no fault file")
+        }
+        let kind = FaultKind(rawValue: command.arguments[0])!
+        let count =
+            try command.option("count").map { text throws(CLIError) -> Int in
+                guard let value = Int(text), value >= 1, value <= 1_000_000 else {
+                    throw CLIError(
+                        .dataError, "--count must be a whole number from 1 to 1000000; got '\(text.prefix(40))'")
+                }
+                return value
+            } ?? 1
+        let retryAfter = try command.option("retry-after").map { text throws(CLIError) -> Double in
+            guard let value = Double(text), value.isFinite, value >= 0, value <= 86_400 else {
+                throw CLIError(
+                    .dataError, "--retry-after must be a number of seconds from 0 to 86400; got '\(text.prefix(40))'")
+            }
+            return value
+        }
+        let account = try account(command.option("account"))
+        try faults.inject(Fault(kind, retryAfter: retryAfter), account: account, count: count)
+        Terminal.line(
+            "Injected \(kind) for the next \(count) call(s) it applies to, for \(account.map { "account \($0)" } ?? "any account")"
+        )
+        return .success
+    }
+
+    func faultList() throws -> ExitCode {
+        let world = try world()
+        guard let faults = world.faults as? PersistentFaults else {
+            throw CLIError(.internalError, "this world keeps no fault file")
+        }
+        let entries = try faults.entries()
+        let struck = try faults.struckCounts()
+        if json {
+            struct EntryJSON: Encodable {
+                let kind: String
+                let account: String?
+                let remaining: Int
+                let retryAfter: Double?
+            }
+            struct FaultsJSON: Encodable {
+                let waiting: [EntryJSON]
+                let struck: [String: Int]
+            }
+            Terminal.json(
+                FaultsJSON(
+                    waiting: entries.map {
+                        EntryJSON(
+                            kind: $0.kind.rawValue, account: $0.account?.rawValue, remaining: $0.remaining,
+                            retryAfter: $0.retryAfter)
+                    }, struck: Dictionary(uniqueKeysWithValues: struck.map { ($0.key.rawValue, $0.value) })))
+            return .success
+        }
+        if entries.isEmpty {
+            Terminal.line("No faults waiting.")
+        } else {
+            Terminal.table(
+                [["KIND", "ACCOUNT", "REMAINING", "RETRY AFTER"]]
+                    + entries.map {
+                        [
+                            $0.kind.rawValue, $0.account?.rawValue ?? "any", "\($0.remaining)",
+                            $0.retryAfter.map { "\($0)s" } ?? "-",
+                        ]
+                    })
+        }
+        if !struck.isEmpty {
+            Terminal.line(
+                "Struck so far: "
+                    + struck.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+        return .success
+    }
+
+    func faultClear() throws -> ExitCode {
+        let world = try world()
+        guard let faults = world.faults as? PersistentFaults else {
+            throw CLIError(.internalError, "this world keeps no fault file")
+        }
+        let count = try faults.entries().count
+        try faults.clear()
+        Terminal.line("Cleared \(count) waiting fault(s).")
+        return .success
+    }
+}

@@ -1,0 +1,105 @@
+import DeviceStore
+import FoundationEssentials
+import PrivateCloud
+import PrivateSync
+import SimulatedWorld
+
+extension CLI {
+    private struct LaunchJSON: Encodable {
+        let device: String
+        let userCreatedStore: String
+        let steps: [String]
+        let fallbackDetail: String?
+        let status: StatusJSON
+    }
+
+    func launch() throws -> ExitCode {
+        let world = try world()
+        let device = try device(in: world)
+        let options = LaunchSequence.Options(
+            skipDirectoryFix: command.flag("skip-directory-fix"),
+            skipEntitlementCheck: command.flag("skip-entitlement-check"))
+        let app = try LaunchSequence(device: device, environment: world.environment(for: device)).run(options: options)
+        let status = try app.status()
+        if json {
+            Terminal.json(
+                LaunchJSON(
+                    device: device.name, userCreatedStore: app.record.userCreatedStore.rawValue,
+                    steps: app.record.steps,
+                    fallbackDetail: app.record.fallbackDetail, status: StatusJSON(status)))
+        } else {
+            Terminal.line("Launched the app on \(device.name):")
+            for (index, step) in app.record.steps.enumerated() { Terminal.line("  \(index + 1). \(step)") }
+            printStatus(status, device: device.name)
+        }
+        return .success
+    }
+
+    func syncSwitch(on: Bool) throws -> ExitCode {
+        let world = try world()
+        let app = try resumedApp(in: world).setSyncEnabled(on)
+        let status = try app.status()
+        if !json {
+            Terminal.line(
+                "Turned sync \(on ? "on" : "off") on \(app.device.name); the user-created store is now \(app.record.userCreatedStore.rawValue)"
+            )
+        }
+        printStatus(status, device: app.device.name)
+        return .success
+    }
+
+    private struct SyncNowJSON: Encodable {
+        let ran: Bool
+        let skippedBecause: String?
+        let sentSaves: Int
+        let sentDeletes: Int
+        let fetchedModifications: Int
+        let fetchedDeletions: Int
+        let conflictsResolved: Int
+        let outcome: String?
+        let status: StatusJSON
+    }
+
+    func syncNow() async throws -> ExitCode {
+        let world = try world()
+        let app = try resumedApp(in: world)
+        let report = await app.sync(force: true)
+        let status = try app.status()
+        if json {
+            Terminal.json(
+                SyncNowJSON(
+                    ran: report?.ran ?? false,
+                    skippedBecause: report?.skippedBecause ?? (report == nil ? "sync does not run" : nil),
+                    sentSaves: report?.sentSaves ?? 0, sentDeletes: report?.sentDeletes ?? 0,
+                    fetchedModifications: report?.fetchedModifications ?? 0,
+                    fetchedDeletions: report?.fetchedDeletions ?? 0,
+                    conflictsResolved: report?.conflictsResolved ?? 0, outcome: report?.outcome?.encoded,
+                    status: StatusJSON(status)))
+            return .success
+        }
+        if let report {
+            if let skipped = report.skippedBecause {
+                Terminal.line("\(app.device.name): nothing moved; \(skipped)")
+            } else {
+                Terminal.line(
+                    "\(app.device.name): sent \(report.sentSaves) save(s) and \(report.sentDeletes) delete(s); fetched "
+                        + "\(report.fetchedModifications) change(s) and \(report.fetchedDeletions) deletion(s); "
+                        + "\(report.conflictsResolved) conflict(s) merged")
+                if case .retrying(let code)? = report.outcome {
+                    Terminal.line("  the attempt failed: \(code); it will be retried")
+                }
+            }
+        } else {
+            Terminal.line("\(app.device.name): nothing moved; sync does not run on this device")
+        }
+        printStatus(status, device: app.device.name)
+        return .success
+    }
+
+    func syncStatus() throws -> ExitCode {
+        let world = try world()
+        let app = try resumedApp(in: world)
+        printStatus(try app.status(), device: app.device.name)
+        return .success
+    }
+}

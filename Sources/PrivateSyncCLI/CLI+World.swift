@@ -1,0 +1,163 @@
+import DeviceStore
+import FileSystem
+import FoundationEssentials
+import PrivateCloud
+import PrivateSync
+import SimulatedWorld
+
+extension CLI {
+    func initWorld() throws -> ExitCode {
+        let partition =
+            try command.option("schema").map { path throws -> SyncPartition in
+                guard FileSystem.exists(path) else {
+                    throw CLIError(.noInput, "the schema file \(path) does not exist")
+                }
+                return try SyncPartition.load(fromFile: path)
+            } ?? .demoHealth
+        let identifier =
+            try command.option("container").map { try ContainerIdentifier($0) } ?? World.demoContainerIdentifier
+        let world = try World.create(at: home, partition: partition, containerIdentifier: identifier)
+        Terminal.line("Created a world at \(world.home)")
+        Terminal.line(
+            "  schema: \(partition.schema.name) (\(partition.userCreatedTypes.count) user-created types, "
+                + "\(partition.localOnlyTypes.count) local-only)")
+        Terminal.line("  container: \(identifier)")
+        return .success
+    }
+
+    func deviceAdd() throws -> ExitCode {
+        let world = try world()
+        let name = command.arguments[0]
+        let account = try account(command.option("account"))
+        let device = try world.addDevice(
+            name, account: account, syncPreference: onOff("sync"), entitlement: !command.flag("no-entitlement"))
+        Terminal.line(
+            "Installed the app on \(device.name): "
+                + "\(account.map { "signed into \($0)" } ?? "no iCloud account"), sync \(command.option("sync") ?? "never set"), "
+                + "\(command.flag("no-entitlement") ? "a build WITHOUT the iCloud entitlement" : "with the iCloud entitlement")"
+        )
+        return .success
+    }
+
+    private struct DeviceJSON: Encodable {
+        let name: String
+        let account: String?
+        let accountStatus: String
+        let buildVersion: Int
+        let entitlement: Bool
+        let syncPreference: Bool
+        let launched: Bool
+        let userCreatedStore: String?
+    }
+
+    func deviceList() throws -> ExitCode {
+        let world = try world()
+        var devices: [DeviceJSON] = []
+        for name in try world.deviceNames() {
+            let device = try world.device(name)
+            let launch = try LaunchRecord.load(appGroup: device.appGroup.path)
+            devices.append(
+                DeviceJSON(
+                    name: name, account: device.profile.account, accountStatus: device.session.status.name,
+                    buildVersion: device.profile.build.version,
+                    entitlement: device.entitlements.permits(world.containerIdentifier),
+                    syncPreference: try device.syncPreference(), launched: launch != nil,
+                    userCreatedStore: launch?.userCreatedStore.rawValue))
+        }
+        if json {
+            struct List: Encodable { let devices: [DeviceJSON] }
+            Terminal.json(List(devices: devices))
+        } else if devices.isEmpty {
+            Terminal.line("No devices. Add one with: privatesync device add NAME --account ID --sync on")
+        } else {
+            Terminal.table(
+                [["DEVICE", "ACCOUNT", "STATUS", "BUILD", "ENTITLEMENT", "SYNC", "STORE"]]
+                    + devices.map {
+                        [
+                            $0.name, $0.account ?? "-", $0.accountStatus, "\($0.buildVersion)",
+                            $0.entitlement ? "yes" : "no",
+                            $0.syncPreference ? "on" : "off", $0.userCreatedStore ?? "never launched",
+                        ]
+                    })
+        }
+        return .success
+    }
+
+    func deviceReinstall() throws -> ExitCode {
+        let world = try world()
+        let device = try world.device(command.arguments[0])
+        try device.reinstall(syncPreference: onOff("sync"))
+        Terminal.line(
+            "Reinstalled the app on \(device.name): its folder is a fresh install (no Library/Application Support), "
+                + "sync \(command.option("sync") ?? "never set")")
+        return .success
+    }
+
+    func deviceUpgrade() throws -> ExitCode {
+        let world = try world()
+        let device = try world.device(command.arguments[0])
+        let keeps = device.entitlements.permits(world.containerIdentifier)
+        let entitlement = onOff("entitlement") ?? keeps
+        let version = device.profile.build.version + 1
+        try device.upgrade(to: .build(version: version, withCloudKitFor: entitlement ? world.containerIdentifier : nil))
+        Terminal.line(
+            "Upgraded the app on \(device.name) to build \(version) (\(entitlement ? "with" : "WITHOUT") the iCloud "
+                + "entitlement); its folder and data are kept")
+        return .success
+    }
+
+    func accountSignIn() throws -> ExitCode {
+        let world = try world()
+        let device = try device(in: world)
+        let account = try AccountID(command.arguments[0])
+        let previous = device.session.account
+        try device.signIn(account)
+        let change =
+            previous.map { $0 == account ? "was already signed into \($0)" : "switched from \($0)" } ?? "signed in"
+        Terminal.line("\(device.name) is signed into iCloud as \(account) (\(change))")
+        return .success
+    }
+
+    func accountSignOut() throws -> ExitCode {
+        let world = try world()
+        let device = try device(in: world)
+        try device.signOut()
+        Terminal.line("\(device.name) is signed out of iCloud; its data stays on the device")
+        return .success
+    }
+
+    func accountStatus() throws -> ExitCode {
+        let world = try world()
+        let device = try device(in: world)
+        if let name = command.option("set") {
+            guard device.session.account != nil else {
+                throw CLIError(.dataError, "\(device.name) has no iCloud account signed in; sign in first")
+            }
+            try device.setAccountStatus(AccountStatus(name: name) ?? .couldNotDetermine)
+        }
+        let (account, status) = device.session.current
+        if json {
+            struct AccountJSON: Encodable {
+                let device: String
+                let account: String?
+                let status: String
+            }
+            Terminal.json(AccountJSON(device: device.name, account: account?.rawValue, status: status.name))
+        } else {
+            Terminal.line("\(device.name): iCloud account \(account?.rawValue ?? "none"), status \(status)")
+        }
+        return .success
+    }
+
+    func accountStartFresh() throws -> ExitCode {
+        let world = try world()
+        let app = try resumedApp(in: world)
+        let archive = try app.startFreshForSignedInAccount()
+        Terminal.line(
+            "Kept the previous account's \(archive.records) record(s) apart, on the device, in \(archive.path)")
+        Terminal.line(
+            "\(app.device.name) now syncs with \(app.device.session.account?.rawValue ?? "no account"); run: privatesync sync now --device \(app.device.name)"
+        )
+        return .success
+    }
+}

@@ -1,0 +1,120 @@
+import ArgumentParsing
+import DeviceStore
+import FileSystem
+import FoundationEssentials
+import PrivateCloud
+import PrivateSync
+import SimulatedWorld
+
+/// The `privatesync` command: parses the line, runs the command, and turns every failure into one sentence on
+/// standard error and an exit code.
+struct CLI {
+    static let parser = ArgumentParser(root: CommandTree.root, globalOptions: [CommandTree.home])
+    static let help = HelpFormatter(parser: parser)
+
+    /// The parsed command line.
+    let command: ParsedCommand
+    /// The world's folder.
+    let home: String
+
+    /// Runs a command line.
+    ///
+    /// - Parameter arguments: The arguments after the tool's name.
+    /// - Returns: The exit code.
+    static func run(_ arguments: [String]) async -> ExitCode {
+        let command: ParsedCommand
+        do {
+            command = try parser.parse(arguments)
+        } catch {
+            Terminal.error("error: \(error.message)")
+            Terminal.error("usage: \(help.usage(error.path))")
+            Terminal.error("See '\(parser.displayName(error.path)) --help'.")
+            return .usage
+        }
+        if command.helpRequested {
+            Terminal.text(help.help(command.path))
+            return .success
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let home = command.option("home") ?? environment["PRIVATESYNC_HOME"] ?? "./.privatesync"
+        let cli = CLI(command: command, home: FileSystem.absolute(home))
+        do {
+            return try await cli.dispatch()
+        } catch {
+            let failure = CLIError.from(error)
+            Terminal.error("error: \(failure.message)")
+            return failure.code
+        }
+    }
+
+    /// Whether `--json` was given.
+    var json: Bool { command.flag("json") }
+
+    private func dispatch() async throws -> ExitCode {
+        switch command.path {
+        case ["init"]: return try initWorld()
+        case ["device", "add"]: return try deviceAdd()
+        case ["device", "list"]: return try deviceList()
+        case ["device", "reinstall"]: return try deviceReinstall()
+        case ["device", "upgrade"]: return try deviceUpgrade()
+        case ["account", "sign-in"]: return try accountSignIn()
+        case ["account", "sign-out"]: return try accountSignOut()
+        case ["account", "status"]: return try accountStatus()
+        case ["account", "start-fresh"]: return try accountStartFresh()
+        case ["launch"]: return try launch()
+        case ["sync", "on"]: return try syncSwitch(on: true)
+        case ["sync", "off"]: return try syncSwitch(on: false)
+        case ["sync", "now"]: return try await syncNow()
+        case ["sync", "status"]: return try syncStatus()
+        case ["record", "add"]: return try recordAdd()
+        case ["record", "edit"]: return try recordEdit()
+        case ["record", "delete"]: return try recordDelete()
+        case ["record", "list"]: return try recordList()
+        case ["inspect"]: return try inspect()
+        case ["audit"]: return try audit()
+        case ["fault", "inject"]: return try faultInject()
+        case ["fault", "list"]: return try faultList()
+        case ["fault", "clear"]: return try faultClear()
+        case ["demo"]: return try await Demo(home: command.option("home").map(FileSystem.absolute)).run()
+        default: throw CLIError(.internalError, "no handler for '\(Self.parser.displayName(command.path))'")
+        }
+    }
+
+    // MARK: Shared steps
+
+    /// The world at `home`.
+    func world() throws -> World {
+        try World.open(at: home)
+    }
+
+    /// The device named by `--device`.
+    func device(in world: World) throws -> SimulatedDevice {
+        try world.device(command.option("device") ?? "")
+    }
+
+    /// The app on the `--device`, as its last launch left it.
+    func resumedApp(in world: World) throws -> LaunchedApp {
+        let device = try device(in: world)
+        return try LaunchSequence(device: device, environment: world.environment(for: device)).resume()
+    }
+
+    /// Prints a status, as a sentence or JSON.
+    func printStatus(_ status: SyncStatus, device: String) {
+        if json {
+            Terminal.json(StatusJSON(status))
+        } else {
+            Terminal.line("\(device): sync is \(status.description)")
+            Terminal.line("  \(status.copy)")
+        }
+    }
+
+    /// `on` or `off` from an `on|off` option.
+    func onOff(_ name: String) -> Bool? {
+        command.option(name).map { $0 == "on" }
+    }
+
+    /// An account from its option or argument.
+    func account(_ text: String?) throws -> AccountID? {
+        try text.map { try AccountID($0) }
+    }
+}

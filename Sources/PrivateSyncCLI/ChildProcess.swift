@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Runs a program as a child process and collects how it ended: the one place this package spawns a process.
+///
+/// The demo uses it to run the trapping launch in a process of its own, so that the demo survives the trap.
+struct ChildProcess {
+    /// How a child ended.
+    enum Termination: Equatable {
+        case exited(Int32)
+        case signalled(Int32)
+    }
+
+    /// What a child did.
+    struct Result {
+        let termination: Termination
+        let standardOutput: String
+        let standardError: String
+    }
+
+    /// The running executable's path.
+    static var currentExecutable: String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return CommandLine.arguments[0] }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Runs `executable` with `arguments` and waits for it.
+    ///
+    /// - Returns: How it ended and what it wrote, or `nil` when it could not be started.
+    static func run(_ executable: String, _ arguments: [String]) -> Result? {
+        var outPipe: [Int32] = [0, 0]
+        var errPipe: [Int32] = [0, 0]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { return nil }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        posix_spawn_file_actions_addclose(&actions, outPipe[0])
+        posix_spawn_file_actions_addclose(&actions, errPipe[0])
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        close(outPipe[1])
+        close(errPipe[1])
+        guard spawned == 0 else {
+            close(outPipe[0])
+            close(errPipe[0])
+            return nil
+        }
+        // The child writes little, so reading one pipe to its end before the other cannot dead-lock in practice;
+        // the demo's child writes a few lines at most.
+        let output = readAll(outPipe[0])
+        let error = readAll(errPipe[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let termination: Termination =
+            (status & 0x7F) == 0 ? .exited((status >> 8) & 0xFF) : .signalled(status & 0x7F)
+        return Result(termination: termination, standardOutput: output, standardError: error)
+    }
+
+    private static func readAll(_ descriptor: Int32) -> String {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        close(descriptor)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

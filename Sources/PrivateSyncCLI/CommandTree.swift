@@ -1,0 +1,183 @@
+import ArgumentParsing
+import PrivateCloud
+
+/// Every command of `privatesync`, declared. Help text and usage errors come from here.
+enum CommandTree {
+    static let device = OptionSpec("device", valueName: "NAME", help: "The device.", isRequired: true)
+    static let json = FlagSpec("json", help: "Print exactly one JSON object (shapes in docs/cli.md).")
+    static let onOff = ["on", "off"]
+
+    static let home = OptionSpec(
+        "home", valueName: "DIR", help: "The world's folder (default: $PRIVATESYNC_HOME, else ./.privatesync).")
+
+    static let root = CommandSpec(
+        "privatesync", abstract: "Build a world of devices and iCloud accounts, launch the app, sync, inject faults.",
+        discussion: """
+            Every command is a fresh process, as every launch of an app is. The world lives in --home DIR, else
+            $PRIVATESYNC_HOME, else ./.privatesync. Exit codes: 0 success, 1 a check found a problem, 64 usage,
+            65 bad input data, 66 a missing world, device or record, 70 internal, 74 a damaged or unreadable file.
+            """,
+        subcommands: [
+            CommandSpec(
+                "init", abstract: "Create a world, with the demo health schema unless a schema is given.",
+                discussion: "Refuses to touch an existing world, or any folder that is not empty.",
+                options: [
+                    OptionSpec("schema", valueName: "FILE", help: "A schema file (see docs/schema.md)."),
+                    OptionSpec(
+                        "container", valueName: "ID", help: "The container identifier (default iCloud.com.example.me)."),
+                ],
+                examples: [
+                    "privatesync --home /tmp/w init",
+                    "privatesync init --schema my-schema.json --container iCloud.org.me.app",
+                ]),
+            CommandSpec(
+                "device", abstract: "Install the app on devices, list them, reinstall or upgrade it.",
+                subcommands: [
+                    CommandSpec(
+                        "add", abstract: "A fresh install of the app on a new device.",
+                        arguments: [ArgumentSpec("NAME", help: "The device's name (letters, digits, '.', '_', '-').")],
+                        options: [
+                            OptionSpec(
+                                "account", valueName: "ID", help: "The iCloud account signed in (default: none)."),
+                            OptionSpec(
+                                "sync", valueName: "on|off",
+                                help: "The sync switch as restored from a backup (default: never set).",
+                                allowedValues: onOff),
+                        ],
+                        flags: [FlagSpec("no-entitlement", help: "Build the app without the iCloud entitlement.")],
+                        examples: ["privatesync device add phone --account alice --sync on"]),
+                    CommandSpec("list", abstract: "List the devices.", flags: [json]),
+                    CommandSpec(
+                        "reinstall", abstract: "Delete and reinstall the app: its folder goes back to a fresh install.",
+                        arguments: [ArgumentSpec("NAME", help: "The device.")],
+                        options: [
+                            OptionSpec(
+                                "sync", valueName: "on|off", help: "The sync switch as restored from a backup.",
+                                allowedValues: onOff)
+                        ]),
+                    CommandSpec(
+                        "upgrade", abstract: "Install a newer build over the app, keeping its folder and data.",
+                        arguments: [ArgumentSpec("NAME", help: "The device.")],
+                        options: [
+                            OptionSpec(
+                                "entitlement", valueName: "on|off",
+                                help: "Whether the new build has the iCloud entitlement (default: as before).",
+                                allowedValues: onOff)
+                        ]),
+                ]),
+            CommandSpec(
+                "account", abstract: "Sign a device in or out of iCloud, set its account status, resolve a switch.",
+                subcommands: [
+                    CommandSpec(
+                        "sign-in",
+                        abstract: "Sign the device into an iCloud account (switching if another is signed in).",
+                        arguments: [ArgumentSpec("ID", help: "The account.")], options: [device]),
+                    CommandSpec("sign-out", abstract: "Sign the device out of iCloud.", options: [device]),
+                    CommandSpec(
+                        "status", abstract: "Set (or show) the signed-in account's status.",
+                        options: [
+                            device,
+                            OptionSpec(
+                                "set", valueName: "STATUS", help: "The new status.",
+                                allowedValues: ["available", "noAccount", "restricted", "temporarilyUnavailable"]),
+                        ], flags: [json]),
+                    CommandSpec(
+                        "start-fresh",
+                        abstract:
+                            "After an account switch: keep the old account's data apart and sync with the new one.",
+                        discussion:
+                            "Moves the previous account's records into an archive store on the device (nothing is deleted), and lets the device sync with the account signed in now.",
+                        options: [device]),
+                ]),
+            CommandSpec(
+                "launch", abstract: "A cold start of the app: runs the launch sequence and prints the status.",
+                discussion:
+                    "The two skip flags exist only to reproduce the first-launch traps (docs/trap-missing-directory.md, docs/trap-missing-entitlement.md). Without the entitlement and with --skip-entitlement-check, the process traps (dies by SIGTRAP) as CloudKit does.",
+                options: [device],
+                flags: [
+                    FlagSpec("skip-directory-fix", help: "Do not create Library/Application Support first (trap 1)."),
+                    FlagSpec("skip-entitlement-check", help: "Do not check the entitlement before CloudKit (trap 2)."),
+                    json,
+                ],
+                examples: [
+                    "privatesync launch --device phone", "privatesync launch --device phone --skip-directory-fix",
+                ]),
+            CommandSpec(
+                "sync", abstract: "Flip the sync switch, sync now, or show the status.",
+                subcommands: [
+                    CommandSpec(
+                        "on", abstract: "Turn sync on, as the settings switch does.", options: [device], flags: [json]),
+                    CommandSpec(
+                        "off", abstract: "Turn sync off, as the settings switch does.", options: [device], flags: [json]
+                    ),
+                    CommandSpec(
+                        "now", abstract: "One send-and-fetch cycle right away, whatever the retry schedule says.",
+                        options: [device], flags: [json]),
+                    CommandSpec(
+                        "status", abstract: "The status the settings screen shows.", options: [device], flags: [json]),
+                ]),
+            CommandSpec(
+                "record", abstract: "Add, edit, delete and list records on a device.",
+                subcommands: [
+                    CommandSpec(
+                        "add",
+                        abstract: "Add a record; prints its name once it and its pending change are durably stored.",
+                        discussion:
+                            "VALUE is read by the field's type: text; an integer; a number; true or false; a date (ISO 8601, or 'now'); base64 bytes; a record name (reference); 'lat,lon' (location). '@FILE' reads the value from a file ('@@' for a literal '@'). Repeat a list field's --field once per element; 'KEY=[]' gives an empty list.",
+                        arguments: [ArgumentSpec("TYPE", help: "The record type.")],
+                        options: [
+                            device,
+                            OptionSpec("field", valueName: "KEY=VALUE", help: "A field value.", isRepeatable: true),
+                        ], flags: [json],
+                        examples: ["privatesync record add CheckIn --device phone --field mood=4 --field date=now"]),
+                    CommandSpec(
+                        "edit", abstract: "Change fields of a record.",
+                        arguments: [ArgumentSpec("NAME", help: "The record's name.")],
+                        options: [
+                            device,
+                            OptionSpec("field", valueName: "KEY=VALUE", help: "A field value.", isRepeatable: true),
+                            OptionSpec(
+                                "clear", valueName: "KEY", help: "Remove an optional field.", isRepeatable: true),
+                        ], flags: [json]),
+                    CommandSpec(
+                        "delete", abstract: "Delete a record.",
+                        arguments: [ArgumentSpec("NAME", help: "The record's name.")],
+                        options: [device]),
+                    CommandSpec(
+                        "list", abstract: "List the records on a device.",
+                        options: [device, OptionSpec("type", valueName: "TYPE", help: "Only records of this type.")],
+                        flags: [json]),
+                ]),
+            CommandSpec(
+                "inspect",
+                abstract: "Per type, records on the device and in its account's container; pending changes; files.",
+                options: [device], flags: [json]),
+            CommandSpec(
+                "audit",
+                abstract: "Read every container file and report local-only records and records in the wrong account.",
+                discussion: "Exit 0 when clean, 1 when not.", flags: [json]),
+            CommandSpec(
+                "fault", abstract: "Faults that the next commands meet.",
+                subcommands: [
+                    CommandSpec(
+                        "inject", abstract: "Add a fault.",
+                        arguments: [
+                            ArgumentSpec(
+                                "KIND", help: "The kind of fault.", allowedValues: FaultKind.allCases.map(\.rawValue))
+                        ],
+                        options: [
+                            OptionSpec("account", valueName: "ID", help: "Only calls for this account (default: any)."),
+                            OptionSpec("count", valueName: "N", help: "How many calls it strikes (default 1)."),
+                            OptionSpec(
+                                "retry-after", valueName: "SECONDS",
+                                help: "The retry-after it carries, where one applies."),
+                        ],
+                        examples: ["privatesync fault inject network-unavailable --count 3"]),
+                    CommandSpec("list", abstract: "The faults waiting, and how often each kind struck.", flags: [json]),
+                    CommandSpec("clear", abstract: "Remove every waiting fault."),
+                ]),
+            CommandSpec(
+                "demo", abstract: "A scripted walk through a fresh world: both traps, two devices syncing, a fault.",
+                discussion: "Runs in a temporary folder unless --home is given (which must not exist yet)."),
+        ])
+}

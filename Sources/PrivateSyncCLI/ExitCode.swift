@@ -1,0 +1,31 @@
+/// The process's exit status, sysexits-style.
+enum ExitCode: Int32, Sendable {
+    /// Success.
+    case success = 0
+    /// A check found a problem (audit, simulate).
+    case checkFailed = 1
+    /// The command line does not fit the command (EX_USAGE).
+    case usage = 64
+    /// Bad input data: a bad field value, a record too large, an invalid name, a type where it cannot go (EX_DATAERR).
+    case dataError = 65
+    /// Something named does not exist: the world, a device, a record, a file (EX_NOINPUT).
+    case noInput = 66
+    /// A bug, or a state that should not happen (EX_SOFTWARE).
+    case internalError = 70
+    /// A file of the world is damaged or of another kind, or could not be read or written; it was left unchanged
+    /// (EX_IOERR).
+    case ioError = 74
+}
+
+/// A failure the CLI reports: one sentence on standard error, and an exit code.
+struct CLIError: Error, Sendable, CustomStringConvertible {
+    let code: ExitCode
+    let message: String
+
+    init(_ code: ExitCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    var description: String { message }
+}

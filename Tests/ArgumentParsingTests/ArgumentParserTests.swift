@@ -1,0 +1,74 @@
+import Testing
+
+@testable import ArgumentParsing
+
+@Suite("Argument parser")
+struct ArgumentParserTests {
+    static let parser = ArgumentParser(
+        root: CommandSpec(
+            "tool", abstract: "A tool.",
+            subcommands: [
+                CommandSpec(
+                    "make", abstract: "Make a thing.", arguments: [ArgumentSpec("NAME", help: "The name.")],
+                    options: [
+                        OptionSpec("size", valueName: "N", help: "The size.", isRequired: true),
+                        OptionSpec("tag", valueName: "T", help: "A tag.", isRepeatable: true),
+                        OptionSpec("mode", valueName: "on|off", help: "A mode.", allowedValues: ["on", "off"]),
+                    ], flags: [FlagSpec("quiet", help: "Say less.")])
+            ]),
+        globalOptions: [OptionSpec("home", valueName: "DIR", help: "Home.")])
+
+    @Test("options, repeated options, flags, arguments and a global option anywhere")
+    func parsesEverything() throws {
+        let parsed = try Self.parser.parse([
+            "--home", "/h", "make", "x", "--size=3", "--tag", "a", "--quiet", "--tag", "b",
+        ])
+        #expect(parsed.path == ["make"])
+        #expect(parsed.arguments == ["x"])
+        #expect(parsed.option("size") == "3")
+        #expect(parsed.options["tag"] == ["a", "b"])
+        #expect(parsed.flag("quiet"))
+        #expect(parsed.option("home") == "/h")
+    }
+
+    @Test("-- ends options, so a value may start with a dash")
+    func doubleDashEndsOptions() throws {
+        #expect(try Self.parser.parse(["make", "--size", "1", "--", "-weird"]).arguments == ["-weird"])
+        #expect(
+            try Self.parser.parse(["make", "-5", "--size", "-1"]).arguments == ["-5"], "negative numbers are values")
+    }
+
+    @Test("--help is honoured anywhere, even on an incomplete line")
+    func helpAnywhere() throws {
+        let parsed = try Self.parser.parse(["make", "--help"])
+        #expect(parsed.helpRequested && parsed.path == ["make"])
+    }
+
+    @Test(
+        "usage errors name what is wrong",
+        arguments: [
+            (["nope"], "unknown command 'nope'"), ([], "needs a command"), (["make", "--size", "1"], "missing NAME"),
+            (["make", "x"], "missing option '--size N'"), (["make", "x", "--size"], "needs a value"),
+            (["make", "x", "--size", "1", "--size", "2"], "more than once"),
+            (["make", "x", "y", "--size", "1"], "unexpected argument 'y'"),
+            (["make", "x", "--size", "1", "--mode", "auto"], "not a valid value"),
+            (["make", "x", "--size", "1", "--what"], "unknown option '--what'"),
+            (["make", "x", "--size", "1", "--quiet=yes"], "does not take a value"),
+        ])
+    func usageErrors(arguments: [String], message: String) {
+        #expect {
+            try Self.parser.parse(arguments)
+        } throws: { error in
+            (error as? UsageError)?.message.contains(message) == true
+        }
+    }
+
+    @Test("help lists arguments, options with their values, flags and the global options")
+    func helpText() {
+        let help = HelpFormatter(parser: Self.parser).help(["make"])
+        #expect(help.hasPrefix("OVERVIEW: Make a thing."))
+        #expect(help.contains("USAGE: tool make NAME --size N [--tag T ...] [--mode on|off] [--quiet]"))
+        #expect(help.contains("--home DIR"))
+        #expect(help.contains("-h, --help"))
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+
+/// Bad inputs, each answered with its documented exit code and a message naming what is wrong, and none of them
+/// changing a byte of the world.
+@Suite("CLI: bad input")
+struct CLIBadInputTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        let arguments: [String]
+        let code: Int32
+        let message: String
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let longName = String(repeating: "n", count: 256)
+    static let bigFile: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("privatesync-1mb-\(getpid()).txt").path
+        _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: UInt8(ascii: "x"), count: 1_100_000))
+        return path
+    }()
+
+    static let cases: [Case] = [
+        // Usage (64): the command line does not fit.
+        Case(arguments: ["frobnicate"], code: 64, message: "unknown command 'frobnicate'"),
+        Case(arguments: ["device"], code: 64, message: "needs a command"),
+        Case(arguments: ["device", "add"], code: 64, message: "missing NAME"),
+        Case(arguments: ["device", "add", "x", "extra"], code: 64, message: "unexpected argument 'extra'"),
+        Case(
+            arguments: ["device", "add", "x", "--sync", "maybe"], code: 64,
+            message: "'maybe' is not a valid value for '--sync'"),
+        Case(arguments: ["device", "add", "x", "--account"], code: 64, message: "needs a value"),
+        Case(arguments: ["device", "add", "x", "--colour", "red"], code: 64, message: "unknown option '--colour'"),
+        Case(arguments: ["device", "add", "x", "--no-entitlement=yes"], code: 64, message: "does not take a value"),
+        Case(arguments: ["sync", "now"], code: 64, message: "missing option '--device NAME'"),
+        Case(
+            arguments: ["sync", "status", "--device", "phone", "--device", "tablet"], code: 64,
+            message: "more than once"),
+        Case(arguments: ["fault", "inject", "gremlins"], code: 64, message: "'gremlins' is not a valid KIND"),
+        Case(
+            arguments: ["account", "status", "--device", "phone", "--set", "happy"], code: 64,
+            message: "not a valid value"),
+        Case(arguments: ["-x"], code: 64, message: "unknown option '-x'"),
+        // Bad data (65).
+        Case(arguments: ["device", "add", "a/b"], code: 65, message: "invalid device name"),
+        Case(arguments: ["device", "add", ".."], code: 65, message: "must start with an ASCII letter or digit"),
+        Case(arguments: ["device", "add", "_under"], code: 65, message: "invalid device name"),
+        Case(arguments: ["device", "add", longName], code: 65, message: "at most 64"),
+        Case(arguments: ["device", "add", "téléphone"], code: 65, message: "only ASCII"),
+        Case(arguments: ["device", "add", "phone"], code: 65, message: "already exists"),
+        Case(arguments: ["device", "add", "x", "--account", "a/b"], code: 65, message: "invalid account"),
+        Case(arguments: ["device", "add", "x", "--account", "alïce"], code: 65, message: "non-ASCII"),
+        Case(arguments: ["account", "sign-in", "../bob", "--device", "phone"], code: 65, message: "invalid account"),
+        Case(
+            arguments: ["record", "add", "Steps", "--device", "phone"], code: 65, message: "unknown record type 'Steps'"
+        ),
+        Case(
+            arguments: ["record", "add", "CheckIn", "--device", "phone", "--field", "mood=3"], code: 65,
+            message: "needs a value for date"),
+        Case(
+            arguments: [
+                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=three", "--field", "date=now",
+            ], code: 65,
+            message: "not a 64-bit integer"),
+        Case(
+            arguments: [
+                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=yesterday",
+            ], code: 65,
+            message: "not a date"),
+        Case(
+            arguments: [
+                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=now", "--field",
+                "colour=red",
+            ],
+            code: 65, message: "has no field 'colour'"),
+        Case(
+            arguments: ["record", "add", "CheckIn", "--device", "phone", "--field", "mood"], code: 65,
+            message: "needs KEY=VALUE"),
+        Case(
+            arguments: [
+                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=1", "--field", "mood=2", "--field",
+                "date=now",
+            ],
+            code: 65, message: "given twice"),
+        Case(
+            arguments: [
+                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=now", "--field",
+                "note=@\(bigFile)",
+            ],
+            code: 65, message: "CloudKit allows 1048576"),
+        Case(
+            arguments: [
+                "record", "add", "Baseline", "--device", "phone", "--field", "metric=m", "--field", "value=nan",
+                "--field", "computedAt=now", "--field", "windowDays=1",
+            ],
+            code: 65, message: "not a finite number"),
+        Case(
+            arguments: [
+                "record", "add", "Goal", "--device", "phone", "--field", "title=t", "--field", "progress=1", "--field",
+                "achieved=perhaps",
+            ],
+            code: 65, message: "not true or false"),
+        Case(
+            arguments: ["record", "list", "--device", "phone", "--type", "Nope"], code: 65,
+            message: "unknown record type"),
+        Case(arguments: ["record", "edit", "--device", "phone"], code: 64, message: "missing NAME"),
+        Case(
+            arguments: ["record", "delete", "_private", "--device", "phone"], code: 65,
+            message: "starts with an underscore"),
+        Case(arguments: ["record", "delete", longName, "--device", "phone"], code: 65, message: "at most 255"),
+        Case(arguments: ["record", "delete", "rëcord", "--device", "phone"], code: 65, message: "non-ASCII"),
+        Case(arguments: ["fault", "inject", "network-failure", "--count", "0"], code: 65, message: "--count must be"),
+        Case(
+            arguments: ["fault", "inject", "network-failure", "--count", "many"], code: 65, message: "--count must be"),
+        Case(
+            arguments: ["fault", "inject", "rate-limited", "--retry-after", "-5"], code: 65,
+            message: "--retry-after must be"),
+        Case(
+            arguments: ["fault", "inject", "rate-limited", "--retry-after", "soon"], code: 65,
+            message: "--retry-after must be"),
+        Case(
+            arguments: ["account", "status", "--device", "ghost", "--set", "restricted"], code: 66,
+            message: "no device named ghost"),
+        Case(arguments: ["init", "--container", "com.example.me"], code: 65, message: "must start with 'iCloud.'"),
+        // Missing things (66).
+        Case(arguments: ["sync", "status", "--device", "ghost"], code: 66, message: "no device named ghost"),
+        Case(arguments: ["sync", "status", "--device", "tablet"], code: 66, message: "never been launched"),
+        Case(
+            arguments: ["record", "delete", "NO-SUCH-RECORD", "--device", "phone"], code: 66,
+            message: "no record named NO-SUCH-RECORD"),
+        Case(
+            arguments: ["record", "edit", "NO-SUCH-RECORD", "--device", "phone", "--field", "mood=1"], code: 66,
+            message: "no record named"),
+        Case(
+            arguments: [
+                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=now", "--field",
+                "note=@/no/such/file",
+            ],
+            code: 66, message: "cannot read the value of 'note'"),
+    ]
+
+    @Test("each bad input gets its exit code and a precise message, and the world is unchanged", arguments: cases)
+    func badInput(_ testCase: Case) throws {
+        let cli = CLIRunner.fresh()
+        try cli.ok("init")
+        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
+        try cli.ok("device", "add", "tablet", "--account", "alice", "--sync", "on")
+        try cli.ok("launch", "--device", "phone")
+        try cli.ok("record", "add", "CheckIn", "--device", "phone", "--field", "mood=1", "--field", "date=now")
+        try cli.ok("sync", "now", "--device", "phone")
+        let before = try cli.worldDigest()
+        let run = try cli.run(testCase.arguments)
+        #expect(run.status == testCase.code, "stderr: \(run.standardError)")
+        #expect(run.standardError.contains(testCase.message), "stderr: \(run.standardError)")
+        #expect(run.standardError.hasPrefix("error: "))
+        #expect(try cli.worldDigest() == before, "the world changed")
+    }
+
+    @Test("a world that does not exist is reported with 66, and nothing is created")
+    func missingWorld() throws {
+        let cli = CLIRunner.fresh()
+        let run = try cli.run(["device", "list"])
+        #expect(run.status == 66)
+        #expect(run.standardError.contains("no world at"))
+        #expect(!FileManager.default.fileExists(atPath: cli.home))
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// Runs the built `privatesync` binary as a child process, as a user or a script would.
+struct CLIRunner {
+    /// What one run did.
+    struct Run {
+        let status: Int32
+        let signal: Int32?
+        let standardOutput: String
+        let standardError: String
+
+        /// The standard output parsed as one JSON object.
+        var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(standardOutput.utf8))) as? [String: Any] ?? [:]
+        }
+    }
+
+    /// The world's folder for every run.
+    let home: String
+
+    /// The binary: beside the test bundle in the build folder, or `$PRIVATESYNC_BIN`.
+    static let binary: String = {
+        if let path = ProcessInfo.processInfo.environment["PRIVATESYNC_BIN"] { return path }
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = bundle.deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = folder.appendingPathComponent("privatesync").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return FileManager.default.currentDirectoryPath + "/.build/debug/privatesync"
+    }()
+
+    /// A runner with a new, empty temporary home (not created: `init` creates it).
+    static func fresh() -> CLIRunner {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("privatesync-cli-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        return CLIRunner(home: base.appendingPathComponent("world").path)
+    }
+
+    /// Runs `privatesync --home HOME ARGUMENTS`.
+    @discardableResult
+    func run(_ arguments: [String], home: Bool = true) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = (home ? ["--home", self.home] : []) + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let signalled = process.terminationReason == .uncaughtSignal
+        return Run(
+            status: signalled ? -1 : process.terminationStatus, signal: signalled ? process.terminationStatus : nil,
+            standardOutput: String(decoding: outData, as: UTF8.self),
+            standardError: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Runs a command that must succeed, and returns its standard output.
+    @discardableResult
+    func ok(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
+        let run = try run(arguments)
+        #expect(
+            run.status == 0, "privatesync \(arguments.joined(separator: " ")) failed: \(run.standardError)",
+            sourceLocation: sourceLocation)
+        return run
+    }
+
+    /// A hash of every file in the world (path, size and bytes), ignoring SQLite's shared-memory index files.
+    func worldDigest() throws -> [String: Data] {
+        var digest: [String: Data] = [:]
+        guard let enumerator = FileManager.default.enumerator(atPath: home) else { return digest }
+        while let relative = enumerator.nextObject() as? String {
+            let path = home + "/" + relative
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                !relative.hasSuffix("-shm")
+            else { continue }
+            digest[relative] = try Data(contentsOf: URL(fileURLWithPath: path))
+        }
+        return digest
+    }
+}

@@ -28,9 +28,15 @@ let package = Package(
             name: "PrivateSyncTesting",
             dependencies: ["SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "FileSystem"]),
         .target(name: "ArgumentParsing"),
+        .target(
+            name: "Simulator", dependencies: ["PrivateSyncTesting", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "FileSystem"],
+            path: "Simulator"),
         .executableTarget(
             name: "PrivateSyncCLI",
-            dependencies: ["ArgumentParsing", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
+            dependencies: [
+                "ArgumentParsing", "Simulator", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite",
+                "FileSystem",
+            ]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "FileSystem"]),
         .testTarget(name: "PrivateCloudTests", dependencies: ["PrivateCloud", "SQLite", "FileSystem"]),
         .testTarget(name: "DeviceStoreTests", dependencies: ["DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),

@@ -245,7 +245,13 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         }
     }
 
+    /// The names of every record in the store.
+    public func recordNames() throws(StoreError) -> Set<String> {
+        try read { connection in Set(try connection.query("SELECT record_name FROM records") { $0.text(0) }) }
+    }
+
     /// How many records the store holds.
+
     public func count() throws(StoreError) -> Int {
         try read { connection in Int(try connection.scalarInt("SELECT count(*) FROM records") ?? 0) }
     }

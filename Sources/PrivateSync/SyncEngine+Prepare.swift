@@ -11,13 +11,9 @@ extension SyncEngine {
         let status = await container.accountStatus()
         switch status {
         case .available: break
-        case .noAccount: throw .pause(.noAccount, persistent: false, message: "no iCloud account is signed in")
-        case .restricted:
-            throw .pause(.accountRestricted, persistent: false, message: "iCloud is restricted on this device")
-        case .temporarilyUnavailable, .couldNotDetermine:
-            throw .pause(
-                .accountTemporarilyUnavailable, persistent: false,
-                message: "the iCloud account is temporarily unavailable")
+        case .noAccount: throw .accountUnusable(.noAccount)
+        case .restricted: throw .accountUnusable(.accountRestricted)
+        case .temporarilyUnavailable, .couldNotDetermine: throw .accountUnusable(.accountTemporarilyUnavailable)
         }
         let user: UserRecordID
         do {
@@ -25,31 +21,25 @@ extension SyncEngine {
         } catch {
             throw stop(for: error)
         }
-        enum Binding: Sendable { case bound, newlyBound, changed(UserRecordID), resumed }
+        enum Binding: Sendable { case bound, newlyBound, changed }
         let binding = try transaction { state -> Binding in
-            let bound = try state.text(.boundUser).map(UserRecordID.init(recordName:))
-            switch bound {
+            switch try state.text(.boundUser).map(UserRecordID.init(recordName:)) {
             case nil:
                 try state.setState(.boundUser, .text(user.recordName))
                 try state.adoptUnownedRecords(as: user)
                 return .newlyBound
             case user?:
-                if try state.text(.pauseReason) == PauseReason.accountChanged.rawValue {
-                    try state.setState(.pauseReason, nil)
-                    return .resumed
-                }
                 return .bound
-            case let other?:
-                return .changed(other)
+            case _?:
+                return .changed
             }
         }
         switch binding {
         case .newlyBound: emit(.boundToAccount(user), &report)
-        case .resumed: emit(.resumed, &report)
-        case .changed(let other):
-            throw .pause(
-                .accountChanged, persistent: true,
-                message: "this device's data belongs to iCloud user \(other), but \(user) is signed in")
+        case .changed:
+            // Derived, not recorded: the status compares the bound account with the signed-in one live, so the
+            // pause ends by itself when the user signs back in.
+            throw .accountUnusable(.accountChanged)
         case .bound: break
         }
         try await ensureZone(&report)

@@ -91,7 +91,9 @@ public final class SyncEngine: Sendable {
         if try state.text(.pauseReason) != nil { return nil }
         if let outcome = try state.text(.lastOutcome).flatMap(EngineOutcome.init(encoded:)) {
             switch outcome {
-            case .retrying, .paused(.accountTemporarilyUnavailable): return try state.date(.nextAttemptAt) ?? now
+            case .retrying, .paused(.accountTemporarilyUnavailable), .paused(.noAccount):
+                return try state.date(.nextAttemptAt) ?? now
+
             case .paused: return nil
             case .succeeded: break
             }
@@ -112,6 +114,9 @@ public final class SyncEngine: Sendable {
         case retry(CloudError)
         /// Sync cannot run; `persistent` pauses last until the user acts.
         case pause(PauseReason, persistent: Bool, message: String)
+        /// The device's own account status stops sync. Nothing is recorded: the status reads the account live, so
+        /// a pause recorded here would outlive the account coming back.
+        case accountUnusable(PauseReason)
         /// The store failed (or the process crashed): record nothing more.
         case store(StoreError)
     }
@@ -190,6 +195,9 @@ public final class SyncEngine: Sendable {
         case .store:
             // The store cannot be written (or the process is gone): there is nothing honest left to record.
             report.outcome = nil
+        case .accountUnusable(let reason):
+            report.outcome = .paused(reason)
+            emit(.paused(reason), &report)
         case .retry(let error):
             try? record(.retrying(error.code), error: error, &report)
         case .pause(let reason, let persistent, let message):
@@ -197,10 +205,10 @@ public final class SyncEngine: Sendable {
                 if persistent { try state.setState(.pauseReason, .text(reason.rawValue)) }
                 try state.setState(.lastError, .text(message))
             }
-            var error: CloudError?
-            if reason == .accountTemporarilyUnavailable {
-                error = CloudError(.accountTemporarilyUnavailable, message)
-            }
+            // A server that says the account is unusable (9, 36) while the device says otherwise is retried on the
+            // backoff schedule; a pause the user must end is not.
+            let error: CloudError? =
+                persistent ? nil : CloudError(reason == .noAccount ? .notAuthenticated : .accountTemporarilyUnavailable, message)
             try? record(.paused(reason), error: error, &report)
             emit(.paused(reason), &report)
         }
@@ -224,7 +232,7 @@ public final class SyncEngine: Sendable {
                         try state.setState(.pauseReason, nil)
                         resumed = true
                     }
-                case .retrying, .paused(.accountTemporarilyUnavailable):
+                case .retrying, .paused(.accountTemporarilyUnavailable), .paused(.noAccount):
                     let attempt = Int(try state.integer(.retryAttempt)) + 1
                     let next = now.addingTimeInterval(
                         self.retryPolicy.delay(attempt: attempt, retryAfter: error?.retryAfter))

@@ -75,7 +75,9 @@ struct CLI {
         case ["fault", "inject"]: return try faultInject()
         case ["fault", "list"]: return try faultList()
         case ["fault", "clear"]: return try faultClear()
+        case ["simulate"]: return try await simulate()
         case ["demo"]: return try await Demo(home: command.option("home").map(FileSystem.absolute)).run()
+
         default: throw CLIError(.internalError, "no handler for '\(Self.parser.displayName(command.path))'")
         }
     }

@@ -177,7 +177,30 @@ enum CommandTree {
                     CommandSpec("clear", abstract: "Remove every waiting fault."),
                 ]),
             CommandSpec(
+                "simulate", abstract: "Run seeded fault-injection simulations and check the invariants.",
+                discussion: """
+                    Each seed fixes a whole run: devices, accounts, user actions, launches, crashes, account changes, \
+                    faults, then a heal phase. A failing seed prints the invariant broken, its last steps, and the \
+                    command that replays it. Exit 1 when any seed fails. See docs/simulator.md.
+                    """,
+                options: [
+                    OptionSpec("seeds", valueName: "N", help: "Run seeds 0 to N-1 (default 100)."),
+                    OptionSpec("seed", valueName: "S", help: "Run one seed."),
+                    OptionSpec("shard", valueName: "I/N", help: "Run only shard I (0-based) of N of the seeds."),
+                    OptionSpec("devices", valueName: "N", help: "Devices per run, 1 to 4 (default: drawn from the seed)."),
+                    OptionSpec("steps", valueName: "N", help: "Steps per run before the heal (default 200)."),
+                    OptionSpec(
+                        "backend", valueName: "memory|file", help: "Where the accounts' databases live (default memory).",
+                        allowedValues: ["memory", "file"]),
+                ],
+                flags: [FlagSpec("trace", help: "Print every step of the run (with --seed)."), json],
+                examples: [
+                    "privatesync simulate --seeds 1000", "privatesync simulate --seed 42 --trace",
+                    "privatesync simulate --seeds 10000 --shard 3/8",
+                ]),
+            CommandSpec(
                 "demo", abstract: "A scripted walk through a fresh world: both traps, two devices syncing, a fault.",
+
                 discussion: "Runs in a temporary folder unless --home is given (which must not exist yet)."),
         ])
 }

@@ -18,7 +18,13 @@ enum Terminal {
         write(text, to: 1)
     }
 
+    /// Writes text to standard error without a newline (progress lines).
+    static func errorText(_ text: String) {
+        write(text, to: 2)
+    }
+
     /// Writes a line to standard error.
+
     static func error(_ text: String) {
         write(text + "\n", to: 2)
     }

@@ -18,9 +18,15 @@ public final class ObservedContainer: PrivateContainer {
         public var fetchedDeletions = 0
         /// Items in each modify request, in order.
         public var requestSizes: [Int] = []
+        /// Errors the container threw, by code.
+        public var errors: [CloudError.Code: Int] = [:]
 
         /// Every call, of any kind.
         public var totalCalls: Int { calls.values.reduce(0, +) }
+
+        /// Nothing yet.
+        public init() {}
+
     }
 
     /// The container observed.
@@ -39,6 +45,16 @@ public final class ObservedContainer: PrivateContainer {
         tallyState.withLock { $0.calls[call, default: 0] += 1 }
     }
 
+    /// Runs a call, counting the error it throws, if any.
+    private func counting<T>(_ body: () async throws(CloudError) -> T) async throws(CloudError) -> T {
+        do {
+            return try await body()
+        } catch {
+            tallyState.withLock { $0.errors[error.code, default: 0] += 1 }
+            throw error
+        }
+    }
+
     public var identifier: ContainerIdentifier { base.identifier }
 
     public func accountStatus() async -> AccountStatus {
@@ -48,27 +64,27 @@ public final class ObservedContainer: PrivateContainer {
 
     public func userRecordID() async throws(CloudError) -> UserRecordID {
         count("userRecordID")
-        return try await base.userRecordID()
+        return try await counting { () async throws(CloudError) in try await base.userRecordID() }
     }
 
     public func saveZones(_ zones: [RecordZone]) async throws(CloudError) -> [RecordZone] {
         count("saveZones")
-        return try await base.saveZones(zones)
+        return try await counting { () async throws(CloudError) in try await base.saveZones(zones) }
     }
 
     public func deleteZones(_ zoneIDs: [ZoneID]) async throws(CloudError) {
         count("deleteZones")
-        try await base.deleteZones(zoneIDs)
+        try await counting { () async throws(CloudError) in try await base.deleteZones(zoneIDs) }
     }
 
     public func allZones() async throws(CloudError) -> [RecordZone] {
         count("allZones")
-        return try await base.allZones()
+        return try await counting { () async throws(CloudError) in try await base.allZones() }
     }
 
     public func records(for recordIDs: [RecordID]) async throws(CloudError) -> [RecordID: Result<Record, CloudError>] {
         count("records")
-        return try await base.records(for: recordIDs)
+        return try await counting { () async throws(CloudError) in try await base.records(for: recordIDs) }
     }
 
     public func modifyRecords(
@@ -80,11 +96,14 @@ public final class ObservedContainer: PrivateContainer {
             $0.calls["modifyRecords", default: 0] += 1
             $0.requestSizes.append(saving.count + deleting.count)
         }
-        let result = try await base.modifyRecords(
-            saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
+        let result = try await counting { () async throws(CloudError) in
+            try await base.modifyRecords(saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
+        }
         tallyState.withLock {
             $0.acceptedSaves += result.saveResults.values.filter(\.isSuccess).count
             $0.acceptedDeletes += result.deleteResults.values.filter(\.isSuccess).count
+            for case .failure(let error) in result.saveResults.values { $0.errors[error.code, default: 0] += 1 }
+            for case .failure(let error) in result.deleteResults.values { $0.errors[error.code, default: 0] += 1 }
         }
         return result
     }
@@ -95,7 +114,9 @@ public final class ObservedContainer: PrivateContainer {
         async throws(CloudError) -> RecordZoneChanges
     {
         count("recordZoneChanges")
-        let page = try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
+        let page = try await counting { () async throws(CloudError) in
+            try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
+        }
         tallyState.withLock {
             $0.fetchedModifications += page.modifications.count
             $0.fetchedDeletions += page.deletions.count
@@ -109,7 +130,10 @@ public final class ObservedContainer: PrivateContainer {
         -> DatabaseChanges
     {
         count("databaseChanges")
-        return try await base.databaseChanges(since: token, resultsLimit: resultsLimit)
+        return try await counting { () async throws(CloudError) in
+            try await base.databaseChanges(since: token, resultsLimit: resultsLimit)
+        }
+
     }
 }
 

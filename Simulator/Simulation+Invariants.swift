@@ -1,0 +1,209 @@
+import DeviceStore
+import FileSystem
+import FoundationEssentials
+import PrivateCloud
+import PrivateSync
+import PrivateSyncTesting
+import SimulatedWorld
+
+extension Simulation {
+    // MARK: During the run
+
+    /// The checks made after every step.
+    func checkStep() {
+        checkContainers()
+        for device in devices where result.failure == nil { checkStatus(device) }
+        for device in devices where result.failure == nil { checkHeld(device) }
+    }
+
+    /// Invariants 1 and 2: every record in every container is user-created, and was written under that account.
+    func checkContainers() {
+        for account in accounts {
+            let records: [Record]
+            do {
+                records = try world.containerRecords(account: account)
+            } catch {
+                return fail(.localOnlyStaysHome, "\(account)'s container cannot be read: \(error)")
+            }
+            for record in records {
+                let name = record.recordID.recordName
+                check(
+                    .localOnlyStaysHome, world.partition.partition(of: record.recordType) == .userCreated,
+                    "\(account)'s container holds \(record.recordType) \(name), which is not a user-created type")
+                if let origin = written[name]?.account {
+                    check(
+                        .accountsNeverMix, origin == account,
+                        "\(account)'s container holds \(record.recordType) \(name), written under \(origin)")
+                }
+            }
+        }
+    }
+
+    /// Invariant 5: the status never reads on while sync cannot run, and a pause has a cause that really happened.
+    func checkStatus(_ device: Device) {
+        guard let app = device.app else { return }
+        let status: SyncStatus
+        let facts: SyncFacts
+        do {
+            status = try self.status(of: app)
+            facts = try app.facts()
+        } catch {
+            return fail(.honestStatus, "\(device.name): the status cannot be read: \(error)")
+        }
+        let session = app.device.session.current
+        check(
+            .honestStatus, status.fallbackOccurred == (status.pauseReason != nil),
+            "\(device.name): the fallback flag is \(status.fallbackOccurred) while the status is \(status)")
+        if status.isOn {
+            var problems: [String] = []
+            if !app.record.syncWanted { problems.append("the user did not ask for sync") }
+            if app.record.userCreatedStore != .cloud || app.engine == nil { problems.append("the user-created store is local") }
+            if let reason = app.record.fallbackReason { problems.append("the launch fell back (\(reason))") }
+            if session.status != .available || session.account == nil { problems.append("the account is \(session.status)") }
+            if let bound = facts.boundUser, bound != session.account?.userRecordID { problems.append("another account is signed in") }
+            if let pause = facts.enginePause { problems.append("the engine paused (\(pause))") }
+            if case .paused(let reason)? = facts.lastOutcome { problems.append("the last attempt paused (\(reason))") }
+            check(
+                .honestStatus, problems.isEmpty,
+                "\(device.name): status reads \(status) although \(problems.joined(separator: ", "))")
+            return
+        }
+        guard let reason = status.pauseReason else { return }
+        let launchReason = app.record.fallbackReason
+        let bound = facts.boundUser
+        let justified: Bool =
+            switch reason {
+            case .missingEntitlement, .storeCreationFailed:
+                launchReason == reason || (reason == .storeCreationFailed && app.record.syncWanted && app.engine == nil)
+            case .noAccount:
+                session.account == nil || launchReason == .noAccount || device.errorsSeen[.notAuthenticated] != nil
+            case .accountRestricted:
+                session.status == .restricted || launchReason == .accountRestricted
+            case .accountTemporarilyUnavailable:
+                session.status == .temporarilyUnavailable || session.status == .couldNotDetermine
+                    || launchReason == .accountTemporarilyUnavailable || device.errorsSeen[.accountTemporarilyUnavailable] != nil
+            case .accountChanged:
+                bound != nil && bound != session.account?.userRecordID
+            case .userDeletedZone:
+                accounts.contains { $0.userRecordID == bound && faults.struck(.userDeletedZone, account: $0) }
+            case .quotaExceeded:
+                device.errorsSeen[.quotaExceeded] != nil
+            }
+        check(.honestStatus, justified, "\(device.name): status is paused (\(reason)) with no such cause")
+    }
+
+    /// Invariant 3, first half: every record written on a device (and not deleted anywhere) is still on it, in its
+    /// stores or in an archive.
+    func checkHeld(_ device: Device) {
+        guard let app = device.app, !device.expected.isEmpty else { return }
+        let held: Set<String>
+        do {
+            held = try app.stores.userCreated.recordNames().union(app.stores.localOnly.recordNames())
+        } catch {
+            return fail(.noAcknowledgedWriteLost, "\(device.name): the stores cannot be read: \(error)")
+        }
+        var archived: Set<String>?
+        for name in device.expected.sorted() where !deleted.contains(name) {
+            result.invariantChecks += 1
+            if held.contains(name) { continue }
+            if archived == nil { archived = archivedNames(app) }
+            if archived!.contains(name) { continue }
+            let type = written[name]?.type ?? "record"
+            return fail(.noAcknowledgedWriteLost, "\(device.name) lost \(type) \(name), written there and never deleted")
+        }
+    }
+
+    private func archivedNames(_ app: LaunchedApp) -> Set<String> {
+        let folder = app.device.appGroup.applicationSupport + "/Archives"
+        var names = Set<String>()
+        for file in ((try? FileSystem.contents(ofDirectory: folder)) ?? []).sorted() where file.hasSuffix(".store") {
+            for entry in (try? StoreFileReader.origins(inStoreFile: folder + "/" + file)) ?? [] { names.insert(entry.name) }
+        }
+        return names
+    }
+
+    // MARK: The heal
+
+    /// Faults stop, accounts recover, users act on their pauses, and every device syncs until a round moves
+    /// nothing; then the end-of-run invariants.
+    func heal() async {
+        healing = true
+        step += 1
+        trace("heal: faults stop; accounts become available; users act on pauses")
+        faults.setEnabled(false)
+        for device in devices {
+            if let handle = try? world.device(device.name), handle.session.account != nil, handle.session.status != .available {
+                try? handle.setAccountStatus(.available)
+            }
+            if device.app == nil { launch(device, why: "opened for the heal") }
+        }
+        for _ in 0..<3 {
+            for device in devices {
+                guard let app = device.app, let reason = try? status(of: app).pauseReason else { continue }
+                if reason == .userDeletedZone || reason == .quotaExceeded { await resolvePause(device) }
+            }
+            var quiet = false
+            for _ in 0..<40 where !quiet && result.failure == nil {
+                step += 1
+                clock.advance(by: 60)
+                var moved = 0
+                for device in devices {
+                    let before = device.app?.engine.flatMap { try? $0.state() }
+                    await sync(device, force: true, why: "heal")
+                    if let after = device.app?.engine.flatMap({ try? $0.state() }), let before {
+                        moved += (after.sentSaves - before.sentSaves) + (after.sentDeletes - before.sentDeletes)
+                            + (after.fetchedModifications - before.fetchedModifications)
+                            + (after.fetchedDeletions - before.fetchedDeletions)
+                    } else {
+                        moved += 1
+                    }
+                }
+                quiet = moved == 0
+            }
+        }
+        guard result.failure == nil else { return }
+        checkStep()
+        for device in devices where result.failure == nil { checkHealed(device) }
+    }
+
+    /// Invariant 3, second half, and invariant 4, for a device that syncs after the heal.
+    private func checkHealed(_ device: Device) {
+        guard let app = device.app, let status = try? status(of: app), status.isOn, let engine = app.engine,
+            let bound = try? engine.state().boundUser, let account = accounts.first(where: { $0.userRecordID == bound })
+        else { return }
+        let container: [String: [String: FieldValue]]
+        let local: [String: [String: FieldValue]]
+        do {
+            container = Dictionary(
+                uniqueKeysWithValues: try world.containerRecords(account: account).map { record in
+                    var fields = record.fields
+                    fields[Schema.reservedFieldName] = nil
+                    return (record.recordID.recordName, fields)
+                })
+            local = Dictionary(
+                uniqueKeysWithValues: try app.stores.userCreated.records()
+                    .filter { $0.origin == nil || $0.origin == bound }.map { ($0.name, $0.fields) })
+        } catch {
+            return fail(.convergence, "\(device.name): cannot read the records: \(error)")
+        }
+        for name in device.expected.sorted() where !deleted.contains(name) {
+            guard let entry = written[name], entry.partition == .userCreated, entry.account == nil || entry.account == account
+            else { continue }
+            check(
+                .noAcknowledgedWriteLost, container[name] != nil,
+                "\(entry.type) \(name), written on \(device.name), never reached \(account)'s container although sync is on")
+        }
+        if local != container {
+            let missing = container.keys.filter { local[$0] == nil }.sorted()
+            let extra = local.keys.filter { container[$0] == nil }.sorted()
+            let differing = local.keys.filter { container[$0] != nil && container[$0] != local[$0] }.sorted()
+            fail(
+                .convergence,
+                "\(device.name) differs from \(account)'s container: \(missing.count) missing (\(missing.prefix(3).joined(separator: ", "))), "
+                    + "\(extra.count) extra (\(extra.prefix(3).joined(separator: ", "))), \(differing.count) with other values "
+                    + "(\(differing.prefix(3).joined(separator: ", ")))")
+        } else {
+            result.invariantChecks += 1
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import PrivateCloud
+
+/// The invariants a run checks.
+public enum Invariant: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// No record of a local-only type is ever in any container.
+    case localOnlyStaysHome = 1
+    /// No record written under one account is ever in another account's container.
+    case accountsNeverMix = 2
+    /// No acknowledged write is lost: on its device, and after heal in its account's container if sync is on.
+    case noAcknowledgedWriteLost = 3
+    /// After heal, every device on an account with sync on holds exactly the container's user-created records.
+    case convergence = 4
+    /// Status never reads on while sync cannot run; a pause carries the reason actually injected.
+    case honestStatus = 5
+    /// The engine's counters and events agree with what the container saw.
+    case countersAgree = 6
+
+    public var description: String {
+        switch self {
+        case .localOnlyStaysHome: "1 (no local-only record in any container)"
+        case .accountsNeverMix: "2 (no record in another account's container)"
+        case .noAcknowledgedWriteLost: "3 (no acknowledged write lost)"
+        case .convergence: "4 (convergence after heal)"
+        case .honestStatus: "5 (honest status)"
+        case .countersAgree: "6 (engine counters agree with the container)"
+        }
+    }
+}
+
+/// An invariant broken in a run.
+public struct InvariantFailure: Sendable, Hashable {
+    /// The invariant.
+    public let invariant: Invariant
+    /// What was found, in words.
+    public let message: String
+    /// The step at which it was found (the number of steps run), or the heal phase's.
+    public let step: Int
+}
+
+/// What one seeded run did.
+public struct SimulationResult: Sendable {
+    /// The seed.
+    public let seed: UInt64
+    /// How many devices the run had.
+    public let devices: Int
+    /// Steps run (before and during heal).
+    public var steps = 0
+    /// Simulated seconds that passed.
+    public var simulatedSeconds = 0.0
+    /// Faults injected, by kind.
+    public var faults: [FaultKind: Int] = [:]
+    /// Crashes simulated.
+    public var crashes = 0
+    /// Individual invariant checks made.
+    public var invariantChecks = 0
+    /// The first invariant broken, if any.
+    public var failure: InvariantFailure?
+    /// The trace: every step when a full trace was asked for, else the last steps.
+    public var trace: [String] = []
+    /// A hash of the whole trace, to compare runs of the same seed.
+    public var traceDigest: UInt64 = 0xcbf2_9ce4_8422_2325
+}

@@ -1,0 +1,112 @@
+import FoundationEssentials
+import PrivateCloud
+import SimulatedWorld
+import Simulator
+
+extension CLI {
+    private struct SimulateJSON: Encodable {
+        struct Failure: Encodable {
+            let seed: UInt64
+            let invariant: Int
+            let invariantName: String
+            let message: String
+            let step: Int
+            let lastSteps: [String]
+            let replay: String
+        }
+
+        let seeds: Int
+        let steps: Int
+        let simulatedSeconds: Double
+        let faults: [String: Int]
+        let crashes: Int
+        let invariantChecks: Int
+        let failures: [Failure]
+    }
+
+    func simulate() async throws -> ExitCode {
+        func number(_ name: String, _ range: ClosedRange<Int>) throws(CLIError) -> Int? {
+            guard let text = command.option(name) else { return nil }
+            guard let value = Int(text), range.contains(value) else {
+                throw CLIError(.dataError, "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound); got '\(text.prefix(40))'")
+            }
+            return value
+        }
+        let devices = try number("devices", 1...4)
+        let steps = try number("steps", 0...1_000_000) ?? SimulationOptions.defaultSteps
+        let backend = command.option("backend").flatMap(ContainerBackend.init(rawValue:)) ?? .memory
+        var seeds: [UInt64]
+        if let text = command.option("seed") {
+            guard command.option("seeds") == nil else { throw CLIError(.usage, "give --seed or --seeds, not both") }
+            guard let seed = UInt64(text) else { throw CLIError(.dataError, "--seed must be a whole number; got '\(text.prefix(40))'") }
+            seeds = [seed]
+        } else {
+            seeds = (0..<UInt64(try number("seeds", 1...100_000_000) ?? 100)).map { $0 }
+        }
+        if let shard = command.option("shard") {
+            let parts = shard.split(separator: "/")
+            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, (0..<count).contains(index)
+            else {
+                throw CLIError(.dataError, "--shard must be I/N with 0 <= I < N, such as 3/8; got '\(shard.prefix(40))'")
+            }
+            seeds = seeds.enumerated().filter { $0.offset % count == index }.map(\.element)
+        }
+        if command.flag("trace") && seeds.count != 1 { throw CLIError(.usage, "--trace replays one run: give --seed S") }
+        let template = SimulationOptions(
+            seed: 0, devices: devices, steps: steps, backend: backend, keepFullTrace: command.flag("trace"))
+
+        let clock = ContinuousClock()
+        let started = clock.now
+        let drawProgress = Terminal.standardErrorIsTerminal && !json && seeds.count > 1
+        let summary = await Sweep.run(seeds: seeds, template: template) { summary in
+            guard drawProgress, summary.seeds % 10 == 0 || summary.seeds == seeds.count else { return }
+            let elapsed = Double((clock.now - started).components.seconds) + 1e-9
+            let rate = Int(Double(summary.seeds) / max(elapsed, 0.001))
+            Terminal.errorText(
+                "\r  \(summary.seeds)/\(seeds.count) seeds, \(summary.failures.count) failing, \(rate) seeds/s   ")
+        }
+        if drawProgress { Terminal.errorText("\n") }
+        if command.flag("trace"), let seed = seeds.first {
+            // Replay the seed, keeping every step, and print it.
+            var options = template
+            options.seed = seed
+            let run = await Simulation.run(options)
+            for line in run.trace { Terminal.line(line) }
+        }
+        func replay(_ seed: UInt64) -> String {
+            var parts = ["privatesync simulate --seed \(seed)"]
+            if let devices { parts.append("--devices \(devices)") }
+            if steps != SimulationOptions.defaultSteps { parts.append("--steps \(steps)") }
+            if backend != .memory { parts.append("--backend \(backend.rawValue)") }
+            return parts.joined(separator: " ") + " --trace"
+        }
+        if json {
+            Terminal.json(
+                SimulateJSON(
+                    seeds: summary.seeds, steps: summary.steps, simulatedSeconds: summary.simulatedSeconds,
+                    faults: Dictionary(uniqueKeysWithValues: summary.faults.map { ($0.key.rawValue, $0.value) }),
+                    crashes: summary.crashes, invariantChecks: summary.invariantChecks,
+                    failures: summary.failures.map { run in
+                        SimulateJSON.Failure(
+                            seed: run.seed, invariant: run.failure!.invariant.rawValue,
+                            invariantName: run.failure!.invariant.description, message: run.failure!.message,
+                            step: run.failure!.step, lastSteps: Array(run.trace.suffix(20)), replay: replay(run.seed))
+                    }))
+            return summary.failures.isEmpty ? .success : .checkFailed
+        }
+        for run in summary.failures.prefix(5) {
+            Terminal.line("Seed \(run.seed) broke invariant \(run.failure!.invariant) at step \(run.failure!.step):")
+            Terminal.line("  \(run.failure!.message)")
+            Terminal.line("  last steps:")
+            for line in run.trace.suffix(20) { Terminal.line("    \(line)") }
+            Terminal.line("  replay: \(replay(run.seed))")
+        }
+        if summary.failures.count > 5 { Terminal.line("... and \(summary.failures.count - 5) more failing seeds") }
+        let faults = summary.faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        Terminal.line(
+            "Simulated \(summary.seeds) seed(s): \(summary.steps) steps, \(Int(summary.simulatedSeconds)) simulated seconds, "
+                + "\(summary.crashes) crashes, \(summary.invariantChecks) invariant checks, \(summary.failures.count) failure(s)")
+        Terminal.line("Faults injected: \(faults.isEmpty ? "none" : faults)")
+        return summary.failures.isEmpty ? .success : .checkFailed
+    }
+}

@@ -4,16 +4,17 @@ SOURCES := Sources Simulator
 FORMAT_PATHS := Sources Tests Simulator
 BIN_DEBUG := .build/debug
 
-.PHONY: all build test unit lint format check-network check-imports demo bench sweep torture clean
+.PHONY: all build test lint format check-network check-imports demo bench sweep torture embed-schema clean
 
 all: build
 
 build:
 	$(SWIFT) build
 
-## test: lint, the no-network check, the build, then every suite (unit, conformance, exit, integration).
+## test: lint, the no-network check, the build, every suite (unit, conformance, exit, integration), a short sweep.
 test: lint check-network check-imports build
 	$(SWIFT) test
+	$(BIN_DEBUG)/privatesync simulate --seeds 300
 
 ## lint: swift-format in lint mode over every Swift file; any finding fails.
 lint:
@@ -42,6 +43,12 @@ demo: build
 
 bench:
 	@echo "Benchmarks arrive with issue 7."
+
+## sweep: a long simulator sweep on the release build: 10,000 seeds in memory, then 1,000 on SQLite files.
+sweep:
+	$(SWIFT) build -c release --product privatesync
+	.build/release/privatesync simulate --seeds 10000
+	.build/release/privatesync simulate --seeds 1000 --backend file
 
 clean:
 	rm -rf .build

@@ -44,6 +44,7 @@ let package = Package(
             name: "PrivateSyncTests",
             dependencies: ["PrivateSyncTesting", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "PrivateSyncTesting"]),
         .testTarget(name: "CLITests", dependencies: ["PrivateSyncCLI", "SQLite"]),
     ],
     swiftLanguageModes: [.v6]

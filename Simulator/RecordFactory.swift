@@ -21,18 +21,23 @@ enum RecordFactory {
         switch type {
         case .string:
             let count = 1 + Int(random.next() % 4)
-            return .string((0..<count).map { _ in words[Int(random.next() % UInt64(words.count))] }.joined(separator: " "))
+            return .string(
+                (0..<count).map { _ in words[Int(random.next() % UInt64(words.count))] }.joined(separator: " "))
         case .int64: return .int64(Int64(random.next() % 11))
         case .double: return .double(Double(random.next() % 20_000) / 100)
         case .bool: return .bool(random.chance(0.5))
-        case .bytes: return .bytes(Data((0..<Int(random.next() % 16)).map { _ in UInt8(truncatingIfNeeded: random.next()) }))
+        case .bytes:
+            return .bytes(Data((0..<Int(random.next() % 16)).map { _ in UInt8(truncatingIfNeeded: random.next()) }))
         case .date: return .date(now.addingTimeInterval(-Double(random.next() % 86_400)))
         case .reference:
             return .reference(
                 RecordReference(
-                    recordID: RecordID(uncheckedName: "REF-\(random.next() % 1000)", zoneID: ZoneID(uncheckedName: SyncEngine.defaultZoneName))))
+                    recordID: RecordID(
+                        uncheckedName: "REF-\(random.next() % 1000)",
+                        zoneID: ZoneID(uncheckedName: SyncEngine.defaultZoneName))))
         case .location:
-            return .location(Location(latitude: Double(random.next() % 180) - 90, longitude: Double(random.next() % 360) - 180))
+            return .location(
+                Location(latitude: Double(random.next() % 180) - 90, longitude: Double(random.next() % 360) - 180))
         case .list(let element):
             return .list((0..<Int(random.next() % 4)).map { _ in value(of: element, now: now, random: &random) })
         }

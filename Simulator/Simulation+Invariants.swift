@@ -57,10 +57,16 @@ extension Simulation {
         if status.isOn {
             var problems: [String] = []
             if !app.record.syncWanted { problems.append("the user did not ask for sync") }
-            if app.record.userCreatedStore != .cloud || app.engine == nil { problems.append("the user-created store is local") }
+            if app.record.userCreatedStore != .cloud || app.engine == nil {
+                problems.append("the user-created store is local")
+            }
             if let reason = app.record.fallbackReason { problems.append("the launch fell back (\(reason))") }
-            if session.status != .available || session.account == nil { problems.append("the account is \(session.status)") }
-            if let bound = facts.boundUser, bound != session.account?.userRecordID { problems.append("another account is signed in") }
+            if session.status != .available || session.account == nil {
+                problems.append("the account is \(session.status)")
+            }
+            if let bound = facts.boundUser, bound != session.account?.userRecordID {
+                problems.append("another account is signed in")
+            }
             if let pause = facts.enginePause { problems.append("the engine paused (\(pause))") }
             if case .paused(let reason)? = facts.lastOutcome { problems.append("the last attempt paused (\(reason))") }
             check(
@@ -81,7 +87,8 @@ extension Simulation {
                 session.status == .restricted || launchReason == .accountRestricted
             case .accountTemporarilyUnavailable:
                 session.status == .temporarilyUnavailable || session.status == .couldNotDetermine
-                    || launchReason == .accountTemporarilyUnavailable || device.errorsSeen[.accountTemporarilyUnavailable] != nil
+                    || launchReason == .accountTemporarilyUnavailable
+                    || device.errorsSeen[.accountTemporarilyUnavailable] != nil
             case .accountChanged:
                 bound != nil && bound != session.account?.userRecordID
             case .userDeletedZone:
@@ -109,7 +116,8 @@ extension Simulation {
             if archived == nil { archived = archivedNames(app) }
             if archived!.contains(name) { continue }
             let type = written[name]?.type ?? "record"
-            return fail(.noAcknowledgedWriteLost, "\(device.name) lost \(type) \(name), written there and never deleted")
+            return fail(
+                .noAcknowledgedWriteLost, "\(device.name) lost \(type) \(name), written there and never deleted")
         }
     }
 
@@ -117,7 +125,9 @@ extension Simulation {
         let folder = app.device.appGroup.applicationSupport + "/Archives"
         var names = Set<String>()
         for file in ((try? FileSystem.contents(ofDirectory: folder)) ?? []).sorted() where file.hasSuffix(".store") {
-            for entry in (try? StoreFileReader.origins(inStoreFile: folder + "/" + file)) ?? [] { names.insert(entry.name) }
+            for entry in (try? StoreFileReader.origins(inStoreFile: folder + "/" + file)) ?? [] {
+                names.insert(entry.name)
+            }
         }
         return names
     }
@@ -132,7 +142,9 @@ extension Simulation {
         trace("heal: faults stop; accounts become available; users act on pauses")
         faults.setEnabled(false)
         for device in devices {
-            if let handle = try? world.device(device.name), handle.session.account != nil, handle.session.status != .available {
+            if let handle = try? world.device(device.name), handle.session.account != nil,
+                handle.session.status != .available
+            {
                 try? handle.setAccountStatus(.available)
             }
             if device.app == nil { launch(device, why: "opened for the heal") }
@@ -151,7 +163,8 @@ extension Simulation {
                     let before = device.app?.engine.flatMap { try? $0.state() }
                     await sync(device, force: true, why: "heal")
                     if let after = device.app?.engine.flatMap({ try? $0.state() }), let before {
-                        moved += (after.sentSaves - before.sentSaves) + (after.sentDeletes - before.sentDeletes)
+                        moved +=
+                            (after.sentSaves - before.sentSaves) + (after.sentDeletes - before.sentDeletes)
                             + (after.fetchedModifications - before.fetchedModifications)
                             + (after.fetchedDeletions - before.fetchedDeletions)
                     } else {
@@ -187,11 +200,13 @@ extension Simulation {
             return fail(.convergence, "\(device.name): cannot read the records: \(error)")
         }
         for name in device.expected.sorted() where !deleted.contains(name) {
-            guard let entry = written[name], entry.partition == .userCreated, entry.account == nil || entry.account == account
+            guard let entry = written[name], entry.partition == .userCreated,
+                entry.account == nil || entry.account == account
             else { continue }
             check(
                 .noAcknowledgedWriteLost, container[name] != nil,
-                "\(entry.type) \(name), written on \(device.name), never reached \(account)'s container although sync is on")
+                "\(entry.type) \(name), written on \(device.name), never reached \(account)'s container although sync is on"
+            )
         }
         if local != container {
             let missing = container.keys.filter { local[$0] == nil }.sorted()

@@ -32,7 +32,9 @@ extension Simulation {
             }
             device.app = app
             device.seen = ObservedContainer.Tally()
-            trace("\(name): \(why) → \(describe(app))" + (crashPlan.map { ", will crash \($0.0.rawValue) #\($0.1)" } ?? ""))
+            trace(
+                "\(name): \(why) → \(describe(app))"
+                    + (crashPlan.map { ", will crash \($0.0.rawValue) #\($0.1)" } ?? ""))
         } catch {
             device.app = nil
             fail(.noAcknowledgedWriteLost, "\(name) could not launch: \(error)")
@@ -78,7 +80,9 @@ extension Simulation {
         do {
             let handle = try world.device(device.name)
             try handle.upgrade(
-                to: .build(version: handle.profile.build.version + 1, withCloudKitFor: entitlement ? world.containerIdentifier : nil))
+                to: .build(
+                    version: handle.profile.build.version + 1,
+                    withCloudKitFor: entitlement ? world.containerIdentifier : nil))
         } catch {
             return fail(.noAcknowledgedWriteLost, "\(device.name) could not be upgraded: \(error)")
         }
@@ -135,7 +139,9 @@ extension Simulation {
                         ? .some(nil) : RecordFactory.value(of: field.type, now: clock.now(), random: &random)
                 }
                 try app.edit(name, setting: changes)
-                trace("\(device.name): edit \(record.type) \(name.prefix(8)) \(changes.keys.sorted().joined(separator: ","))")
+                trace(
+                    "\(device.name): edit \(record.type) \(name.prefix(8)) \(changes.keys.sorted().joined(separator: ","))"
+                )
             } else {
                 try app.delete(name)
                 deleted.insert(name)
@@ -212,7 +218,9 @@ extension Simulation {
                     trace("\(device.name): signed back into \(previous)")
                 } else {
                     let archive = try app.startFreshForSignedInAccount()
-                    trace("\(device.name): started afresh for \(handle.session.account?.rawValue ?? "?"), archived \(archive.records)")
+                    trace(
+                        "\(device.name): started afresh for \(handle.session.account?.rawValue ?? "?"), archived \(archive.records)"
+                    )
                 }
             case .accountTemporarilyUnavailable, .accountRestricted:
                 try world.device(device.name).setAccountStatus(.available)
@@ -230,7 +238,9 @@ extension Simulation {
     /// Runs a cycle on every device whose engine asks for one now.
     func syncDue() async {
         for device in devices {
-            guard let engine = device.app?.engine, let next = engine.nextRunDate(), next <= clock.now() else { continue }
+            guard let engine = device.app?.engine, let next = engine.nextRunDate(), next <= clock.now() else {
+                continue
+            }
             await sync(device, force: false, why: "the engine asked")
         }
     }
@@ -245,7 +255,8 @@ extension Simulation {
         accountTally(device)
         var line = "\(device.name): sync (\(why))"
         if report.ran {
-            line += " sent \(report.sentSaves)+\(report.sentDeletes) fetched \(report.fetchedModifications)+\(report.fetchedDeletions)"
+            line +=
+                " sent \(report.sentSaves)+\(report.sentDeletes) fetched \(report.fetchedModifications)+\(report.fetchedDeletions)"
             line += " → \(report.outcome?.encoded ?? "crashed")"
         } else {
             line += " skipped"
@@ -261,21 +272,26 @@ extension Simulation {
         let fetched = tallyAfter.fetchedModifications - tallyBefore.fetchedModifications
         check(
             .countersAgree, report.sentSaves == saves && after.sentSaves - before.sentSaves == saves,
-            "\(device.name): the engine reported \(report.sentSaves) saves (counter +\(after.sentSaves - before.sentSaves)); the container accepted \(saves)")
+            "\(device.name): the engine reported \(report.sentSaves) saves (counter +\(after.sentSaves - before.sentSaves)); the container accepted \(saves)"
+        )
         check(
             .countersAgree, report.sentDeletes == deletes && after.sentDeletes - before.sentDeletes == deletes,
-            "\(device.name): the engine reported \(report.sentDeletes) deletes (counter +\(after.sentDeletes - before.sentDeletes)); the container accepted \(deletes)")
+            "\(device.name): the engine reported \(report.sentDeletes) deletes (counter +\(after.sentDeletes - before.sentDeletes)); the container accepted \(deletes)"
+        )
         check(
             .countersAgree,
-            report.fetchedModifications == fetched && after.fetchedModifications - before.fetchedModifications == fetched,
-            "\(device.name): the engine reported \(report.fetchedModifications) fetched records; the container returned \(fetched)")
+            report.fetchedModifications == fetched
+                && after.fetchedModifications - before.fetchedModifications == fetched,
+            "\(device.name): the engine reported \(report.fetchedModifications) fetched records; the container returned \(fetched)"
+        )
         let sentEvents = report.events.reduce(0) { total, event in
             if case .sent(let saves, let deletes) = event { return total + saves + deletes }
             return total
         }
         check(
             .countersAgree, sentEvents == report.sentSaves + report.sentDeletes,
-            "\(device.name): sent events add up to \(sentEvents), the report says \(report.sentSaves + report.sentDeletes)")
+            "\(device.name): sent events add up to \(sentEvents), the report says \(report.sentSaves + report.sentDeletes)"
+        )
         if case .paused(let reason)? = report.outcome {
             let errors = Set(tallyAfter.errors.filter { $0.value > (tallyBefore.errors[$0.key] ?? 0) }.keys)
             let injected: PauseReason? =
@@ -283,7 +299,8 @@ extension Simulation {
                 errors.contains(.quotaExceeded)
                 ? .quotaExceeded
                 : errors.contains(.userDeletedZone)
-                    ? .userDeletedZone : errors.contains(.accountTemporarilyUnavailable) ? .accountTemporarilyUnavailable : nil
+                    ? .userDeletedZone
+                    : errors.contains(.accountTemporarilyUnavailable) ? .accountTemporarilyUnavailable : nil
             if let injected, errors.count == 1 {
                 check(
                     .honestStatus, reason == injected,

@@ -70,7 +70,6 @@ public final class Simulation {
     /// Whether the run is in its heal phase (no new crashes are armed).
     var healing = false
 
-
     /// Runs one seeded simulation.
     ///
     /// - Parameter options: The seed and the run's shape.
@@ -81,7 +80,8 @@ public final class Simulation {
             simulation = try Simulation(options)
         } catch {
             var result = SimulationResult(seed: options.seed, devices: 0)
-            result.failure = InvariantFailure(invariant: .noAcknowledgedWriteLost, message: "the world could not be set up: \(error)", step: 0)
+            result.failure = InvariantFailure(
+                invariant: .noAcknowledgedWriteLost, message: "the world could not be set up: \(error)", step: 0)
             return result
         }
         defer { simulation.tearDown() }
@@ -111,7 +111,8 @@ public final class Simulation {
         world = try World.create(
             at: directory + "/world",
             options: World.Options(
-                backend: options.backend, faults: faults, clock: clock, names: names, durability: .survivesProcessCrash))
+                backend: options.backend, faults: faults, clock: clock, names: names, durability: .survivesProcessCrash)
+        )
         trace(
             "world: \(deviceCount) device(s), accounts \(accounts.map(\.rawValue).joined(separator: ", ")), "
                 + "fault storminess \(storminess), backend \(options.backend.rawValue)")

@@ -19,7 +19,8 @@ public struct SimulationOptions: Sendable {
 
     /// Creates options.
     public init(
-        seed: UInt64, devices: Int? = nil, steps: Int = SimulationOptions.defaultSteps, backend: ContainerBackend = .memory,
+        seed: UInt64, devices: Int? = nil, steps: Int = SimulationOptions.defaultSteps,
+        backend: ContainerBackend = .memory,
         keepFullTrace: Bool = false, hooks: SimulationHooks = SimulationHooks()
     ) {
         self.seed = seed

@@ -46,6 +46,10 @@ public struct PendingChangeRow: Sendable, Hashable {
     public let recordType: String
     public let kind: PendingChange.Kind
     public let revision: Int64
+    /// The change's place in the queue.
+    public let queuedSequence: Int64
+    /// The user record the record was written under (for saves whose record exists), else `nil`.
+    public let origin: UserRecordID?
 }
 
 /// The system fields the server last returned for a record (its change tag above all), as the engine caches them.
@@ -229,27 +233,48 @@ public struct SyncTransaction {
 
     // MARK: Pending changes
 
-    /// Pending changes in queue order.
-    public func pendingChanges(limit: Int) throws -> [PendingChangeRow] {
+    private static let pendingColumns = """
+        SELECT p.record_name, p.record_type, p.kind, p.revision, p.queued_seq, r.origin_user
+        FROM pending_changes p LEFT JOIN records r ON r.record_name = p.record_name
+        """
+
+    private static func pendingRow(_ row: Statement) -> PendingChangeRow {
+        PendingChangeRow(
+            recordName: row.text(0), recordType: row.text(1), kind: PendingChange.Kind(rawValue: row.text(2)) ?? .save,
+            revision: row.int64(3), queuedSequence: row.int64(4),
+            origin: row.optionalText(5).map(UserRecordID.init(recordName:)))
+    }
+
+    /// Pending changes in queue order, after the queue position `sequence`.
+    public func pendingChanges(after sequence: Int64 = 0, limit: Int) throws -> [PendingChangeRow] {
         try connection.query(
-            "SELECT record_name, record_type, kind, revision FROM pending_changes ORDER BY queued_seq LIMIT ?",
-            .integer(Int64(min(limit, Int(Int64.max))))
-        ) { row in
-            PendingChangeRow(
-                recordName: row.text(0), recordType: row.text(1),
-                kind: PendingChange.Kind(rawValue: row.text(2)) ?? .save, revision: row.int64(3))
-        }
+            Self.pendingColumns + " WHERE p.queued_seq > ? ORDER BY p.queued_seq LIMIT ?", .integer(sequence),
+            .integer(Int64(min(limit, Int(Int64.max)))), row: Self.pendingRow)
     }
 
     /// The pending change of a record, if any.
     public func pendingChange(named name: String) throws -> PendingChangeRow? {
-        try connection.query(
-            "SELECT record_name, record_type, kind, revision FROM pending_changes WHERE record_name = ?", .text(name)
-        ) { row in
-            PendingChangeRow(
-                recordName: row.text(0), recordType: row.text(1),
-                kind: PendingChange.Kind(rawValue: row.text(2)) ?? .save, revision: row.int64(3))
-        }.first
+        try connection.query(Self.pendingColumns + " WHERE p.record_name = ?", .text(name), row: Self.pendingRow).first
+    }
+
+    /// How many changes wait that may go to `user`'s container: deletes, and saves of records written under
+    /// `user` or under no account. Changes written under another account wait for that account and are not
+    /// counted. With no user bound yet, every change counts.
+    public func sendablePendingCount(for user: UserRecordID?) throws -> Int {
+        guard let user else { return try pendingCount() }
+        return Int(
+            try connection.scalarInt(
+                """
+                SELECT count(*) FROM pending_changes p LEFT JOIN records r ON r.record_name = p.record_name
+                WHERE p.kind = 'delete' OR r.origin_user IS NULL OR r.origin_user = ?
+                """, .text(user.recordName)) ?? 0)
+    }
+
+    /// Gives a record written with no account to `user`, as it is about to go to `user`'s container.
+    public func adoptRecord(named name: String, as user: UserRecordID) throws {
+        try connection.run(
+            "UPDATE records SET origin_user = ? WHERE record_name = ? AND origin_user IS NULL", .text(user.recordName),
+            .text(name))
     }
 
     /// How many changes wait.
@@ -273,12 +298,7 @@ public struct SyncTransaction {
 
     /// Queues a change (collapsing with any queued for the same record).
     public func queue(_ kind: PendingChange.Kind, name: String, type: String) throws {
-        try connection.run(
-            """
-            INSERT INTO pending_changes (record_name, record_type, kind, queued_seq)
-            VALUES (?1, ?2, ?3, COALESCE((SELECT max(queued_seq) FROM pending_changes), 0) + 1)
-            ON CONFLICT (record_name) DO UPDATE SET kind = excluded.kind, revision = revision + 1
-            """, .text(name), .text(type), .text(kind.rawValue))
+        try RecordStore<UserCreated>.queue(kind, name: name, type: type, connection)
     }
 
     // MARK: Whole-store operations
@@ -298,11 +318,12 @@ public struct SyncTransaction {
             """)
         try connection.run(
             """
-            INSERT INTO pending_changes (record_name, record_type, kind, queued_seq)
+            INSERT INTO pending_changes (record_name, record_type, kind, queued_seq, revision)
             SELECT record_name, record_type, 'save',
-                COALESCE((SELECT max(queued_seq) FROM pending_changes), 0) + row_number() OVER (ORDER BY created_at, record_name)
+                COALESCE((SELECT max(queued_seq) FROM pending_changes), 0) + row_number() OVER (ORDER BY created_at, record_name),
+                \(RecordStore<UserCreated>.nextRevision)
             FROM records WHERE origin_user IS NULL OR origin_user = ?1
-            ON CONFLICT (record_name) DO UPDATE SET kind = 'save', revision = revision + 1
+            ON CONFLICT (record_name) DO UPDATE SET kind = 'save', revision = \(RecordStore<UserCreated>.nextRevision)
             """, .text(user?.recordName ?? ""))
     }
 

@@ -33,6 +33,18 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
                 "CREATE INDEX pending_changes_in_order ON pending_changes (queued_seq)",
                 "CREATE TABLE sync_state (key TEXT PRIMARY KEY, value ANY) WITHOUT ROWID",
                 "CREATE TABLE refetch_seen (record_name TEXT PRIMARY KEY) WITHOUT ROWID",
+                "INSERT INTO sync_state (key, value) VALUES ('pending_revision', 1)",
+                // Every insert or revision change of a pending change advances the counter, so the next one is new.
+                """
+                CREATE TRIGGER pending_revision_after_insert AFTER INSERT ON pending_changes BEGIN
+                    UPDATE sync_state SET value = value + 1 WHERE key = 'pending_revision';
+                END
+                """,
+                """
+                CREATE TRIGGER pending_revision_after_update AFTER UPDATE OF revision ON pending_changes BEGIN
+                    UPDATE sync_state SET value = value + 1 WHERE key = 'pending_revision';
+                END
+                """,
             ])
     }
 
@@ -306,15 +318,29 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     /// Queues a pending change in the user-created store (the local-only store has nothing to send).
     ///
     /// Changes collapse as CKSyncEngine's do: one entry per record, keeping its place in the queue, with the
-    /// latest kind (a save then a delete sends the delete; a delete then a save sends the save).
+    /// latest kind (a save then a delete sends the delete; a delete then a save sends the save). Every queueing
+    /// takes a new revision from a counter that only grows, so a send that read an older revision never removes a
+    /// newer change, even across processes.
     func queue(_ kind: PendingChange.Kind, name: String, type: String, _ connection: Connection) throws {
         guard Kind.partition == .userCreated else { return }
+        try Self.queue(kind, name: name, type: type, connection)
+    }
+
+    static func queue(_ kind: PendingChange.Kind, name: String, type: String, _ connection: Connection) throws {
         try connection.run(
             """
-            INSERT INTO pending_changes (record_name, record_type, kind, queued_seq)
-            VALUES (?1, ?2, ?3, COALESCE((SELECT max(queued_seq) FROM pending_changes), 0) + 1)
-            ON CONFLICT (record_name) DO UPDATE SET kind = excluded.kind, revision = revision + 1
+            INSERT INTO pending_changes (record_name, record_type, kind, queued_seq, revision)
+            VALUES (?1, ?2, ?3, COALESCE((SELECT max(queued_seq) FROM pending_changes), 0) + 1, \(nextRevision))
+            ON CONFLICT (record_name) DO UPDATE SET kind = excluded.kind, revision = \(nextRevision)
             """, .text(name), .text(type), .text(kind.rawValue))
+    }
+
+    /// A SQL expression for a new revision: one more than any revision ever handed out in this store.
+    ///
+    /// The counter lives in `sync_state` (key `pending_revision`); the subquery both reads and, through the
+    /// trigger below, advances it within the same statement's transaction.
+    static var nextRevision: String {
+        "(SELECT value FROM sync_state WHERE key = 'pending_revision')"
     }
 
     // MARK: Validation

@@ -270,9 +270,10 @@ struct PrivateDatabase<Storage: DatabaseStorage> {
         return CloudKitNames.problem(withRecordName: id.zoneID.zoneName, kind: "zone name")
     }
 
-    /// A change tag: unique within this database, and unlike any tag of another database.
+    /// A change tag: unique within this database, and (with 32 bits of the database's identifier) unlike the tags
+    /// of other databases.
     static func changeTag(databaseID: String, sequence: Int64) -> String {
-        String(databaseID.prefix(4)) + String(sequence, radix: 36)
+        String(databaseID.prefix(8)) + "-" + String(sequence, radix: 36)
     }
 }
 

@@ -119,8 +119,10 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
             try connection.execute("RELEASE zone_batch")
             return value
         } catch {
-            try connection.execute("ROLLBACK TO zone_batch")
-            try connection.execute("RELEASE zone_batch")
+            // If SQLite already rolled the whole transaction back (a full disk, an I/O error), the savepoint is gone;
+            // the error worth reporting is the one that got us here.
+            try? connection.execute("ROLLBACK TO zone_batch")
+            try? connection.execute("RELEASE zone_batch")
             throw error
         }
     }

@@ -21,6 +21,8 @@ extension SyncEngine {
                 }
                 return (token, try state.integer(.reconcileOnFullFetch) == 1)
             }
+            // Every call goes to whoever is signed in: make sure that is still the bound user.
+            try await verifyUser(user)
             let page: RecordZoneChanges
             do {
                 page = try await container.recordZoneChanges(in: zoneID, since: token, resultsLimit: nil)
@@ -29,13 +31,10 @@ extension SyncEngine {
                 try transaction { try $0.setState(.zoneToken, nil) }
                 emit(.changeTokenExpired, &report)
                 continue
-            } catch  where error.code == .zoneNotFound && restarts < 3 {
+            } catch  where (error.code == .zoneNotFound || error.code == .userDeletedZone) && restarts < 3 {
+                // The zone went away after the database changes were read: the deletion policy applies.
                 restarts += 1
-                try transaction { state in
-                    try state.setState(.zoneReady, nil)
-                    try state.setState(.zoneToken, nil)
-                }
-                try await ensureZone(&report)
+                try await zoneVanished(user: user, &report)
                 continue
             } catch {
                 throw stop(for: error)

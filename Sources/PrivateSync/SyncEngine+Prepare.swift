@@ -42,9 +42,24 @@ extension SyncEngine {
             throw .accountUnusable(.accountChanged)
         case .bound: break
         }
-        try await ensureZone(&report)
         try await readDatabaseChanges(user: user, &report)
+        try await ensureZone(&report)
+        // The user's consent to upload again covers the deletion just read, if any; it is spent once the zone
+        // exists again, so it cannot approve a deletion that happens later.
+        try transaction { try $0.setState(.reuploadConsent, nil) }
         return user
+    }
+
+    /// Makes sure the signed-in user is still the bound one before a request that writes or a page that is
+    /// applied: every container call goes to whoever is signed in at that moment.
+    func verifyUser(_ user: UserRecordID) async throws(Stop) {
+        let current: UserRecordID
+        do {
+            current = try await container.userRecordID()
+        } catch {
+            throw stop(for: error)
+        }
+        if current != user { throw .accountUnusable(.accountChanged) }
     }
 
     /// Creates the engine's zone unless the store knows it exists.
@@ -63,51 +78,71 @@ extension SyncEngine {
     /// Reads database changes to learn whether the zone was deleted, by the user or otherwise.
     ///
     /// A deleted zone pauses sync (`userDeletedZone`): nothing is re-uploaded behind the user's back and nothing
-    /// local is deleted. If the user has since turned sync on again (consent), the engine instead queues every
-    /// record of this device for upload and creates the zone again.
+    /// local is deleted; the token stays before the deletion, so it is seen again until the user acts. If the user
+    /// has since turned sync on again (consent), the deletion is handled in the same transaction that moves the
+    /// token past it: every record of this device is queued for upload and the zone is to be created again.
+    ///
+    /// A store that never had the zone (a new device, a store started afresh) reads the account's history from the
+    /// beginning; deletions in it are of zones this store never held, and are ignored.
     private func readDatabaseChanges(user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
-        var zoneWasDeleted = false
+        let freshStore = try transaction { state in
+            try state.bytes(.databaseToken) == nil && state.integer(.zoneReady) == 0
+        }
+        var expired = 0
         while true {
             let token = try transaction { try $0.bytes(.databaseToken).map(ChangeToken.init(bytes:)) }
             let page: DatabaseChanges
             do {
                 page = try await container.databaseChanges(since: token, resultsLimit: nil)
-            } catch  where error.code == .changeTokenExpired {
+            } catch  where error.code == .changeTokenExpired && expired < 3 {
+                expired += 1
                 try transaction { try $0.setState(.databaseToken, nil) }
                 continue
             } catch {
                 throw stop(for: error)
             }
-            let deleted = page.deletions.contains { $0.zoneID == zoneID }
-            zoneWasDeleted = zoneWasDeleted || deleted
-            let consent = try transaction { state -> Bool in
-                let consent = try state.integer(.reuploadConsent) == 1
-                if deleted && !consent {
-                    // Keep the token before the deletion, so that the deletion is seen again until the user acts.
-                    return false
+            let deleted = !freshStore && page.deletions.contains { $0.zoneID == zoneID }
+            let handled = try transaction { state -> Bool in
+                if deleted {
+                    guard try state.integer(.reuploadConsent) == 1 else { return false }
+                    try Self.prepareReupload(state, user: user)
                 }
                 try state.setState(.databaseToken, .blob(page.changeToken.bytes))
-                return consent
+                return true
             }
-            if deleted && !consent {
+            if !handled {
                 throw .pause(
                     .userDeletedZone, persistent: true,
                     message: "the user deleted this app's data from iCloud settings (zone \(zoneID) is gone)")
             }
-            if !page.moreComing { break }
+            if !page.moreComing { return }
         }
-        let consent = try transaction { try $0.integer(.reuploadConsent) == 1 }
-        guard consent else { return }
-        if zoneWasDeleted {
-            try transaction { state in
-                try state.queueEverythingForUpload(to: user)
-                try state.setState(.zoneToken, nil)
-                try state.setState(.zoneReady, nil)
-                try state.setState(.reconcileOnFullFetch, nil)
-            }
-            try await ensureZone(&report)
+    }
+
+    /// With the user's consent after the zone was deleted: forget the server's state and queue every record of
+    /// this device (that may go to `user`) for upload into a zone created anew.
+    static func prepareReupload(_ state: SyncTransaction, user: UserRecordID) throws {
+        try state.queueEverythingForUpload(to: user)
+        try state.setState(.zoneToken, nil)
+        try state.setState(.zoneReady, nil)
+        try state.setState(.reconcileOnFullFetch, nil)
+        try state.setState(.pauseReason, nil)
+    }
+
+    /// The zone is gone although the store knew it (a call said `zoneNotFound` or `userDeletedZone`): the same
+    /// policy as a deletion read from database changes. Without consent, pause; with it, re-upload.
+    func zoneVanished(user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
+        let consent = try transaction { state -> Bool in
+            guard try state.integer(.reuploadConsent) == 1 else { return false }
+            try Self.prepareReupload(state, user: user)
+            return true
         }
-        try transaction { try $0.setState(.reuploadConsent, nil) }
+        guard consent else {
+            throw .pause(
+                .userDeletedZone, persistent: true, message: "zone \(zoneID) is gone: the app's iCloud data was deleted"
+            )
+        }
+        try await ensureZone(&report)
     }
 
     /// Called when the user turns sync on: their consent to upload this device's data again if the app's iCloud

@@ -8,26 +8,31 @@ extension SyncEngine {
     struct Outgoing: Sendable {
         let pending: PendingChangeRow
         let record: Record?
-        let size: Int
     }
 
     /// Sends pending changes in queue order, in batches within CloudKit's limits, until none are left or a round
     /// makes no progress. A change leaves the queue only when the container accepted it (or the server's answer
     /// settles it: a conflict merged to what the server has, a delete of a record already gone).
+    ///
+    /// An item that fails on its own (a record the server rejects) is set aside for the rest of the cycle, so it
+    /// does not hold back the others; the cycle then ends with a retry for it.
     func sendAll(user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
         let limits = CloudLimits.cloudKit
         var batchLimit = limits.maximumItemsPerRequest
-        var rounds = 0
+        var setAside = Set<String>()
         var lastFailure: CloudError?
+        var rounds = 0
         // Each round either moves something or stops the cycle; the cap only guards against a server that keeps
         // answering with conflicts forever.
         while rounds < 10_000 {
             rounds += 1
             let batch = try transaction { state in
-                try self.nextBatch(user: user, itemLimit: batchLimit, byteLimit: limits.maximumRequestBytes, state)
+                try self.nextBatch(
+                    user: user, itemLimit: batchLimit, byteLimit: limits.maximumRequestBytes, skipping: setAside, state)
             }
             for (name, type) in batch.refused { emit(.refusedToSend(recordName: name, recordType: type), &report) }
             if batch.items.isEmpty { break }
+            try await verifyUser(user)
             let saves = batch.items.compactMap(\.record)
             let deletes = batch.items.filter { $0.record == nil }.map {
                 RecordID(uncheckedName: $0.pending.recordName, zoneID: zoneID)
@@ -40,6 +45,10 @@ extension SyncEngine {
                 let smaller = max(1, batch.items.count / 2)
                 emit(.batchSplit(from: batch.items.count, to: smaller), &report)
                 batchLimit = smaller
+                continue
+            } catch  where error.code == .limitExceeded {
+                setAside.insert(batch.items[0].pending.recordName)
+                lastFailure = error
                 continue
             } catch {
                 throw stop(for: error)
@@ -54,18 +63,16 @@ extension SyncEngine {
             for name in outcome.conflicts { emit(.conflictResolved(recordName: name), &report) }
             for name in outcome.deleteWins { emit(.deleteWon(recordName: name), &report) }
             if let pause = outcome.pause { throw pause }
-            if outcome.zoneMissing {
-                try transaction { try $0.setState(.zoneReady, nil) }
-                try await ensureZone(&report)
-            }
+            if outcome.zoneMissing { try await zoneVanished(user: user, &report) }
+            setAside.formUnion(outcome.setAside)
             if let failure = outcome.failure { lastFailure = failure }
-            if !outcome.progressed {
-                // Nothing moved: every remaining item failed. Retry later rather than spin.
+            if !outcome.progressed && outcome.setAside.isEmpty {
+                // Nothing moved and nothing can be set aside: retry later rather than spin.
                 throw .retry(lastFailure ?? CloudError(.internalError, "no pending change could be sent"))
             }
             batchLimit = limits.maximumItemsPerRequest
         }
-        if let lastFailure, try transaction({ try $0.pendingCount() }) > 0 { throw .retry(lastFailure) }
+        if let lastFailure { throw .retry(lastFailure) }
     }
 
     struct Batch: Sendable {
@@ -73,40 +80,50 @@ extension SyncEngine {
         var refused: [(String, String)] = []
     }
 
-    /// The next batch: pending changes in order, up to the item and byte limits.
+    /// The next batch: pending changes in queue order, up to the item and byte limits.
     ///
     /// This is where the partition is enforced on the way out: a change of a type that is not user-created is
     /// dropped from the queue and reported, whatever put it there. A record written under another account than
-    /// the bound one is never sent (it stays queued, for that account).
-    private func nextBatch(user: UserRecordID, itemLimit: Int, byteLimit: Int, _ state: SyncTransaction) throws -> Batch
-    {
+    /// the bound one is never sent (it stays queued, for that account); one written with no account is given to
+    /// the bound account as it goes.
+    private func nextBatch(
+        user: UserRecordID, itemLimit: Int, byteLimit: Int, skipping setAside: Set<String>, _ state: SyncTransaction
+    ) throws -> Batch {
         var batch = Batch()
         var bytes = 0
-        for pending in try state.pendingChanges(limit: itemLimit * 4 + 64) {
-            if batch.items.count >= itemLimit { break }
-            guard store.partition.partition(of: pending.recordType) == .userCreated else {
-                try state.removePendingChange(named: pending.recordName, ifRevision: nil)
-                batch.refused.append((pending.recordName, pending.recordType))
-                continue
-            }
-            switch pending.kind {
-            case .delete:
-                let size = pending.recordName.utf8.count
-                if bytes + size > byteLimit && !batch.items.isEmpty { return batch }
-                bytes += size
-                batch.items.append(Outgoing(pending: pending, record: nil, size: size))
-            case .save:
-                guard let local = try state.record(named: pending.recordName) else {
-                    try state.removePendingChange(named: pending.recordName, ifRevision: pending.revision)
+        var after: Int64 = 0
+        while batch.items.count < itemLimit {
+            let page = try state.pendingChanges(after: after, limit: itemLimit * 2)
+            guard let last = page.last else { return batch }
+            after = last.queuedSequence
+            for pending in page {
+                if batch.items.count >= itemLimit { return batch }
+                if setAside.contains(pending.recordName) { continue }
+                guard store.partition.partition(of: pending.recordType) == .userCreated else {
+                    try state.removePendingChange(named: pending.recordName, ifRevision: nil)
+                    batch.refused.append((pending.recordName, pending.recordType))
                     continue
                 }
-                if let origin = local.origin, origin != user { continue }
-                let size = RecordMapping.requestSize(of: local)
-                if bytes + size > byteLimit && !batch.items.isEmpty { return batch }
-                bytes += size
-                let cloud = RecordMapping.cloudRecord(
-                    for: local, zone: zoneID, basedOn: try state.serverFields(of: local.name)?.systemFields)
-                batch.items.append(Outgoing(pending: pending, record: cloud, size: size))
+                switch pending.kind {
+                case .delete:
+                    let size = pending.recordName.utf8.count
+                    if bytes + size > byteLimit && !batch.items.isEmpty { return batch }
+                    bytes += size
+                    batch.items.append(Outgoing(pending: pending, record: nil))
+                case .save:
+                    if let origin = pending.origin, origin != user { continue }
+                    guard let local = try state.record(named: pending.recordName) else {
+                        try state.removePendingChange(named: pending.recordName, ifRevision: pending.revision)
+                        continue
+                    }
+                    let size = RecordMapping.requestSize(of: local)
+                    if bytes + size > byteLimit && !batch.items.isEmpty { return batch }
+                    bytes += size
+                    if local.origin == nil { try state.adoptRecord(named: local.name, as: user) }
+                    let cloud = RecordMapping.cloudRecord(
+                        for: local, zone: zoneID, basedOn: try state.serverFields(of: local.name)?.systemFields)
+                    batch.items.append(Outgoing(pending: pending, record: cloud))
+                }
             }
         }
         return batch
@@ -117,6 +134,7 @@ extension SyncEngine {
         var deletes = 0
         var conflicts: [String] = []
         var deleteWins: [String] = []
+        var setAside: Set<String> = []
         var progressed = false
         var zoneMissing = false
         var failure: CloudError?
@@ -129,6 +147,7 @@ extension SyncEngine {
         for item in items {
             let name = item.pending.recordName
             let id = RecordID(uncheckedName: name, zoneID: zoneID)
+            let failure: CloudError
             if item.record != nil {
                 switch result.saveResults[id] {
                 case .success(let saved)?:
@@ -136,10 +155,21 @@ extension SyncEngine {
                     try state.removePendingChange(named: name, ifRevision: item.pending.revision)
                     outcome.saves += 1
                     outcome.progressed = true
+                    continue
+                case .failure(let error)? where error.code == .serverRecordChanged:
+                    try merge(error, name: name, pending: item.pending, &outcome, state)
+                    continue
+                case .failure(let error)? where error.code == .unknownItem:
+                    // The record was deleted on the server after this device last saw it: the delete wins.
+                    try state.deleteRecord(named: name)
+                    try state.removePendingChange(named: name, ifRevision: nil)
+                    outcome.deleteWins.append(name)
+                    outcome.progressed = true
+                    continue
                 case .failure(let error)?:
-                    try handleSaveFailure(error, name: name, pending: item.pending, &outcome, state)
+                    failure = error
                 case nil:
-                    outcome.failure = CloudError(.internalError, "the container returned no result for \(name)")
+                    failure = CloudError(.internalError, "the container returned no result for \(name)")
                 }
             } else {
                 switch result.deleteResults[id] {
@@ -147,16 +177,19 @@ extension SyncEngine {
                     try state.removePendingChange(named: name, ifRevision: item.pending.revision)
                     outcome.deletes += 1
                     outcome.progressed = true
+                    continue
                 case .failure(let error)? where error.code == .unknownItem:
                     // Already gone: the delete is settled.
                     try state.removePendingChange(named: name, ifRevision: item.pending.revision)
                     outcome.progressed = true
+                    continue
                 case .failure(let error)?:
-                    noteFailure(error, &outcome)
+                    failure = error
                 case nil:
-                    outcome.failure = CloudError(.internalError, "the container returned no result for \(name)")
+                    failure = CloudError(.internalError, "the container returned no result for \(name)")
                 }
             }
+            classify(failure, name: name, &outcome)
         }
         try state.add(outcome.saves, to: .sentSaves)
         try state.add(outcome.deletes, to: .sentDeletes)
@@ -164,44 +197,42 @@ extension SyncEngine {
         return outcome
     }
 
-    private func handleSaveFailure(
+    /// Merges a conflicting save INTO the server's version: its change tag is the only one the next save can
+    /// succeed with. The change stays queued when the merge differs from what the server has.
+    private func merge(
         _ error: CloudError, name: String, pending: PendingChangeRow, _ outcome: inout SendOutcome,
         _ state: SyncTransaction
-    ) throws {
-        switch error.code {
-        case .serverRecordChanged:
-            guard let serverRecord = error.serverRecord, let local = try state.record(named: name) else {
-                noteFailure(error, &outcome)
-                return
-            }
-            // Merge INTO the server's version: its change tag is the only one the next save can succeed with.
-            let server = RecordMapping.storedRecord(from: serverRecord, origin: local.origin, existing: local)
-            let merged = resolver.resolve(local: local, server: server)
-            try state.putRecord(merged, serverFields: serverRecord.systemFields)
-            if merged.fields == server.fields && merged.fieldVersions == server.fieldVersions {
-                try state.removePendingChange(named: name, ifRevision: pending.revision)
-            } else {
-                outcome.conflicts.append(name)
-            }
-            outcome.progressed = true
-        case .unknownItem:
-            // The record was deleted on the server after this device last saw it: the delete wins.
-            try state.deleteRecord(named: name)
-            try state.removePendingChange(named: name, ifRevision: nil)
-            outcome.deleteWins.append(name)
-            outcome.progressed = true
-        case .zoneNotFound:
-            outcome.zoneMissing = true
-            outcome.progressed = true
-        case .userDeletedZone, .quotaExceeded, .notAuthenticated, .accountTemporarilyUnavailable:
-            outcome.pause = stop(for: error)
-        default:
-            noteFailure(error, &outcome)
+    )
+        throws
+    {
+        guard let serverRecord = error.serverRecord, let local = try state.record(named: name) else {
+            classify(error, name: name, &outcome)
+            return
         }
+        let server = RecordMapping.storedRecord(from: serverRecord, origin: local.origin, existing: local)
+        let merged = resolver.resolve(local: local, server: server)
+        try state.putRecord(merged, serverFields: serverRecord.systemFields)
+        if merged.fields == server.fields && merged.fieldVersions == server.fieldVersions {
+            try state.removePendingChange(named: name, ifRevision: pending.revision)
+        } else {
+            outcome.conflicts.append(name)
+        }
+        outcome.progressed = true
     }
 
-    private func noteFailure(_ error: CloudError, _ outcome: inout SendOutcome) {
-        // batchRequestFailed only echoes another item's failure; keep the item's own error as the reason.
-        if error.code != .batchRequestFailed || outcome.failure == nil { outcome.failure = error }
+    /// Sorts an item's failure (of a save or a delete): a pause for the whole cycle, a missing zone, an echo of
+    /// another item's failure (retried at once), or a failure of its own (set aside until the next cycle).
+    private func classify(_ error: CloudError, name: String, _ outcome: inout SendOutcome) {
+        switch error.code {
+        case .batchRequestFailed:
+            if outcome.failure == nil { outcome.failure = error }
+        case .zoneNotFound, .userDeletedZone:
+            outcome.zoneMissing = true
+        case .quotaExceeded, .notAuthenticated, .accountTemporarilyUnavailable:
+            outcome.pause = stop(for: error)
+        default:
+            outcome.setAside.insert(name)
+            outcome.failure = error
+        }
     }
 }

@@ -93,12 +93,12 @@ public final class SyncEngine: Sendable {
             switch outcome {
             case .retrying, .paused(.accountTemporarilyUnavailable), .paused(.noAccount):
                 return try state.date(.nextAttemptAt) ?? now
-
-            case .paused: return nil
+            case .paused, .accountUnusable: return nil
             case .succeeded: break
             }
         }
-        return try state.pendingCount() > 0 ? now : nil
+        let bound = try state.text(.boundUser).map(UserRecordID.init(recordName:))
+        return try state.sendablePendingCount(for: bound) > 0 ? now : nil
     }
 
     /// The engine's state, as the status and the host read it.
@@ -196,6 +196,13 @@ public final class SyncEngine: Sendable {
             // The store cannot be written (or the process is gone): there is nothing honest left to record.
             report.outcome = nil
         case .accountUnusable(let reason):
+            // Recorded so that the engine stops asking to run until the account changes; the user's consent to
+            // re-upload is spent, as it was given for another account state.
+            try? store.syncTransaction { state in
+                try state.setState(.lastOutcome, .text(EngineOutcome.accountUnusable(reason).encoded))
+                try state.setState(.nextAttemptAt, nil)
+                try state.setState(.reuploadConsent, nil)
+            }
             report.outcome = .paused(reason)
             emit(.paused(reason), &report)
         case .retry(let error):
@@ -208,7 +215,8 @@ public final class SyncEngine: Sendable {
             // A server that says the account is unusable (9, 36) while the device says otherwise is retried on the
             // backoff schedule; a pause the user must end is not.
             let error: CloudError? =
-                persistent ? nil : CloudError(reason == .noAccount ? .notAuthenticated : .accountTemporarilyUnavailable, message)
+                persistent
+                ? nil : CloudError(reason == .noAccount ? .notAuthenticated : .accountTemporarilyUnavailable, message)
             try? record(.paused(reason), error: error, &report)
             emit(.paused(reason), &report)
         }
@@ -240,7 +248,7 @@ public final class SyncEngine: Sendable {
                     try state.setState(.nextAttemptAt, .real(next.timeIntervalSinceReferenceDate))
                     if let error { try state.setState(.lastError, .text(error.description)) }
                     scheduled = next
-                case .paused:
+                case .paused, .accountUnusable:
                     try state.setState(.nextAttemptAt, nil)
                 }
             }
@@ -283,8 +291,10 @@ public struct EngineState: Sendable, Hashable {
     public let lastAttempt: Date?
     /// Whether a complete fetch has finished since binding.
     public let initialFetchDone: Bool
-    /// Changes waiting to be sent.
+    /// Changes waiting to be sent to the bound account (changes written under another account wait for that one and
+    /// are not counted).
     public let pendingChanges: Int
+
     /// Totals since the store was created.
     public let sentSaves: Int
     public let sentDeletes: Int
@@ -300,7 +310,7 @@ public struct EngineState: Sendable, Hashable {
         nextAttempt = try state.date(.nextAttemptAt)
         lastAttempt = try state.date(.lastAttemptAt)
         initialFetchDone = try state.integer(.initialFetchDone) == 1
-        pendingChanges = try state.pendingCount()
+        pendingChanges = try state.sendablePendingCount(for: boundUser)
         sentSaves = Int(try state.integer(.sentSaves))
         sentDeletes = Int(try state.integer(.sentDeletes))
         fetchedModifications = Int(try state.integer(.fetchedModifications))

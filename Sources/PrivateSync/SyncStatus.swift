@@ -84,7 +84,16 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
     /// The one sentence the settings screen shows.
     public let copy: String
 
+    /// Creates a status. Statuses come from ``derive(from:)``; this exists for tests that need a fake one.
+    public init(state: State, fallbackOccurred: Bool, pendingChanges: Int, copy: String) {
+        self.state = state
+        self.fallbackOccurred = fallbackOccurred
+        self.pendingChanges = pendingChanges
+        self.copy = copy
+    }
+
     /// The pause reason, if paused.
+
     public var pauseReason: PauseReason? {
         if case .paused(let reason) = state { return reason }
         return nil
@@ -225,6 +234,9 @@ public enum EngineOutcome: Sendable, Hashable, CustomStringConvertible {
     case retrying(CloudError.Code)
     /// The attempt found that sync cannot run.
     case paused(PauseReason)
+    /// The attempt found the device's account unusable (signed out, restricted, unavailable, another account).
+    /// The status does not read this: it reads the account live, so the pause ends when the account comes back.
+    case accountUnusable(PauseReason)
 
     /// The stored form: `ok`, `retry:<code name>` or `pause:<reason>`.
     public var encoded: String {
@@ -232,6 +244,7 @@ public enum EngineOutcome: Sendable, Hashable, CustomStringConvertible {
         case .succeeded: "ok"
         case .retrying(let code): "retry:\(code.name)"
         case .paused(let reason): "pause:\(reason.rawValue)"
+        case .accountUnusable(let reason): "account:\(reason.rawValue)"
         }
     }
 
@@ -245,6 +258,9 @@ public enum EngineOutcome: Sendable, Hashable, CustomStringConvertible {
             self = .retrying(code)
         } else if encoded.hasPrefix("pause:"), let reason = PauseReason(rawValue: String(encoded.dropFirst(6))) {
             self = .paused(reason)
+        } else if encoded.hasPrefix("account:"), let reason = PauseReason(rawValue: String(encoded.dropFirst(8))) {
+            self = .accountUnusable(reason)
+
         } else {
             return nil
         }

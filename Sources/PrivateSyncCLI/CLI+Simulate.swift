@@ -28,7 +28,10 @@ extension CLI {
         func number(_ name: String, _ range: ClosedRange<Int>) throws(CLIError) -> Int? {
             guard let text = command.option(name) else { return nil }
             guard let value = Int(text), range.contains(value) else {
-                throw CLIError(.dataError, "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound); got '\(text.prefix(40))'")
+                throw CLIError(
+                    .dataError,
+                    "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound); got '\(text.prefix(40))'"
+                )
             }
             return value
         }
@@ -38,20 +41,26 @@ extension CLI {
         var seeds: [UInt64]
         if let text = command.option("seed") {
             guard command.option("seeds") == nil else { throw CLIError(.usage, "give --seed or --seeds, not both") }
-            guard let seed = UInt64(text) else { throw CLIError(.dataError, "--seed must be a whole number; got '\(text.prefix(40))'") }
+            guard let seed = UInt64(text) else {
+                throw CLIError(.dataError, "--seed must be a whole number; got '\(text.prefix(40))'")
+            }
             seeds = [seed]
         } else {
             seeds = (0..<UInt64(try number("seeds", 1...100_000_000) ?? 100)).map { $0 }
         }
         if let shard = command.option("shard") {
             let parts = shard.split(separator: "/")
-            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, (0..<count).contains(index)
+            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
+                (0..<count).contains(index)
             else {
-                throw CLIError(.dataError, "--shard must be I/N with 0 <= I < N, such as 3/8; got '\(shard.prefix(40))'")
+                throw CLIError(
+                    .dataError, "--shard must be I/N with 0 <= I < N, such as 3/8; got '\(shard.prefix(40))'")
             }
             seeds = seeds.enumerated().filter { $0.offset % count == index }.map(\.element)
         }
-        if command.flag("trace") && seeds.count != 1 { throw CLIError(.usage, "--trace replays one run: give --seed S") }
+        if command.flag("trace") && seeds.count != 1 {
+            throw CLIError(.usage, "--trace replays one run: give --seed S")
+        }
         let template = SimulationOptions(
             seed: 0, devices: devices, steps: steps, backend: backend, keepFullTrace: command.flag("trace"))
 
@@ -105,7 +114,8 @@ extension CLI {
         let faults = summary.faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         Terminal.line(
             "Simulated \(summary.seeds) seed(s): \(summary.steps) steps, \(Int(summary.simulatedSeconds)) simulated seconds, "
-                + "\(summary.crashes) crashes, \(summary.invariantChecks) invariant checks, \(summary.failures.count) failure(s)")
+                + "\(summary.crashes) crashes, \(summary.invariantChecks) invariant checks, \(summary.failures.count) failure(s)"
+        )
         Terminal.line("Faults injected: \(faults.isEmpty ? "none" : faults)")
         return summary.failures.isEmpty ? .success : .checkFailed
     }

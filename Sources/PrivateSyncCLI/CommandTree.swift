@@ -187,10 +187,12 @@ enum CommandTree {
                     OptionSpec("seeds", valueName: "N", help: "Run seeds 0 to N-1 (default 100)."),
                     OptionSpec("seed", valueName: "S", help: "Run one seed."),
                     OptionSpec("shard", valueName: "I/N", help: "Run only shard I (0-based) of N of the seeds."),
-                    OptionSpec("devices", valueName: "N", help: "Devices per run, 1 to 4 (default: drawn from the seed)."),
+                    OptionSpec(
+                        "devices", valueName: "N", help: "Devices per run, 1 to 4 (default: drawn from the seed)."),
                     OptionSpec("steps", valueName: "N", help: "Steps per run before the heal (default 200)."),
                     OptionSpec(
-                        "backend", valueName: "memory|file", help: "Where the accounts' databases live (default memory).",
+                        "backend", valueName: "memory|file",
+                        help: "Where the accounts' databases live (default memory).",
                         allowedValues: ["memory", "file"]),
                 ],
                 flags: [FlagSpec("trace", help: "Print every step of the run (with --seed)."), json],

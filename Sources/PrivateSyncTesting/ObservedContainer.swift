@@ -97,7 +97,8 @@ public final class ObservedContainer: PrivateContainer {
             $0.requestSizes.append(saving.count + deleting.count)
         }
         let result = try await counting { () async throws(CloudError) in
-            try await base.modifyRecords(saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
+            try await base.modifyRecords(
+                saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
         }
         tallyState.withLock {
             $0.acceptedSaves += result.saveResults.values.filter(\.isSuccess).count

@@ -1,0 +1,98 @@
+import Foundation
+import PrivateSyncTesting
+import Simulator
+import Testing
+
+@Suite("Simulator")
+struct SimulatorTests {
+    @Test("a seed replays byte for byte: two runs of it print identical traces", arguments: [UInt64(1), 7, 31, 1234])
+    func seedsReplayExactly(seed: UInt64) async {
+        let first = await Simulation.run(SimulationOptions(seed: seed, steps: 120, keepFullTrace: true))
+        let second = await Simulation.run(SimulationOptions(seed: seed, steps: 120, keepFullTrace: true))
+        #expect(first.trace == second.trace)
+        #expect(first.traceDigest == second.traceDigest)
+        #expect(first.invariantChecks == second.invariantChecks)
+        #expect(first.faults == second.faults)
+        #expect(first.trace.count > 120)
+    }
+
+    @Test("different seeds make different runs")
+    func seedsDiffer() async {
+        let a = await Simulation.run(SimulationOptions(seed: 1, steps: 60))
+        let b = await Simulation.run(SimulationOptions(seed: 2, steps: 60))
+        #expect(a.traceDigest != b.traceDigest)
+    }
+
+    @Test("the trace holds no wall-clock figure: only step numbers and simulated seconds")
+    func traceHasNoWallClock() async {
+        let run = await Simulation.run(SimulationOptions(seed: 5, steps: 40, keepFullTrace: true))
+        for line in run.trace {
+            #expect(line.range(of: #"^\d{4} \+\d{6}s "#, options: .regularExpression) != nil, "\(line)")
+            #expect(!line.contains("/tmp") && !line.contains("/dev/shm"), "\(line)")
+        }
+    }
+
+    @Test("a short sweep on both backends breaks no invariant", arguments: ContainerBackend.allCases)
+    func shortSweep(backend: ContainerBackend) async {
+        let summary = await Sweep.run(
+            seeds: Array(0..<(backend == .memory ? 40 : 10)),
+            template: SimulationOptions(seed: 0, steps: 150, backend: backend))
+        #expect(summary.failures.isEmpty, "\(summary.failures.map { "seed \($0.seed): \($0.failure!.message)" })")
+        #expect(summary.invariantChecks > 10_000)
+        #expect(summary.faults.count >= 8, "most fault kinds strike: \(summary.faults)")
+        #expect(summary.crashes > 0)
+    }
+
+    @Test("sharding splits a sweep without overlap and covers it")
+    func sharding() {
+        let shards = (0..<4).map { Sweep.seeds(count: 30, shard: $0, of: 4) }
+        #expect(shards.flatMap { $0 }.sorted() == (0..<30).map(UInt64.init))
+        #expect(Set(shards[0]).isDisjoint(with: shards[1]))
+    }
+
+    // MARK: Planted bugs
+
+    /// Runs seeds until one fails, returning the invariant that caught the bug and how many seeds it took.
+    static func firstCatch(seeds: Int = 40, _ hooks: () -> SimulationHooks) async -> (Invariant, UInt64)? {
+        for seed in 0..<UInt64(seeds) {
+            let run = await Simulation.run(SimulationOptions(seed: seed, steps: 200, hooks: hooks()))
+            if let failure = run.failure { return (failure.invariant, seed) }
+        }
+        return nil
+    }
+
+    @Test("planted: a container that drops one save in fifty is caught by invariant 3 or 4")
+    func catchesDroppedSaves() async throws {
+        let caught = await Self.firstCatch {
+            let counter = PlantedBugs.DroppingContainer.Counter()
+            return SimulationHooks(wrapContainer: { base, _ in
+                PlantedBugs.DroppingContainer(base: base, counter: counter)
+            })
+        }
+        let (invariant, seed) = try #require(caught, "not caught in 40 seeds")
+        #expect([.noAcknowledgedWriteLost, .convergence].contains(invariant), "caught by \(invariant) at seed \(seed)")
+    }
+
+    @Test("planted: a send path that lets a local-only record through is caught by invariant 1")
+    func catchesLeakedLocalOnlyRecords() async throws {
+        let caught = await Self.firstCatch {
+            SimulationHooks(wrapContainer: { base, _ in PlantedBugs.LeakingContainer(base: base) })
+        }
+        let (invariant, _) = try #require(caught, "not caught in 40 seeds")
+        #expect(invariant == .localOnlyStaysHome)
+    }
+
+    @Test("planted: a status source that always says on is caught by invariant 5")
+    func catchesLyingStatus() async throws {
+        let caught = await Self.firstCatch { SimulationHooks(status: PlantedBugs.alwaysOn) }
+        let (invariant, _) = try #require(caught, "not caught in 40 seeds")
+        #expect(invariant == .honestStatus)
+    }
+
+    @Test("planted: a store that forgets pending changes on a crash is caught by invariant 3 or 4")
+    func catchesForgottenPendingChanges() async throws {
+        let caught = await Self.firstCatch { SimulationHooks(afterCrash: PlantedBugs.forgetPendingChanges) }
+        let (invariant, seed) = try #require(caught, "not caught in 40 seeds")
+        #expect([.noAcknowledgedWriteLost, .convergence].contains(invariant), "caught by \(invariant) at seed \(seed)")
+    }
+}

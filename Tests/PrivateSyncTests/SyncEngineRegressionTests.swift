@@ -135,7 +135,8 @@ struct SyncEngineRegressionTests {
         try world.inject(.userDeletedZone)
         try phone.checkIn(4)
         #expect(await phone.sync()?.outcome == .paused(.userDeletedZone))
-        _ = try await container.base.saveZones([RecordZone(zoneID: try ZoneID("Other"))])  // a change after the deletion
+        // A change after the deletion, so that the deletion is not the last page.
+        _ = try await container.base.saveZones([RecordZone(zoneID: try ZoneID("Other"))])
         try phone.device.setSyncPreference(true)
         let device = try world.device("phone")
         let environment = world.world.environment(for: device) { base in

@@ -41,12 +41,20 @@ check-imports:
 demo: build
 	@$(BIN_DEBUG)/privatesync demo
 
+## bench: every figure of docs/benchmarks.md, each a ratio against a baseline measured in the same run (release build,
+## the Swift runtime linked statically as a shipped CLI would be).
 bench:
-	@echo "Benchmarks arrive with issue 7."
+	$(SWIFT) build -c release --static-swift-stdlib --product privatesync
+	$(SWIFT) build -c release --static-swift-stdlib --product privatesync-bench
+	.build/release/privatesync-bench --cli $(CURDIR)/.build/release/privatesync
+
+## torture: the kill (200 SIGKILLs), corruption, bad-input and disk-full torture suites (make test runs 20 kills).
+torture: build
+	PRIVATESYNC_TORTURE_KILLS=200 $(SWIFT) test --filter 'Torture|CLIBadInputTests'
 
 ## sweep: a long simulator sweep on the release build: 10,000 seeds in memory, then 1,000 on SQLite files.
 sweep:
-	$(SWIFT) build -c release --product privatesync
+	$(SWIFT) build -c release --static-swift-stdlib --product privatesync
 	.build/release/privatesync simulate --seeds 10000
 	.build/release/privatesync simulate --seeds 1000 --backend file
 

@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "PrivateSync", targets: ["PrivateSync"]),
         .library(name: "PrivateSyncTesting", targets: ["PrivateSyncTesting"]),
         .executable(name: "privatesync", targets: ["PrivateSyncCLI"]),
+        .executable(name: "privatesync-bench", targets: ["PrivateSyncBench"]),
     ],
     targets: [
         .systemLibrary(
@@ -37,6 +38,9 @@ let package = Package(
                 "ArgumentParsing", "Simulator", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite",
                 "FileSystem",
             ]),
+        .executableTarget(
+            name: "PrivateSyncBench",
+            dependencies: ["Simulator", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "FileSystem"]),
         .testTarget(name: "PrivateCloudTests", dependencies: ["PrivateCloud", "SQLite", "FileSystem"]),
         .testTarget(name: "DeviceStoreTests", dependencies: ["DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),

@@ -25,12 +25,14 @@ public struct DeviceStores: Sendable {
     ///   - names: Where new record names come from.
     ///   - durability: How much a commit survives.
     ///   - crashSwitch: A simulation's crash switch.
+    ///   - verifyIntegrity: Whether to check every page of existing files first.
     /// - Returns: The stores.
     /// - Throws: ``StoreError``: `cannotCreateStore` (wrapping ``CocoaStyleError`` 512) when a cloud
     ///   configuration's folder is missing, before anything is created; or what opening a store throws.
     public static func open(
         localOnly: StoreConfiguration, userCreated: StoreConfiguration, partition: SyncPartition, deviceID: String,
-        clock: any WallClock, names: any RecordNameSource, durability: Durability, crashSwitch: CrashSwitch?
+        clock: any WallClock, names: any RecordNameSource, durability: Durability, crashSwitch: CrashSwitch?,
+        verifyIntegrity: Bool = false
     ) throws(StoreError) -> DeviceStores {
         precondition(!localOnly.isCloud, "the local-only store never mirrors to CloudKit")
         for configuration in [localOnly, userCreated] where configuration.isCloud {
@@ -41,10 +43,10 @@ public struct DeviceStores: Sendable {
         }
         let localStore = try RecordStore<LocalOnly>.open(
             localOnly, partition: partition, deviceID: deviceID, clock: clock, names: names, durability: durability,
-            crashSwitch: crashSwitch)
+            crashSwitch: crashSwitch, verifyIntegrity: verifyIntegrity)
         let userStore = try RecordStore<UserCreated>.open(
             userCreated, partition: partition, deviceID: deviceID, clock: clock, names: names, durability: durability,
-            crashSwitch: crashSwitch)
+            crashSwitch: crashSwitch, verifyIntegrity: verifyIntegrity)
         return DeviceStores(localOnly: localStore, userCreated: userStore)
     }
 }

@@ -76,13 +76,15 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     ///   - names: Where new record names come from.
     ///   - durability: How much a commit survives.
     ///   - crashSwitch: A simulation's switch; when it is down, nothing more commits.
+    ///   - verifyIntegrity: Whether to check every page of an existing file first (`PRAGMA quick_check`), so that a
+    ///     damaged page anywhere is refused before anything is read or written.
     /// - Returns: The open store.
     /// - Throws: ``StoreError``: `cannotCreateStore` for a cloud store without its folder, `damagedFile` for a
     ///   damaged or foreign file (left unchanged), `storage` for anything else SQLite reports.
     public static func open(
         _ configuration: StoreConfiguration, partition: SyncPartition, deviceID: String,
         clock: any WallClock = SystemClock(), names: any RecordNameSource = UUIDRecordNames(),
-        durability: Durability = .survivesPowerLoss, crashSwitch: CrashSwitch? = nil
+        durability: Durability = .survivesPowerLoss, crashSwitch: CrashSwitch? = nil, verifyIntegrity: Bool = false
     ) throws(StoreError) -> RecordStore {
         if !FileSystem.isDirectory(configuration.directory) {
             if configuration.isCloud {
@@ -97,7 +99,8 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         }
         do {
             let connection = try DatabaseFile.open(
-                at: configuration.path, format: format, create: true, durability: durability)
+                at: configuration.path, format: format, create: true, durability: durability,
+                verifyIntegrity: verifyIntegrity)
             try connection.transaction {
                 let stored = try connection.scalarText("SELECT value FROM store_meta WHERE key = 'partition'")
                 if stored == nil {

@@ -11,7 +11,7 @@ public enum StoreFileReader {
     public static func origins(inStoreFile path: String) throws -> [(name: String, type: String, origin: UserRecordID?)]
     {
         let connection = try DatabaseFile.open(
-            at: path, format: RecordStore<UserCreated>.format, create: false, readOnly: true)
+            at: path, format: RecordStore<UserCreated>.format, create: false, readOnly: true, verifyIntegrity: true)
         return try connection.query("SELECT record_name, record_type, origin_user FROM records") {
             ($0.text(0), $0.text(1), $0.optionalText(2).map(UserRecordID.init(recordName:)))
         }

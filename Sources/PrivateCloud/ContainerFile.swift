@@ -43,6 +43,14 @@ public struct ContainerFile: Sendable {
         }
     }
 
+    /// Checks a container file, page by page, without changing it.
+    ///
+    /// - Parameter path: The file.
+    /// - Throws: `DatabaseFileError` naming the file when it is missing, damaged or foreign.
+    public static func verify(_ path: String) throws {
+        _ = try SQLiteDatabaseStorage(readingOnly: path, verifyIntegrity: true)
+    }
+
     /// How many records of each type the file holds, without decoding them.
     ///
     /// - Parameter path: The file.

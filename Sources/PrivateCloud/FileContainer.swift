@@ -18,6 +18,7 @@ public final class FileContainer: StorageBackedContainer {
     private let clock: any WallClock
     private let limits: CloudLimits
     private let durability: Durability
+    private let verifyIntegrity: Bool
     private let openDatabases: Mutex<[AccountID: SQLiteDatabaseStorage]> = Mutex([:])
 
     /// Creates a container handle. Files are opened (and created) at the first call for each account.
@@ -29,10 +30,11 @@ public final class FileContainer: StorageBackedContainer {
     ///   - clock: The server's clock, for modification dates.
     ///   - limits: The limits to enforce; CloudKit's by default.
     ///   - durability: How much a commit survives; power loss by default.
+    ///   - verifyIntegrity: Whether to check every page of an existing file when first opening it.
     public init(
         cloudRoot: String, identifier: ContainerIdentifier, session: AccountSession,
         clock: any WallClock = SystemClock(), limits: CloudLimits = .cloudKit,
-        durability: Durability = .survivesPowerLoss
+        durability: Durability = .survivesPowerLoss, verifyIntegrity: Bool = false
     ) {
         self.cloudRoot = cloudRoot
         self.identifier = identifier
@@ -40,6 +42,7 @@ public final class FileContainer: StorageBackedContainer {
         self.clock = clock
         self.limits = limits
         self.durability = durability
+        self.verifyIntegrity = verifyIntegrity
     }
 
     /// The file that holds `account`'s database for `identifier`.
@@ -65,7 +68,8 @@ public final class FileContainer: StorageBackedContainer {
                 do {
                     try FileSystem.createDirectory(FileSystem.parentDirectory(of: path), permissions: 0o700)
                     storage = try SQLiteDatabaseStorage(
-                        path: path, account: account, containerID: identifier, clock: clock, durability: durability)
+                        path: path, account: account, containerID: identifier, clock: clock, durability: durability,
+                        verifyIntegrity: verifyIntegrity)
                 } catch {
                     throw CloudError.storageFailure(error, location: path)
                 }

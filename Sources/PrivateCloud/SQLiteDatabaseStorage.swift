@@ -61,12 +61,14 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
     ///   - containerID: The container the file belongs to, recorded in a new file.
     ///   - clock: Used for the creation date recorded in a new file.
     ///   - durability: How much a commit survives.
+    ///   - verifyIntegrity: Whether to check every page of an existing file first.
     /// - Throws: ``DatabaseFileError`` for a missing, damaged or foreign file; such a file is left unchanged.
     init(
         path: String, account: AccountID, containerID: ContainerIdentifier, clock: any WallClock,
-        durability: Durability
+        durability: Durability, verifyIntegrity: Bool = false
     ) throws {
-        connection = try DatabaseFile.open(at: path, format: Self.format, create: true, durability: durability)
+        connection = try DatabaseFile.open(
+            at: path, format: Self.format, create: true, durability: durability, verifyIntegrity: verifyIntegrity)
         try claim(account: account, containerID: containerID, clock: clock)
     }
 
@@ -74,8 +76,9 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
     ///
     /// - Parameter path: The file.
     /// - Throws: ``DatabaseFileError`` for a missing, damaged or foreign file.
-    init(readingOnly path: String) throws {
-        connection = try DatabaseFile.open(at: path, format: Self.format, create: false, readOnly: true)
+    init(readingOnly path: String, verifyIntegrity: Bool = true) throws {
+        connection = try DatabaseFile.open(
+            at: path, format: Self.format, create: false, readOnly: true, verifyIntegrity: verifyIntegrity)
     }
 
     /// Records, on first use, which account and container the file belongs to; refuses a file of another.

@@ -20,6 +20,9 @@ public struct LaunchEnvironment: Sendable {
     public var durability: Durability
     /// A simulation's crash switch, if any.
     public var crashSwitch: CrashSwitch?
+    /// Whether to check every page of the stores when opening them (the CLI does: a damaged page anywhere is refused
+    /// before anything is read or written).
+    public var verifyIntegrity: Bool
     /// The conflict policy.
     public var resolver: any ConflictResolver
     /// The backoff after transient failures.
@@ -31,7 +34,7 @@ public struct LaunchEnvironment: Sendable {
     public init(
         partition: SyncPartition, containerIdentifier: ContainerIdentifier, opener: any ContainerOpener,
         clock: any WallClock = SystemClock(), names: any RecordNameSource = UUIDRecordNames(),
-        durability: Durability = .survivesPowerLoss, crashSwitch: CrashSwitch? = nil,
+        durability: Durability = .survivesPowerLoss, crashSwitch: CrashSwitch? = nil, verifyIntegrity: Bool = false,
         resolver: any ConflictResolver = FieldLevelLastWriterWins(), retryPolicy: RetryPolicy = .standard,
         observer: (@Sendable (SyncEvent) -> Void)? = nil
     ) {
@@ -42,6 +45,7 @@ public struct LaunchEnvironment: Sendable {
         self.names = names
         self.durability = durability
         self.crashSwitch = crashSwitch
+        self.verifyIntegrity = verifyIntegrity
         self.resolver = resolver
         self.retryPolicy = retryPolicy
         self.observer = observer
@@ -208,7 +212,7 @@ public struct LaunchSequence: Sendable {
         return try DeviceStores.open(
             localOnly: localOnly, userCreated: userCreated, partition: environment.partition, deviceID: device.name,
             clock: environment.clock, names: environment.names, durability: environment.durability,
-            crashSwitch: environment.crashSwitch)
+            crashSwitch: environment.crashSwitch, verifyIntegrity: environment.verifyIntegrity)
     }
 
     /// The pause an account status calls for, or `nil` when sync may run.

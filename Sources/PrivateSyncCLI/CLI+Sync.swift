@@ -1,4 +1,5 @@
 import DeviceStore
+import FileSystem
 import FoundationEssentials
 import PrivateCloud
 import PrivateSync
@@ -63,6 +64,12 @@ extension CLI {
     func syncNow() async throws -> ExitCode {
         let world = try world()
         let app = try resumedApp(in: world)
+        // The container file is checked before the engine touches it, so a damaged one is reported as such rather
+        // than as a failed attempt to be retried.
+        if app.container != nil, let account = app.device.session.account {
+            let path = world.containerPath(account: account)
+            if FileSystem.exists(path) { try ContainerFile.verify(path) }
+        }
         let report = await app.sync(force: true)
         let status = try app.status()
         if json {

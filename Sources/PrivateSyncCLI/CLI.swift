@@ -86,7 +86,9 @@ struct CLI {
 
     /// The world at `home`.
     func world() throws -> World {
-        try World.open(at: home)
+        // Every file is checked page by page when opened: a damaged page anywhere is refused, naming the file,
+        // before anything reads or writes it.
+        try World.open(at: home, options: World.Options(verifyIntegrity: true))
     }
 
     /// The device named by `--device`.

@@ -40,13 +40,16 @@ public final class World: Sendable {
         public var durability: Durability
         /// Called with every engine event of every device.
         public var observer: (@Sendable (SyncEvent) -> Void)?
+        /// Whether to check every page of a store or container file when opening it (the CLI does).
+        public var verifyIntegrity: Bool
 
         /// Creates options: the file backend, the system clock, durable commits.
         public init(
             backend: ContainerBackend = .file, faults: (any FaultSource)? = nil, clock: any WallClock = SystemClock(),
             names: any RecordNameSource = UUIDRecordNames(), durability: Durability = .survivesPowerLoss,
-            observer: (@Sendable (SyncEvent) -> Void)? = nil
+            observer: (@Sendable (SyncEvent) -> Void)? = nil, verifyIntegrity: Bool = false
         ) {
+            self.verifyIntegrity = verifyIntegrity
             self.backend = backend
             self.faults = faults
             self.clock = clock
@@ -269,7 +272,8 @@ public final class World: Sendable {
             partition: partition, containerIdentifier: containerIdentifier,
             opener: WorldContainerOpener(world: self, session: device.session, wrap: wrapContainer),
             clock: options.clock,
-            names: options.names, durability: options.durability, crashSwitch: crashSwitch, observer: options.observer)
+            names: options.names, durability: options.durability, crashSwitch: crashSwitch,
+            verifyIntegrity: options.verifyIntegrity, observer: options.observer)
     }
 
     /// Launches the app on a device: a cold start running the launch sequence.
@@ -337,7 +341,7 @@ struct WorldContainerOpener: ContainerOpener {
         case nil:
             let base = FileContainer(
                 cloudRoot: world.cloudRoot, identifier: identifier, session: session, clock: world.options.clock,
-                durability: world.options.durability)
+                durability: world.options.durability, verifyIntegrity: world.options.verifyIntegrity)
             guard let faults = world.faults else { return base }
             return FaultInjectingContainer(base: base, faults: faults, session: session)
         }

@@ -19,6 +19,18 @@ struct CLIBadInputTests {
         return path
     }()
 
+    static func writeTemporary(_ name: String, _ text: String) -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("privatesync-\(getpid())-\(name)").path
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        return path
+    }
+
+    static let badSchema = writeTemporary(
+        "both.json",
+        #"{"name": "x", "types": [{"name": "A", "fields": []}], "partition": {"userCreated": ["A"], "localOnly": ["A"]}}"#
+    )
+    static let notJSON = writeTemporary("not.json", "types: [CheckIn]\n")
+
     static let cases: [Case] = [
         // Usage (64): the command line does not fit.
         Case(arguments: ["frobnicate"], code: 64, message: "unknown command 'frobnicate'"),
@@ -121,6 +133,28 @@ struct CLIBadInputTests {
             arguments: ["account", "status", "--device", "ghost", "--set", "restricted"], code: 66,
             message: "no device named ghost"),
         Case(arguments: ["init", "--container", "com.example.me"], code: 65, message: "must start with 'iCloud.'"),
+        Case(arguments: ["init", "--schema", badSchema], code: 65, message: "is in both lists"),
+        Case(arguments: ["init", "--schema", notJSON], code: 65, message: "schema"),
+        Case(arguments: ["simulate", "--seeds", "lots"], code: 65, message: "--seeds must be"),
+        Case(arguments: ["simulate", "--seeds", "10", "--shard", "5/2"], code: 65, message: "--shard must be I/N"),
+        Case(arguments: ["simulate", "--devices", "9"], code: 65, message: "--devices must be"),
+        Case(arguments: ["simulate", "--seed", "1", "--seeds", "2"], code: 64, message: "not both"),
+        Case(arguments: ["simulate", "--trace"], code: 64, message: "--trace replays one run"),
+        Case(arguments: ["simulate", "--backend", "cloud"], code: 64, message: "not a valid value"),
+        Case(
+            arguments: [
+                "record", "add", "Note", "--device", "phone", "--field", "title=t", "--field", "body=b", "--field",
+                "date=now", "--field", "tags=[]", "--field", "colour=x",
+            ],
+            code: 65, message: "has no field 'colour'"),
+        Case(
+            arguments: [
+                "record", "add", "WeightEntry", "--device", "phone", "--field", "date=now", "--field",
+                "kilograms=heavy",
+            ],
+            code: 65, message: "WeightEntry.kilograms holds double values"),
+        Case(arguments: ["record", "edit", "NAME", "--device", "phone"], code: 66, message: "no record named"),
+        Case(arguments: ["init", "--schema", "/no/such/schema.json"], code: 66, message: "does not exist"),
         // Missing things (66).
         Case(arguments: ["sync", "status", "--device", "ghost"], code: 66, message: "no device named ghost"),
         Case(arguments: ["sync", "status", "--device", "tablet"], code: 66, message: "never been launched"),

@@ -1,0 +1,95 @@
+import Foundation
+import SQLite
+import Testing
+
+/// Corruption torture: each store and container file is truncated, has a page zeroed, has bytes flipped, or is
+/// replaced by a file that is not SQLite; every command that reads it then fails with exit 74 and an error naming
+/// the file (the audit reports it as a finding, exit 1), nothing crashes, and the file stays byte-identical.
+@Suite("Torture: corruption")
+struct TortureCorruptionTests {
+    enum Target: String, CaseIterable, CustomTestStringConvertible {
+        case userCreatedStore, localOnlyStore, container
+        var testDescription: String { rawValue }
+
+        func path(_ home: String) -> String {
+            switch self {
+            case .userCreatedStore: home + "/devices/phone/AppGroup/Library/Application Support/UserCreated.store"
+            case .localOnlyStore: home + "/devices/phone/AppGroup/Library/Application Support/LocalOnly.store"
+            case .container: home + "/cloud/alice/iCloud.com.example.me.sqlite"
+            }
+        }
+
+        /// The commands that read this file.
+        var commands: [[String]] {
+            switch self {
+            case .userCreatedStore, .localOnlyStore:
+                [
+                    ["sync", "status", "--device", "phone"], ["sync", "now", "--device", "phone"],
+                    ["record", "list", "--device", "phone"], ["inspect", "--device", "phone"],
+                    ["record", "add", "CheckIn", "--device", "phone", "--field", "mood=1", "--field", "date=now"],
+                    ["launch", "--device", "phone"], ["sync", "off", "--device", "phone"],
+                ]
+            case .container:
+                [["sync", "now", "--device", "phone"], ["inspect", "--device", "phone"]]
+            }
+        }
+    }
+
+    enum Damage: String, CaseIterable, CustomTestStringConvertible {
+        case truncate, zeroPage, flipBytes, notSQLite
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "a damaged file is refused by every command that reads it, and left byte for byte", arguments: Target.allCases,
+        Damage.allCases)
+    func damagedFileIsRefused(target: Target, damage: Damage) throws {
+        let cli = CLIRunner.fresh()
+        try cli.ok("init")
+        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
+        try cli.ok("launch", "--device", "phone")
+        for mood in 0..<30 {
+            try cli.ok(
+                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=\(mood % 5)", "--field", "date=now",
+                "--field", "note=\(String(repeating: "n", count: 200))")
+            try cli.ok(
+                "record", "add", "Baseline", "--device", "phone", "--field", "metric=hrv", "--field", "value=\(mood)",
+                "--field", "computedAt=now", "--field", "windowDays=7")
+        }
+        try cli.ok("sync", "now", "--device", "phone")
+        let path = target.path(cli.home)
+        // Fold any write-ahead log into the file, so the damage hits the data itself.
+        let (root, pageSize): (Int64, Int) = try {
+            let connection = try Connection(path: path, mode: .readWrite)
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return (
+                try connection.scalarInt("SELECT rootpage FROM sqlite_schema WHERE name = 'records'") ?? 2,
+                Int(try connection.scalarInt("PRAGMA page_size") ?? 4096)
+            )
+        }()
+        try? FileManager.default.removeItem(atPath: path + "-wal")
+        try? FileManager.default.removeItem(atPath: path + "-shm")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let page = (Int(root) - 1) * pageSize
+        switch damage {
+        case .truncate: bytes = Array(bytes.prefix(bytes.count / 2 + 100))
+        case .zeroPage: for index in page..<page + pageSize { bytes[index] = 0 }
+        case .flipBytes: for index in page..<page + 12 { bytes[index] ^= 0x5A }
+        case .notSQLite: bytes = Array("name,mood\nmonday,4\n".utf8)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        for command in target.commands {
+            let run = try cli.run(command)
+            #expect(run.signal == nil, "\(command.joined(separator: " ")) crashed")
+            #expect(run.status == 74, "\(command.joined(separator: " ")) exited \(run.status): \(run.standardError)")
+            #expect(run.standardError.contains(path), "the error names the file: \(run.standardError)")
+        }
+        let audit = try cli.run(["audit", "--json"])
+        if target != .localOnlyStore {
+            #expect(audit.status == 1)
+            let findings = audit.json["findings"] as? [[String: Any]] ?? []
+            #expect(findings.contains { $0["kind"] as? String == "unreadableFile" && $0["file"] as? String == path })
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(bytes), "the damaged file was changed")
+    }
+}

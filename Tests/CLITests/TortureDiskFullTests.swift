@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// Disk-full torture, where the machine allows mounting a small tmpfs: writes that cannot complete fail cleanly
+/// (exit 74, naming the file), nothing acknowledged is lost, the files stay sound, and writing works again once
+/// space is freed.
+@Suite("Torture: disk full")
+struct TortureDiskFullTests {
+    /// Mounts a tmpfs of `megabytes` at a new folder, or returns `nil` when this machine does not allow it.
+    static func mountSmallDisk(megabytes: Int) -> String? {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "privatesync-full-\(UUID().uuidString)"
+        ).path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", folder]
+        mount.standardError = FileHandle.nullDevice
+        guard (try? mount.run()) != nil else { return nil }
+        mount.waitUntilExit()
+        return mount.terminationStatus == 0 ? folder : nil
+    }
+
+    static func unmount(_ folder: String) {
+        let umount = Process()
+        umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+        umount.arguments = [folder]
+        try? umount.run()
+        umount.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    static let canMount: Bool = {
+        guard let folder = mountSmallDisk(megabytes: 1) else { return false }
+        unmount(folder)
+        return true
+    }()
+
+    @Test(
+        "a full disk fails writes cleanly and loses nothing acknowledged",
+        .enabled(if: canMount, "needs permission to mount a tmpfs"))
+    func fullDiskLosesNothing() throws {
+        let disk = try #require(Self.mountSmallDisk(megabytes: 3))
+        defer { Self.unmount(disk) }
+        let cli = CLIRunner(home: disk + "/world")
+        try cli.ok("init")
+        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
+        try cli.ok("launch", "--device", "phone")
+        // Space to free later, as a user deleting something else would.
+        let filler = disk + "/filler"
+        try Data(repeating: 0, count: 400_000).write(to: URL(fileURLWithPath: filler))
+        let big = FileManager.default.temporaryDirectory.appendingPathComponent("privatesync-note-\(UUID().uuidString)")
+            .path
+        try Data(repeating: UInt8(ascii: "x"), count: 60_000).write(to: URL(fileURLWithPath: big))
+        defer { try? FileManager.default.removeItem(atPath: big) }
+        var acknowledged: [String] = []
+        var failure: CLIRunner.Run?
+        for _ in 0..<200 {
+            let run = try cli.run([
+                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=now", "--field",
+                "note=@\(big)",
+            ])
+            if run.status == 0 {
+                acknowledged.append(run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+                continue
+            }
+            failure = run
+            break
+        }
+        let full = try #require(failure, "the disk never filled")
+        #expect(full.signal == nil)
+        #expect(full.status == 74, "stderr: \(full.standardError)")
+        #expect(full.standardError.contains("full") || full.standardError.contains("FULL"), "\(full.standardError)")
+        #expect(acknowledged.count > 5)
+        let listed =
+            try cli.ok("record", "list", "--device", "phone", "--json").json["records"] as? [[String: Any]] ?? []
+        #expect(
+            Set(listed.compactMap { $0["name"] as? String }).isSuperset(of: acknowledged),
+            "an acknowledged write was lost")
+        // Once space is freed, writing works again.
+        try FileManager.default.removeItem(atPath: filler)
+        let after = try cli.run([
+            "record", "add", "CheckIn", "--device", "phone", "--field", "mood=1", "--field", "date=now",
+        ])
+        #expect(after.status == 0, "\(after.standardError)")
+        for file in try TortureKillTests.databaseFiles(cli.home) {
+            let check = Process()
+            check.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            check.arguments = [file, "PRAGMA integrity_check"]
+            let output = Pipe()
+            check.standardOutput = output
+            if (try? check.run()) != nil {
+                check.waitUntilExit()
+                let result = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                #expect(result.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(file): \(result)")
+            }
+        }
+    }
+}

@@ -160,9 +160,12 @@ extension Simulation {
                 clock.advance(by: 60)
                 var moved = 0
                 for device in devices {
-                    let before = device.app?.engine.flatMap { try? $0.state() }
+                    // A device where sync does not run moves nothing; one that crashed (and was relaunched) counts
+                    // as having moved, so that another round follows.
+                    guard let before = device.app?.engine.flatMap({ try? $0.state() }) else { continue }
+                    let crashes = result.crashes
                     await sync(device, force: true, why: "heal")
-                    if let after = device.app?.engine.flatMap({ try? $0.state() }), let before {
+                    if let after = device.app?.engine.flatMap({ try? $0.state() }), result.crashes == crashes {
                         moved +=
                             (after.sentSaves - before.sentSaves) + (after.sentDeletes - before.sentDeletes)
                             + (after.fetchedModifications - before.fetchedModifications)
@@ -199,9 +202,11 @@ extension Simulation {
         } catch {
             return fail(.convergence, "\(device.name): cannot read the records: \(error)")
         }
+        // A record's account is the one it was written under, or, for one written with no account, the account it
+        // was first sent to (the engine stamps it then); records archived for another account are not this one's.
         for name in device.expected.sorted() where !deleted.contains(name) {
             guard let entry = written[name], entry.partition == .userCreated,
-                entry.account == nil || entry.account == account
+                entry.account == nil || entry.account == account, local[name] != nil
             else { continue }
             check(
                 .noAcknowledgedWriteLost, container[name] != nil,

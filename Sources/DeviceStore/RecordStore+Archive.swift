@@ -4,8 +4,9 @@ import PrivateCloud
 import SQLite
 
 extension RecordStore where Kind == UserCreated {
-    /// Copies the records written under `user` into a new store file at `path`, keeping nothing else there (no
-    /// pending changes, no sync state): the data of an account the device no longer syncs with, kept apart.
+    /// Copies the records written under `user` into a new store file at `path`, with their unsent changes (and
+    /// every unsent delete, whose record is gone and cannot be attributed), and no sync state: the data of an
+    /// account the device no longer syncs with, kept apart until the device syncs with that account again.
     ///
     /// The copy is built under a temporary name and renamed into place, so `path` holds a whole archive or none.
     ///
@@ -26,7 +27,12 @@ extension RecordStore where Kind == UserCreated {
             try archive.transaction {
                 try archive.run(
                     "DELETE FROM records WHERE origin_user IS NOT ? OR origin_user IS NULL", .text(user.recordName))
-                try archive.execute("DELETE FROM pending_changes; DELETE FROM sync_state; DELETE FROM refetch_seen")
+                try archive.execute(
+                    """
+                    DELETE FROM pending_changes WHERE kind = 'save' AND record_name NOT IN (SELECT record_name FROM records);
+                    DELETE FROM sync_state WHERE key <> 'pending_revision';
+                    DELETE FROM refetch_seen
+                    """)
                 try archive.run(
                     "INSERT OR REPLACE INTO store_meta (key, value) VALUES ('archived_user', ?)", .text(user.recordName)
                 )
@@ -38,6 +44,42 @@ extension RecordStore where Kind == UserCreated {
         } catch {
             try? FileSystem.removeItem(temporary)
             throw StoreError.from(error, store: path)
+        }
+    }
+
+    /// Brings the records of an archive back into this store, for when the device syncs again with the account
+    /// they were written under: records this store lacks are put back with the server state they had, and their
+    /// unsent changes are queued again. Records this store has are left as they are.
+    ///
+    /// - Parameter path: An archive written by ``archiveRecords(of:to:)``.
+    /// - Returns: How many records came back.
+    /// - Throws: ``StoreError`` when the archive cannot be read; this store is then unchanged.
+    @discardableResult
+    public func restoreArchive(at path: String) throws(StoreError) -> Int {
+        let archived: [(StoredRecord, CachedServerFields?)]
+        let pending: [PendingChangeRow]
+        do {
+            let archive = try DatabaseFile.open(
+                at: path, format: Self.format, create: false, readOnly: true, verifyIntegrity: true)
+            let reader = SyncTransaction(connection: archive, deviceID: deviceID)
+            (archived, pending) = try archive.transaction(.deferred) {
+                let records = try archive.query("SELECT \(Self.recordColumns) FROM records", row: Self.storedRecord)
+                return (
+                    try records.map { ($0, try reader.serverFields(of: $0.name)) },
+                    try reader.pendingChanges(limit: Int.max)
+                )
+            }
+        } catch {
+            throw StoreError.from(error, store: path)
+        }
+        return try syncTransaction { state in
+            var restored = 0
+            for (record, server) in archived where try state.record(named: record.name) == nil {
+                try state.putRecord(record, serverFields: server?.systemFields)
+                restored += 1
+            }
+            for change in pending { try state.queue(change.kind, name: change.recordName, type: change.recordType) }
+            return restored
         }
     }
 }

@@ -45,50 +45,30 @@ public enum EntitlementTrap {
     }
 }
 
-/// Opens ``FileContainer``s, trapping as CloudKit does when the entitlement is missing.
-public struct FileContainerOpener: ContainerOpener {
-    let cloudRoot: String
-    let session: AccountSession
-    let clock: any WallClock
+/// Opens containers, trapping first, as CloudKit does, when the entitlements do not allow the container.
+public struct TrappingContainerOpener: ContainerOpener {
+    private let make: @Sendable (ContainerIdentifier) -> any PrivateContainer
 
-    /// Creates an opener.
+    /// Creates an opener that makes containers with `make`, once the entitlement check passed.
     ///
-    /// - Parameters:
-    ///   - cloudRoot: The folder holding every account's folder.
-    ///   - session: The device's account session.
-    ///   - clock: The server's clock.
-    public init(cloudRoot: String, session: AccountSession, clock: any WallClock = SystemClock()) {
-        self.cloudRoot = cloudRoot
-        self.session = session
-        self.clock = clock
+    /// - Parameter make: Makes the container for an identifier.
+    public init(_ make: @escaping @Sendable (ContainerIdentifier) -> any PrivateContainer) {
+        self.make = make
     }
 
     public func openContainer(identifier: ContainerIdentifier, entitlements: Entitlements) -> any PrivateContainer {
         EntitlementTrap.check(entitlements, for: identifier)
-        return FileContainer(cloudRoot: cloudRoot, identifier: identifier, session: session, clock: clock)
-    }
-}
-
-/// Opens ``MemoryContainer``s, trapping as CloudKit does when the entitlement is missing.
-public struct MemoryContainerOpener: ContainerOpener {
-    let cloud: MemoryCloud
-    let session: AccountSession
-    let clock: any WallClock
-
-    /// Creates an opener.
-    ///
-    /// - Parameters:
-    ///   - cloud: The servers.
-    ///   - session: The device's account session.
-    ///   - clock: The server's clock.
-    public init(cloud: MemoryCloud, session: AccountSession, clock: any WallClock = SystemClock()) {
-        self.cloud = cloud
-        self.session = session
-        self.clock = clock
+        return make(identifier)
     }
 
-    public func openContainer(identifier: ContainerIdentifier, entitlements: Entitlements) -> any PrivateContainer {
-        EntitlementTrap.check(entitlements, for: identifier)
-        return MemoryContainer(cloud: cloud, identifier: identifier, session: session, clock: clock)
+    /// An opener of ``FileContainer``s under `cloudRoot`.
+    public static func file(cloudRoot: String, session: AccountSession, clock: any WallClock = SystemClock()) -> Self {
+        Self { FileContainer(cloudRoot: cloudRoot, identifier: $0, session: session, clock: clock) }
+    }
+
+    /// An opener of ``MemoryContainer``s in `cloud`.
+    public static func memory(cloud: MemoryCloud, session: AccountSession, clock: any WallClock = SystemClock()) -> Self
+    {
+        Self { MemoryContainer(cloud: cloud, identifier: $0, session: session, clock: clock) }
     }
 }

@@ -168,8 +168,9 @@ public final class LaunchedApp: Sendable {
 
     /// After an account switch (`accountChanged`): keeps the previous account's records on the device, in an
     /// archive store beside the active one, and lets the active store start afresh with the account signed in now.
-    /// Records written under the new account, or with no account, stay and are uploaded to it; nothing is
-    /// deleted anywhere, and nothing of the previous account ever reaches the new one.
+    /// Records written under the new account, or with no account, stay and are uploaded to it; records this device
+    /// archived earlier for the new account come back. Nothing is deleted anywhere, and nothing of the previous
+    /// account ever reaches the new one.
     ///
     /// - Returns: The archive file, and how many records it holds.
     /// - Throws: ``StoreError`` when the store is not bound to another account, or the archive cannot be written.
@@ -197,6 +198,20 @@ public final class LaunchedApp: Sendable {
             try state.removeRecords(of: previous)
             for key in SyncStateKey.allCases where !Self.totals.contains(key) { try state.setState(key, nil) }
             try state.queueEverythingForUpload(to: current)
+        }
+        // Data this device kept apart for the account signed in now, when it started afresh for another, comes back.
+        if let current {
+            let prefix = "UserCreated-\(current.recordName)-"
+            let archives = ((try? FileSystem.contents(ofDirectory: folder)) ?? [])
+                .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".store") }.sorted()
+            for archive in archives {
+                try stores.userCreated.restoreArchive(at: "\(folder)/\(archive)")
+                do {
+                    try FileSystem.move("\(folder)/\(archive)", to: "\(folder)/\(archive).restored")
+                } catch {
+                    throw StoreError(.storage, "cannot mark \(archive) as restored: \(error)", underlying: error)
+                }
+            }
         }
         return (path, count)
     }

@@ -53,13 +53,8 @@ struct Bench {
         }
 
         // 1. Saving through the container against raw SQLite inserting the same rows.
-        let big = try World.create(
-            at: scratch + "/big", partition: BenchSchema.partition, containerIdentifier: identifier,
-            options: World.Options(backend: .file))
-        let bigContainer = FileContainer(
-            cloudRoot: big.cloudRoot, identifier: identifier, session: AccountSession(account: alice))
-        _ = try await bigContainer.saveZones([RecordZone(zoneID: zone)])
         let records = (0..<100_000).map { BenchSchema.record($0, zone: zone) }
+        let (big, bigContainer) = try await world(at: scratch + "/big", records: [])
         let containerSeconds = try await time {
             for start in stride(from: 0, to: records.count, by: 400) {
                 let result = try await bigContainer.modifyRecords(
@@ -79,16 +74,7 @@ struct Bench {
                     + "sqlite=\(Int(rawRate))/s journal=wal synchronous=full"))
 
         // 2. Fetching 100 changes in a zone of 100,000 records, against the same in a zone of 1,000.
-        let small = try World.create(
-            at: scratch + "/small", partition: BenchSchema.partition, containerIdentifier: identifier,
-            options: World.Options(backend: .file))
-        let smallContainer = FileContainer(
-            cloudRoot: small.cloudRoot, identifier: identifier, session: AccountSession(account: alice))
-        _ = try await smallContainer.saveZones([RecordZone(zoneID: zone)])
-        for start in stride(from: 0, to: 1000, by: 400) {
-            _ = try await smallContainer.modifyRecords(
-                saving: Array(records[start..<min(start + 400, 1000)]), deleting: [])
-        }
+        let (small, smallContainer) = try await world(at: scratch + "/small", records: records.prefix(1000))
         let bigFetch = try await fetchHundredChanges(bigContainer, zoneSize: 100_000)
         let smallFetch = try await fetchHundredChanges(smallContainer, zoneSize: 1000)
         report(
@@ -100,15 +86,7 @@ struct Bench {
             ))
 
         // 3. A fresh device pulling every record into its store, each size in a process of its own (peak memory).
-        let twenty = try World.create(
-            at: scratch + "/twenty", partition: BenchSchema.partition, containerIdentifier: identifier,
-            options: World.Options(backend: .file))
-        let twentyContainer = FileContainer(
-            cloudRoot: twenty.cloudRoot, identifier: identifier, session: AccountSession(account: alice))
-        _ = try await twentyContainer.saveZones([RecordZone(zoneID: zone)])
-        for start in stride(from: 0, to: 20_000, by: 400) {
-            _ = try await twentyContainer.modifyRecords(saving: Array(records[start..<start + 400]), deleting: [])
-        }
+        let (twenty, _) = try await world(at: scratch + "/twenty", records: records.prefix(20_000))
         let pull20 = try initialSync(home: twenty.home, records: 20_000)
         let pull100 = try initialSync(home: big.home, records: 100_000)
         let pullRate = 100_000 / pull100.seconds
@@ -180,6 +158,22 @@ struct Bench {
     }
 
     // MARK: Measurements
+
+    /// A world with the bench schema, and alice's container holding `records` (saved 400 at a time).
+    static func world(at home: String, records: ArraySlice<Record>) async throws -> (World, FileContainer) {
+        let world = try World.create(
+            at: home, partition: BenchSchema.partition, containerIdentifier: identifier,
+            options: World.Options(backend: .file))
+        let container = FileContainer(
+            cloudRoot: world.cloudRoot, identifier: identifier, session: AccountSession(account: alice))
+        _ = try await container.saveZones([RecordZone(zoneID: zone)])
+        for start in stride(from: records.startIndex, to: records.endIndex, by: 400) {
+            let result = try await container.modifyRecords(
+                saving: Array(records[start..<min(start + 400, records.endIndex)]), deleting: [])
+            if let failure = result.partialFailure { throw failure }
+        }
+        return (world, container)
+    }
 
     static func time(_ body: () async throws -> Void) async rethrows -> Double {
         let clock = ContinuousClock()

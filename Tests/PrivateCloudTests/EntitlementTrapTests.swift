@@ -11,7 +11,7 @@ struct EntitlementTrapTests {
     @Test("opening a container without the CloudKit entitlement kills the process with SIGTRAP, after CloudKit's line")
     func openingWithoutEntitlementTraps() async throws {
         let result = await #expect(processExitsWith: .signal(SIGTRAP), observing: [\.standardErrorContent]) {
-            let opener = MemoryContainerOpener(cloud: MemoryCloud(), session: AccountSession(account: nil))
+            let opener = TrappingContainerOpener.memory(cloud: MemoryCloud(), session: AccountSession(account: nil))
             _ = opener.openContainer(identifier: try! ContainerIdentifier("iCloud.com.example.me"), entitlements: .none)
         }
         let standardError = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
@@ -23,7 +23,7 @@ struct EntitlementTrapTests {
     func openingAnUnlistedContainerTraps() async {
         await #expect(processExitsWith: .signal(SIGTRAP)) {
             let entitlements = Entitlements.cloudKit([try! ContainerIdentifier("iCloud.com.example.other")])
-            let opener = MemoryContainerOpener(cloud: MemoryCloud(), session: AccountSession(account: nil))
+            let opener = TrappingContainerOpener.memory(cloud: MemoryCloud(), session: AccountSession(account: nil))
             _ = opener.openContainer(
                 identifier: try! ContainerIdentifier("iCloud.com.example.me"), entitlements: entitlements)
         }
@@ -32,7 +32,7 @@ struct EntitlementTrapTests {
     @Test("a build with the entitlement opens the container")
     func openingWithTheEntitlement() async throws {
         let identifier = try ContainerIdentifier("iCloud.com.example.me")
-        let opener = MemoryContainerOpener(
+        let opener = TrappingContainerOpener.memory(
             cloud: MemoryCloud(), session: AccountSession(account: try AccountID("alice")))
         let container = opener.openContainer(identifier: identifier, entitlements: .cloudKit([identifier]))
         #expect(container.identifier == identifier)

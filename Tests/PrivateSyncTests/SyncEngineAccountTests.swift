@@ -82,4 +82,26 @@ struct SyncEngineAccountTests {
         await app.sync()
         #expect(try world.containerRecords(account: "alice").map(\.recordID.recordName) == [early.name])
     }
+
+    @Test("coming back to an account whose unsent records were archived brings them back and sends them")
+    func archivedRecordsComeBackWithTheirAccount() async throws {
+        let world = try TestWorld()
+        let device = try world.addDevice("phone", account: "alice", sync: true)
+        let phone = try world.launch("phone")
+        try phone.checkIn(1)
+        await phone.sync()
+        let unsent = try phone.checkIn(2)
+        try device.signIn(AccountID("bob"))
+        await phone.sync()
+        #expect(try phone.startFreshForSignedInAccount().records == 2)
+        await phone.sync()
+        try device.signIn(AccountID("alice"))
+        await phone.sync()
+        try phone.startFreshForSignedInAccount()
+        await phone.sync()
+        #expect(try phone.stores.userCreated.record(named: unsent.name) != nil)
+        #expect(try world.containerRecords(account: "alice").map(\.recordID.recordName).contains(unsent.name))
+        #expect(try phone.status().state == .on(.upToDate))
+        #expect(try world.audit(accounts: ["alice", "bob"]).isClean)
+    }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// A pass-through container whose calls a test can interfere with: a hook before a zone fetch or a modify request,
 /// a page size for database changes, and a failure of the n-th database-changes call.
-final class InterferingContainer: PrivateContainer {
+final class InterferingContainer: ForwardingContainer {
     let base: any PrivateContainer
     let databasePageSize: Int?
     let failingDatabaseCall: Int?
@@ -17,16 +17,6 @@ final class InterferingContainer: PrivateContainer {
         self.base = base
         self.databasePageSize = databasePageSize
         self.failingDatabaseCall = failingDatabaseCall
-    }
-
-    var identifier: ContainerIdentifier { base.identifier }
-    func accountStatus() async -> AccountStatus { await base.accountStatus() }
-    func userRecordID() async throws(CloudError) -> UserRecordID { try await base.userRecordID() }
-    func saveZones(_ zones: [RecordZone]) async throws(CloudError) -> [RecordZone] { try await base.saveZones(zones) }
-    func deleteZones(_ zoneIDs: [ZoneID]) async throws(CloudError) { try await base.deleteZones(zoneIDs) }
-    func allZones() async throws(CloudError) -> [RecordZone] { try await base.allZones() }
-    func records(for recordIDs: [RecordID]) async throws(CloudError) -> [RecordID: Result<Record, CloudError>] {
-        try await base.records(for: recordIDs)
     }
 
     func modifyRecords(

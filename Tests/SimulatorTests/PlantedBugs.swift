@@ -5,7 +5,7 @@ import Synchronization
 /// Known bugs, planted through test doubles, that the simulator must catch.
 enum PlantedBugs {
     /// A container that drops one save in fifty while reporting success.
-    final class DroppingContainer: PrivateContainer {
+    final class DroppingContainer: ForwardingContainer {
         /// Counts saves over every container of a run, so that relaunches do not reset the count.
         final class Counter: Sendable {
             let saves = Mutex(0)
@@ -17,29 +17,6 @@ enum PlantedBugs {
         init(base: any PrivateContainer, counter: Counter) {
             self.base = base
             self.counter = counter
-        }
-
-        var identifier: ContainerIdentifier { base.identifier }
-        func accountStatus() async -> AccountStatus { await base.accountStatus() }
-        func userRecordID() async throws(CloudError) -> UserRecordID { try await base.userRecordID() }
-        func saveZones(_ zones: [RecordZone]) async throws(CloudError) -> [RecordZone] {
-            try await base.saveZones(zones)
-        }
-        func deleteZones(_ zoneIDs: [ZoneID]) async throws(CloudError) { try await base.deleteZones(zoneIDs) }
-        func allZones() async throws(CloudError) -> [RecordZone] { try await base.allZones() }
-        func records(for recordIDs: [RecordID]) async throws(CloudError) -> [RecordID: Result<Record, CloudError>] {
-            try await base.records(for: recordIDs)
-        }
-        func recordZoneChanges(
-            in zoneID: ZoneID, since token: ChangeToken?, resultsLimit: Int?
-        ) async throws(CloudError)
-            -> RecordZoneChanges
-        {
-            try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
-        }
-        func databaseChanges(since token: ChangeToken?, resultsLimit: Int?) async throws(CloudError) -> DatabaseChanges
-        {
-            try await base.databaseChanges(since: token, resultsLimit: resultsLimit)
         }
 
         func modifyRecords(
@@ -74,35 +51,12 @@ enum PlantedBugs {
 
     /// A send path that lets one local-only record through: the first request that saves anything carries an
     /// extra Baseline.
-    final class LeakingContainer: PrivateContainer {
+    final class LeakingContainer: ForwardingContainer {
         let base: any PrivateContainer
         private let leaked = Mutex(false)
 
         init(base: any PrivateContainer) {
             self.base = base
-        }
-
-        var identifier: ContainerIdentifier { base.identifier }
-        func accountStatus() async -> AccountStatus { await base.accountStatus() }
-        func userRecordID() async throws(CloudError) -> UserRecordID { try await base.userRecordID() }
-        func saveZones(_ zones: [RecordZone]) async throws(CloudError) -> [RecordZone] {
-            try await base.saveZones(zones)
-        }
-        func deleteZones(_ zoneIDs: [ZoneID]) async throws(CloudError) { try await base.deleteZones(zoneIDs) }
-        func allZones() async throws(CloudError) -> [RecordZone] { try await base.allZones() }
-        func records(for recordIDs: [RecordID]) async throws(CloudError) -> [RecordID: Result<Record, CloudError>] {
-            try await base.records(for: recordIDs)
-        }
-        func recordZoneChanges(
-            in zoneID: ZoneID, since token: ChangeToken?, resultsLimit: Int?
-        ) async throws(CloudError)
-            -> RecordZoneChanges
-        {
-            try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
-        }
-        func databaseChanges(since token: ChangeToken?, resultsLimit: Int?) async throws(CloudError) -> DatabaseChanges
-        {
-            try await base.databaseChanges(since: token, resultsLimit: resultsLimit)
         }
 
         func modifyRecords(

@@ -340,9 +340,12 @@ public struct SyncTransaction {
         try connection.run("DELETE FROM records WHERE origin_user = ?", .text(user.recordName))
     }
 
-    /// Whether any record was ever confirmed by the server.
-    public func hasSyncedRecords() throws -> Bool {
-        try connection.scalarInt("SELECT 1 FROM records WHERE server_change_tag IS NOT NULL LIMIT 1") != nil
+    /// Whether any record of `user` was ever confirmed by `user`'s container.
+    public func hasSyncedRecords(of user: UserRecordID) throws -> Bool {
+        try connection.scalarInt(
+            "SELECT 1 FROM records WHERE server_change_tag IS NOT NULL AND origin_user = ? LIMIT 1",
+            .text(user.recordName))
+            != nil
     }
 
     /// Starts remembering which records a full fetch returns.
@@ -357,12 +360,15 @@ public struct SyncTransaction {
 
     /// After a full fetch: deletes records the server confirmed once but did not return, unless they wait to be
     /// saved without a server version (which the engine resolves); returns their names.
-    public func deleteSyncedRecordsNotSeen() throws -> [String] {
+    ///
+    /// Only records of `user` are considered: a full fetch of `user`'s container says nothing about records that
+    /// belong to another account (restored from an archive, say), whatever their change tags.
+    public func deleteSyncedRecordsNotSeen(of user: UserRecordID) throws -> [String] {
         let names = try connection.query(
             """
-            SELECT record_name FROM records WHERE server_change_tag IS NOT NULL
+            SELECT record_name FROM records WHERE server_change_tag IS NOT NULL AND origin_user = ?
                 AND record_name NOT IN (SELECT record_name FROM refetch_seen)
-            """
+            """, .text(user.recordName)
         ) { $0.text(0) }
         for name in names {
             try connection.run("DELETE FROM records WHERE record_name = ?", .text(name))

@@ -15,7 +15,7 @@ extension SyncEngine {
             let (token, reconciling) = try transaction { state -> (ChangeToken?, Bool) in
                 let token = try state.bytes(.zoneToken).map(ChangeToken.init(bytes:))
                 let alreadyReconciling = try state.integer(.reconcileOnFullFetch) == 1
-                if token == nil, !alreadyReconciling, try state.hasSyncedRecords() {
+                if token == nil, !alreadyReconciling, try state.hasSyncedRecords(of: user) {
                     try state.clearSeenRecords()
                     try state.setState(.reconcileOnFullFetch, .integer(1))
                 }
@@ -116,7 +116,7 @@ extension SyncEngine {
         try state.add(applied.conflicts.count, to: .conflictsResolved)
         if !page.moreComing {
             if reconciling {
-                applied.reconciled = try state.deleteSyncedRecordsNotSeen().count
+                applied.reconciled = try state.deleteSyncedRecordsNotSeen(of: user).count
                 try state.setState(.reconcileOnFullFetch, nil)
             }
             try state.setState(.initialFetchDone, .integer(1))

@@ -70,6 +70,8 @@ extension CLI {
             let path = world.containerPath(account: account)
             if FileSystem.exists(path) { try ContainerFile.verify(path) }
         }
+        // Likewise the fault file: a damaged one would otherwise inject nothing, silently.
+        if let faults = world.faults as? PersistentFaults, FileSystem.exists(faults.path) { try faults.verify() }
         let report = await app.sync(force: true)
         let status = try app.status()
         if json {

@@ -69,12 +69,17 @@ struct DatabaseHeader {
             throw DatabaseFileError(
                 .damaged, path: path, detail: "the header's page size \(header.pageSize) is invalid")
         }
-        if size % header.pageSize != 0 {
+        // A checkpoint stopped part-way (by a full disk, say) can leave the first page, with its new page count,
+        // written before the file was extended; the pages are still in the write-ahead log, which SQLite reads
+        // first, so the file is sound. With a non-empty log the size checks are left to SQLite's own checks.
+        var log = stat()
+        let logSize = stat(path + "-wal", &log) == 0 ? Int(log.st_size) : 0
+        if logSize == 0, size % header.pageSize != 0 {
             throw DatabaseFileError(
                 .damaged, path: path,
                 detail: "its size, \(size) bytes, is not a whole number of \(header.pageSize)-byte pages (truncated?)")
         }
-        if let pages = header.pageCount, size < pages * header.pageSize {
+        if logSize == 0, let pages = header.pageCount, size < pages * header.pageSize {
             throw DatabaseFileError(
                 .damaged, path: path,
                 detail: "the header records \(pages) pages of \(header.pageSize) bytes but the file holds \(size) bytes"

@@ -34,15 +34,42 @@ public final class PersistentFaults: FaultSource {
 
     /// The file.
     public let path: String
-    private let connection: SerializedConnection
+    /// Whether opening the file reads every page (`PRAGMA quick_check`), as the CLI asks for every file.
+    public let verifyIntegrity: Bool
+    private let opened = Mutex<SerializedConnection?>(nil)
 
-    /// Opens (or creates) the fault file.
+    /// A fault file at `path`; it is opened (and created) at its first use, so that commands that never reach a
+    /// container never touch it.
     ///
-    /// - Parameter path: The file.
-    /// - Throws: `DatabaseFileError` when it is damaged or foreign.
-    public init(path: String) throws {
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - verifyIntegrity: Whether opening the file reads every page, so that damage anywhere is reported.
+    public init(path: String, verifyIntegrity: Bool = false) {
         self.path = path
-        connection = SerializedConnection(try DatabaseFile.open(at: path, format: Self.format, create: true))
+        self.verifyIntegrity = verifyIntegrity
+    }
+
+    /// The open file.
+    ///
+    /// - Throws: `DatabaseFileError` when it is damaged or foreign.
+    private var connection: SerializedConnection {
+        get throws {
+            try opened.withLock { (opened: inout SerializedConnection?) throws -> SerializedConnection in
+                if let opened { return opened }
+                let connection = SerializedConnection(
+                    try DatabaseFile.open(
+                        at: path, format: Self.format, create: true, verifyIntegrity: verifyIntegrity))
+                opened = connection
+                return connection
+            }
+        }
+    }
+
+    /// Opens the file now, so that a damaged one is reported before a command relies on its faults.
+    ///
+    /// - Throws: `DatabaseFileError` when it is damaged or foreign.
+    public func verify() throws {
+        _ = try connection
     }
 
     /// Adds a fault.
@@ -92,6 +119,8 @@ public final class PersistentFaults: FaultSource {
     }
 
     public func nextFault(for call: ContainerCall, account: AccountID?) -> Fault? {
+        // A fault file that cannot be opened injects nothing; `fault list` reports what is wrong with it.
+        guard let connection = try? connection else { return nil }
         let result = connection.withConnection { connection -> Fault? in
             try? connection.transaction(.immediate) { () throws -> Fault? in
                 let candidates = try connection.query(

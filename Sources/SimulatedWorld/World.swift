@@ -94,11 +94,7 @@ public final class World: Sendable {
         if let faults = options.faults {
             self.faults = faults
         } else if options.backend == .file {
-            do {
-                self.faults = try PersistentFaults(path: home + "/faults.sqlite")
-            } catch {
-                throw WorldError(.damaged, "\(error)")
-            }
+            self.faults = PersistentFaults(path: home + "/faults.sqlite", verifyIntegrity: options.verifyIntegrity)
         } else {
             self.faults = nil
         }

@@ -188,6 +188,43 @@ struct CLICommandTests {
         #expect(try cli.run(["audit"]).status == 0)
     }
 
+    @Test("account status --set pauses sync with the status's reason, and back")
+    func accountStatusChangesTheStatus() throws {
+        let cli = CLIRunner.fresh()
+        try cli.ok("init")
+        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
+        try cli.ok("launch", "--device", "phone")
+        let restricted = try cli.ok("account", "status", "--device", "phone", "--set", "restricted", "--json").json
+        #expect(restricted["status"] as? String == "restricted")
+        #expect(
+            try cli.ok("sync", "status", "--device", "phone", "--json").json["reason"] as? String == "accountRestricted"
+        )
+        try cli.ok("account", "status", "--device", "phone", "--set", "available")
+        #expect(try cli.ok("sync", "status", "--device", "phone", "--json").json["state"] as? String == "on")
+        try cli.ok("account", "sign-out", "--device", "phone")
+        #expect(try cli.ok("sync", "status", "--device", "phone", "--json").json["reason"] as? String == "noAccount")
+    }
+
+    @Test("simulate runs seeds, summarises them in JSON, and replays one seed with its trace")
+    func simulate() throws {
+        let cli = CLIRunner.fresh()
+        let sweep = try cli.run(["simulate", "--seeds", "4", "--steps", "40", "--json"], home: false)
+        #expect(sweep.status == 0, "\(sweep.standardError)")
+        let summary = sweep.json
+        #expect(summary["seeds"] as? Int == 4)
+        #expect((summary["steps"] as? Int ?? 0) >= 160)
+        #expect((summary["invariantChecks"] as? Int ?? 0) > 0)
+        #expect(summary["failures"] as? [Any] != nil && (summary["failures"] as? [Any])!.isEmpty)
+        #expect(summary["faults"] as? [String: Int] != nil)
+        let shard = try cli.run(["simulate", "--seeds", "4", "--shard", "1/2", "--steps", "20", "--json"], home: false)
+        #expect(shard.json["seeds"] as? Int == 2)
+        let first = try cli.run(["simulate", "--seed", "3", "--steps", "30", "--trace"], home: false)
+        let second = try cli.run(["simulate", "--seed", "3", "--steps", "30", "--trace"], home: false)
+        #expect(first.status == 0)
+        #expect(first.standardOutput == second.standardOutput, "a replay prints the same text")
+        #expect(first.standardOutput.hasPrefix("0000 +000000s world: "))
+    }
+
     @Test("the demo walks through a fresh world and exits 0")
     func demo() throws {
         let cli = CLIRunner.fresh()

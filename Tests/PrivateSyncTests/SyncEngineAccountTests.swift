@@ -104,4 +104,26 @@ struct SyncEngineAccountTests {
         #expect(try phone.status().state == .on(.upToDate))
         #expect(try world.audit(accounts: ["alice", "bob"]).isClean)
     }
+
+    @Test("a full fetch from one account never deletes records that belong to another (restored from an archive)")
+    func reconcilingKeepsOtherAccountsRecords() async throws {
+        let world = try TestWorld()
+        let device = try world.addDevice("phone", account: "bob", sync: true)
+        let phone = try world.launch("phone")
+        let bobs = try phone.checkIn(3)
+        await phone.sync()
+        try device.signIn(AccountID("alice"))
+        await phone.sync()
+        try phone.startFreshForSignedInAccount()  // bob's record goes to an archive
+        await phone.sync()
+        try device.signIn(AccountID("bob"))
+        await phone.sync()
+        try phone.startFreshForSignedInAccount()  // bob's record comes back, with bob's change tag
+        try device.signIn(AccountID("alice"))
+        await phone.sync()  // the store binds to alice and fetches her whole zone
+        #expect(
+            try phone.stores.userCreated.record(named: bobs.name) != nil, "bob's record was deleted by alice's fetch")
+        #expect(try !world.containerRecords(account: "alice").map(\.recordID.recordName).contains(bobs.name))
+        #expect(try world.audit(accounts: ["alice", "bob"]).isClean)
+    }
 }

@@ -118,4 +118,33 @@ struct SQLiteLayerTests {
         } throws: { ($0 as? DatabaseFileError)?.code == .damaged }
         #expect(try FileSystem.read(path) == bytes)
     }
+
+    @Test("a header ahead of the file is accepted while the write-ahead log holds the pages, and refused without it")
+    func headerAheadOfFileWithLog() throws {
+        let path = Self.temporaryPath()
+        let writer = try DatabaseFile.open(at: path, format: Self.format, create: true)
+        try writer.execute("PRAGMA wal_autocheckpoint = 0")
+        try writer.transaction {
+            for index in 0..<2000 {
+                try writer.run("INSERT INTO items (name) VALUES (?)", .text("item \(index)"))
+            }
+        }
+        // What a checkpoint stopped by a full disk leaves: the first page says the file has grown; it has not.
+        let fileSize = try FileSystem.read(path).count
+        let claimed = UInt32(fileSize / 4096 + 40)
+        var bigEndian = claimed.bigEndian
+        let descriptor = open(path, O_WRONLY)
+        try #require(descriptor >= 0)
+        #expect(pwrite(descriptor, &bigEndian, 4, 28) == 4)
+        close(descriptor)
+        let reader = try DatabaseFile.open(at: path, format: Self.format, create: false, verifyIntegrity: true)
+        #expect(try reader.scalarInt("SELECT count(*) FROM items") == 2000)
+        // The same file without its log really is missing pages.
+        let alone = Self.temporaryPath()
+        try FileSystem.writeAtomically(try FileSystem.read(path), to: alone)
+        #expect {
+            try DatabaseFile.open(at: alone, format: Self.format, create: false)
+        } throws: { ($0 as? DatabaseFileError)?.code == .damaged }
+        _ = writer
+    }
 }

@@ -89,7 +89,7 @@ public final class SimulatedDevice: Sendable {
         let path = root + "/device.json"
         guard FileSystem.exists(path) else { throw DeviceError(.notFound, "no device at \(root)") }
         do {
-            let profile = try JSONDecoder().decode(DeviceProfile.self, from: Data(try FileSystem.read(path)))
+            let profile = try DeviceProfile.read(json: try FileSystem.read(path))
             return SimulatedDevice(root: root, profile: profile)
         } catch {
             throw DeviceError(.damaged, "\(path) cannot be read: \(error); it was left unchanged")
@@ -166,8 +166,7 @@ public final class SimulatedDevice: Sendable {
     public func syncPreference() throws(DeviceError) -> Bool {
         guard FileSystem.exists(preferencesPath) else { return false }
         do {
-            return try JSONDecoder().decode(AppPreferences.self, from: Data(try FileSystem.read(preferencesPath)))
-                .syncEnabled
+            return try AppPreferences.read(json: try FileSystem.read(preferencesPath)).syncEnabled
         } catch {
             throw DeviceError(.damaged, "\(preferencesPath) cannot be read: \(error); it was left unchanged")
         }
@@ -198,4 +197,32 @@ public final class SimulatedDevice: Sendable {
 /// The app's own settings, as it would keep them in `UserDefaults`.
 struct AppPreferences: Codable, Sendable {
     var syncEnabled: Bool
+
+    /// Reads the file as `JSONEncoder` wrote it, without `Codable` (see ``JSONReader`` for why).
+    static func read(json: [UInt8]) throws(JSONReadError) -> AppPreferences {
+        var preferences: AppPreferences?
+        var failure: JSONReadError?
+        json.withUnsafeBytes { bytes in
+            var reader = JSONReader(bytes)
+            do throws(JSONReadError) {
+                var syncEnabled: Bool?
+                var first = true
+                try reader.beginObject(at: "the top level")
+                while let key = try reader.nextKey(&first, at: "the top level") {
+                    switch key {
+                    case "syncEnabled" where syncEnabled == nil: syncEnabled = try reader.bool(at: "syncEnabled")
+                    case "syncEnabled": throw reader.repeatedKey(key, at: "the top level")
+                    default: throw reader.unknownKey(key, at: "the top level")
+                    }
+                }
+                try reader.end()
+                guard let syncEnabled else { throw reader.missingKey("syncEnabled", at: "the top level") }
+                preferences = AppPreferences(syncEnabled: syncEnabled)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return preferences!
+    }
 }

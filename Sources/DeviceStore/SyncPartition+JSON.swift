@@ -14,19 +14,20 @@ import PrivateCloud
 /// }
 /// ```
 extension SyncPartition {
-    private struct File: Codable {
-        struct TypeEntry: Codable {
+    /// The schema file's shape, as written by ``jsonBytes()`` and read by ``File/read(_:)``.
+    private struct File: Encodable {
+        struct TypeEntry: Encodable {
             var name: String
             var fields: [FieldEntry]
         }
 
-        struct FieldEntry: Codable {
+        struct FieldEntry: Encodable {
             var name: String
             var type: String
             var optional: Bool?
         }
 
-        struct Lists: Codable {
+        struct Lists: Encodable {
             var userCreated: [String]
             var localOnly: [String]
         }
@@ -34,6 +35,105 @@ extension SyncPartition {
         var name: String
         var types: [TypeEntry]
         var partition: Lists
+
+        /// Reads the file, refusing unknown and repeated keys so that a misspelt `optinal` is not ignored.
+        static func read(_ reader: inout JSONReader) throws(JSONReadError) -> File {
+            var name: String?
+            var types: [TypeEntry]?
+            var partition: Lists?
+            var first = true
+            try reader.beginObject(at: "the top level")
+            while let key = try reader.nextKey(&first, at: "the top level") {
+                switch key {
+                case "name" where name == nil: name = try reader.string(at: "name")
+                case "types" where types == nil: types = try readTypes(&reader)
+                case "partition" where partition == nil: partition = try readLists(&reader)
+                case "name", "types", "partition": throw reader.repeatedKey(key, at: "the top level")
+                default: throw reader.unknownKey(key, at: "the top level")
+                }
+            }
+            guard let name else { throw reader.missingKey("name", at: "the top level") }
+            guard let types else { throw reader.missingKey("types", at: "the top level") }
+            guard let partition else { throw reader.missingKey("partition", at: "the top level") }
+            return File(name: name, types: types, partition: partition)
+        }
+
+        static func readTypes(_ reader: inout JSONReader) throws(JSONReadError) -> [TypeEntry] {
+            var entries: [TypeEntry] = []
+            var firstType = true
+            try reader.beginArray(at: "types")
+            while try reader.nextElement(&firstType, at: "types") {
+                let type = entries.count
+                var name: String?
+                var fields: [FieldEntry]?
+                var first = true
+                try reader.beginObject(at: "types[\(type)]")
+                while let key = try reader.nextKey(&first, at: "types[\(type)]") {
+                    switch key {
+                    case "name" where name == nil: name = try reader.string(at: "types[\(type)].name")
+                    case "fields" where fields == nil: fields = try readFields(&reader, ofType: type)
+                    case "name", "fields": throw reader.repeatedKey(key, at: "types[\(type)]")
+                    default: throw reader.unknownKey(key, at: "types[\(type)]")
+                    }
+                }
+                guard let name else { throw reader.missingKey("name", at: "types[\(type)]") }
+                guard let fields else { throw reader.missingKey("fields", at: "types[\(type)]") }
+                entries.append(TypeEntry(name: name, fields: fields))
+            }
+            return entries
+        }
+
+        static func readFields(_ reader: inout JSONReader, ofType type: Int) throws(JSONReadError) -> [FieldEntry] {
+            var entries: [FieldEntry] = []
+            var firstField = true
+            try reader.beginArray(at: "types[\(type)].fields")
+            while try reader.nextElement(&firstField, at: "types[\(type)].fields") {
+                let field = entries.count
+                var name: String?
+                var fieldType: String?
+                var optional: Bool?
+                var first = true
+                try reader.beginObject(at: "types[\(type)].fields[\(field)]")
+                while let key = try reader.nextKey(&first, at: "types[\(type)].fields[\(field)]") {
+                    switch key {
+                    case "name" where name == nil:
+                        name = try reader.string(at: "types[\(type)].fields[\(field)].name")
+                    case "type" where fieldType == nil:
+                        fieldType = try reader.string(at: "types[\(type)].fields[\(field)].type")
+                    case "optional" where optional == nil:
+                        optional = try reader.bool(at: "types[\(type)].fields[\(field)].optional")
+                    case "name", "type", "optional":
+                        throw reader.repeatedKey(key, at: "types[\(type)].fields[\(field)]")
+                    default: throw reader.unknownKey(key, at: "types[\(type)].fields[\(field)]")
+                    }
+                }
+                guard let name else { throw reader.missingKey("name", at: "types[\(type)].fields[\(field)]") }
+                guard let fieldType else {
+                    throw reader.missingKey("type", at: "types[\(type)].fields[\(field)]")
+                }
+                entries.append(FieldEntry(name: name, type: fieldType, optional: optional))
+            }
+            return entries
+        }
+
+        static func readLists(_ reader: inout JSONReader) throws(JSONReadError) -> Lists {
+            var userCreated: [String]?
+            var localOnly: [String]?
+            var first = true
+            try reader.beginObject(at: "partition")
+            while let key = try reader.nextKey(&first, at: "partition") {
+                switch key {
+                case "userCreated" where userCreated == nil:
+                    userCreated = try reader.strings(at: "partition.userCreated")
+                case "localOnly" where localOnly == nil: localOnly = try reader.strings(at: "partition.localOnly")
+                case "userCreated", "localOnly": throw reader.repeatedKey(key, at: "partition")
+                default: throw reader.unknownKey(key, at: "partition")
+                }
+            }
+            guard let userCreated else { throw reader.missingKey("userCreated", at: "partition") }
+            guard let localOnly else { throw reader.missingKey("localOnly", at: "partition") }
+            return Lists(userCreated: userCreated, localOnly: localOnly)
+        }
     }
 
     /// Loads a schema file.
@@ -53,19 +153,30 @@ extension SyncPartition {
 
     /// Reads a schema from JSON text.
     ///
+    /// The file is read with the package's own ``JSONReader`` rather than `Codable` (every CLI command loads the
+    /// world's schema, and `Codable` made that a third of `privatesync sync status`'s time). Keys it does not know
+    /// are refused, so that a misspelt `optinal` is not silently ignored.
+    ///
     /// - Parameters:
     ///   - json: The text.
     ///   - source: Where it came from, for messages.
     /// - Returns: The partition, with its schema.
     /// - Throws: ``SchemaError`` saying where in the text the problem is.
     public static func decode(json: [UInt8], source: String) throws(SchemaError) -> SyncPartition {
+        let read = json.withUnsafeBytes { bytes -> Result<File, JSONReadError> in
+            var reader = JSONReader(bytes)
+            do throws(JSONReadError) {
+                let file = try File.read(&reader)
+                try reader.end()
+                return .success(file)
+            } catch {
+                return .failure(error)
+            }
+        }
         let file: File
-        do {
-            file = try JSONDecoder().decode(File.self, from: Data(json))
-        } catch let error as DecodingError {
-            throw SchemaError(.malformedFile, "schema \(source): \(Self.describe(error))")
-        } catch {
-            throw SchemaError(.malformedFile, "schema \(source): \(error)")
+        switch read {
+        case .success(let value): file = value
+        case .failure(let problem): throw SchemaError(.malformedFile, "schema \(source): \(problem.message)")
         }
         var types: [RecordTypeSchema] = []
         for entry in file.types {
@@ -106,25 +217,5 @@ extension SyncPartition {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return Array((try? encoder.encode(file)) ?? Data())
-    }
-
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let parts = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }
-            let joined = parts.joined()
-            return joined.isEmpty ? "the top level" : String(joined.drop { $0 == "." })
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "\(path(context)) is missing the key \"\(key.stringValue)\""
-        case .typeMismatch(let type, let context):
-            return "\(path(context)) should be \(type): \(context.debugDescription)"
-        case .valueNotFound(let type, let context):
-            return "\(path(context)) should be \(type) but is null"
-        case .dataCorrupted(let context):
-            return "\(path(context)): \(context.debugDescription)"
-        @unknown default:
-            return "\(error)"
-        }
     }
 }

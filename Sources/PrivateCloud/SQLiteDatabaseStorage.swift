@@ -52,6 +52,9 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
     let connection: Connection
     var location: String { connection.path }
     private var cachedDatabaseID: String?
+    /// Zones known, within the current write transaction, to hold no tombstone: a record inserted there need not
+    /// forget one. Saves a statement per new record on the common path (`make bench`, `container_save_ratio`).
+    private var zonesWithoutTombstones: Set<String> = []
 
     /// Opens (or creates) the database of `account` in `containerID`.
     ///
@@ -112,7 +115,10 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
     }
 
     func write<T>(_ body: () throws -> T) throws -> T {
-        try connection.transaction(.immediate, body)
+        // What another process wrote since is seen once the lock is held, so the cache lives in one transaction.
+        zonesWithoutTombstones = []
+        defer { zonesWithoutTombstones = [] }
+        return try connection.transaction(.immediate, body)
     }
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
@@ -215,10 +221,10 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
 
     func record(in zone: String, named name: String) throws -> Record? {
         let statement = try connection.cachedStatement(
-            """
-            SELECT record_type, fields, change_tag, created_at, modified_at, creator, last_modifier
-            FROM records WHERE zone_name = ? AND record_name = ?
-            """)
+            literal: """
+                SELECT record_type, fields, change_tag, created_at, modified_at, creator, last_modifier
+                FROM records WHERE zone_name = ? AND record_name = ?
+                """)
         defer { statement.reset() }
         try statement.bind(zone, at: 1)
         try statement.bind(name, at: 2)
@@ -251,11 +257,11 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
 
     func insertRecord(_ row: RecordRow) throws -> Bool {
         let insert = try connection.cachedStatement(
-            """
-            INSERT INTO records (zone_name, record_name, record_type, fields, change_tag, change_seq, created_at,
-                modified_at, creator, last_modifier)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?8) ON CONFLICT DO NOTHING
-            """)
+            literal: """
+                INSERT INTO records (zone_name, record_name, record_type, fields, change_tag, change_seq, created_at,
+                    modified_at, creator, last_modifier)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?8) ON CONFLICT DO NOTHING
+                """)
         try insert.bind(row.zone, at: 1)
         try insert.bind(row.name, at: 2)
         try insert.bind(row.recordType, at: 3)
@@ -266,18 +272,28 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
         try insert.bind(row.user.recordName, at: 8)
         try insert.run()
         guard connection.changes == 1 else { return false }
-        try connection.run(
-            "DELETE FROM record_tombstones WHERE zone_name = ? AND record_name = ?", .text(row.zone), .text(row.name))
+        if zonesWithoutTombstones.contains(row.zone) { return true }
+        if try connection.scalarInt("SELECT 1 FROM record_tombstones WHERE zone_name = ? LIMIT 1", .text(row.zone))
+            == nil
+        {
+            zonesWithoutTombstones.insert(row.zone)
+            return true
+        }
+        let forget = try connection.cachedStatement(
+            literal: "DELETE FROM record_tombstones WHERE zone_name = ?1 AND record_name = ?2")
+        try forget.bind(row.zone, at: 1)
+        try forget.bind(row.name, at: 2)
+        try forget.run()
         return true
     }
 
     func updateRecord(_ row: RecordRow, expectedChangeTag: String?) throws -> (Date, UserRecordID)? {
         let update = try connection.cachedStatement(
-            """
-            UPDATE records SET fields = ?4, change_tag = ?5, change_seq = ?6, modified_at = ?7, last_modifier = ?8
-            WHERE zone_name = ?1 AND record_name = ?2 AND record_type = ?3 AND (?9 IS NULL OR change_tag = ?9)
-            RETURNING created_at, creator
-            """)
+            literal: """
+                UPDATE records SET fields = ?4, change_tag = ?5, change_seq = ?6, modified_at = ?7, last_modifier = ?8
+                WHERE zone_name = ?1 AND record_name = ?2 AND record_type = ?3 AND (?9 IS NULL OR change_tag = ?9)
+                RETURNING created_at, creator
+                """)
         defer { update.reset() }
         try update.bind(row.zone, at: 1)
         try update.bind(row.name, at: 2)
@@ -300,6 +316,7 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
                 "DELETE FROM records WHERE zone_name = ? AND record_name = ? RETURNING record_type", .text(zone),
                 .text(name))
         else { return nil }
+        zonesWithoutTombstones.remove(zone)
         try connection.run(
             """
             INSERT OR REPLACE INTO record_tombstones (zone_name, record_name, record_type, change_seq, deleted_at)
@@ -313,17 +330,17 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
         // Both arms walk an index on (zone_name, change_seq) from `sequence` on: the cost follows the number of
         // changes returned, not the size of the zone.
         let statement = try connection.cachedStatement(
-            """
-            SELECT * FROM (
-                SELECT change_seq, record_name, record_type, fields, change_tag, created_at, modified_at, creator,
-                    last_modifier
-                FROM records WHERE zone_name = ?1 AND change_seq > ?2 ORDER BY change_seq LIMIT ?3)
-            UNION ALL
-            SELECT * FROM (
-                SELECT change_seq, record_name, record_type, NULL, NULL, NULL, NULL, NULL, NULL
-                FROM record_tombstones WHERE zone_name = ?1 AND change_seq > ?2 ORDER BY change_seq LIMIT ?3)
-            ORDER BY change_seq LIMIT ?3
-            """)
+            literal: """
+                SELECT * FROM (
+                    SELECT change_seq, record_name, record_type, fields, change_tag, created_at, modified_at, creator,
+                        last_modifier
+                    FROM records WHERE zone_name = ?1 AND change_seq > ?2 ORDER BY change_seq LIMIT ?3)
+                UNION ALL
+                SELECT * FROM (
+                    SELECT change_seq, record_name, record_type, NULL, NULL, NULL, NULL, NULL, NULL
+                    FROM record_tombstones WHERE zone_name = ?1 AND change_seq > ?2 ORDER BY change_seq LIMIT ?3)
+                ORDER BY change_seq LIMIT ?3
+                """)
         defer { statement.reset() }
         try statement.bind(zone, at: 1)
         try statement.bind(sequence, at: 2)

@@ -42,7 +42,7 @@ public struct LaunchRecord: Codable, Sendable, Hashable {
         let path = path(in: appGroup)
         guard FileSystem.exists(path) else { return nil }
         do {
-            return try JSONDecoder().decode(LaunchRecord.self, from: Data(try FileSystem.read(path)))
+            return try read(json: try FileSystem.read(path))
         } catch {
             throw LaunchError(.damagedFile, "\(path) cannot be read: \(error); it was left unchanged")
         }

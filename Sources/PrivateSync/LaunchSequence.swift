@@ -204,6 +204,39 @@ public struct LaunchSequence: Sendable {
             startEngine: record.userCreatedStore == .cloud)
     }
 
+    /// The status of the app as its last launch left it, reading only what a status is derived from: the launch
+    /// record, the account and the user-created store. The local-only store and the container are not opened and no
+    /// engine is made, so that showing the status costs what a settings screen should.
+    ///
+    /// - Returns: The status ``LaunchedApp/status()`` would give after ``resume()``.
+    /// - Throws: ``LaunchError`` `neverLaunched` when the device has no launch since installation, or what opening
+    ///   the user-created store throws.
+    public func status() throws(LaunchError) -> SyncStatus {
+        guard let record = try LaunchRecord.load(appGroup: device.appGroup.path) else {
+            throw LaunchError(
+                .neverLaunched,
+                "device \(device.name) has never been launched; run: privatesync launch --device \(device.name)")
+        }
+        let directory = device.appGroup.applicationSupport
+        let cloud = record.userCreatedStore == .cloud
+        let configuration = StoreConfiguration(
+            name: StoreConfiguration.userCreatedName, directory: directory,
+            cloudKitDatabase: cloud ? .private(environment.containerIdentifier) : .none)
+        do throws(StoreError) {
+            if cloud, !FileSystem.isDirectory(directory) {
+                let error = CocoaStyleError.failedToCreateFile(configuration.path)
+                throw StoreError(.cannotCreateStore, error.description, underlying: error)
+            }
+            let store = try RecordStore<UserCreated>.open(
+                configuration, partition: environment.partition, deviceID: device.name, clock: environment.clock,
+                names: environment.names, durability: environment.durability, crashSwitch: environment.crashSwitch,
+                verifyIntegrity: environment.verifyIntegrity)
+            return SyncStatus.derive(from: try LaunchedApp.facts(device: device, record: record, userCreated: store))
+        } catch {
+            throw LaunchError(error.code == .damagedFile ? .damagedFile : .storage, error.message, underlying: error)
+        }
+    }
+
     private func open(localOnly: StoreConfiguration, cloud: Bool, directory: String) throws(StoreError) -> DeviceStores
     {
         let userCreated = StoreConfiguration(

@@ -117,7 +117,14 @@ public final class LaunchedApp: Sendable {
 
     /// The facts the status is derived from, read now.
     public func facts() throws(StoreError) -> SyncFacts {
-        let engineState = try stores.userCreated.syncSnapshot { state in try EngineState(state) }
+        try Self.facts(device: device, record: record, userCreated: stores.userCreated)
+    }
+
+    /// The facts of a device's app, read from its launch record, its account and its user-created store.
+    static func facts(
+        device: SimulatedDevice, record: LaunchRecord, userCreated: RecordStore<UserCreated>
+    ) throws(StoreError) -> SyncFacts {
+        let engineState = try userCreated.syncSnapshot { state in try EngineState(state) }
         let (account, status) = device.session.current
         return SyncFacts(
             syncWanted: record.syncWanted, userCreatedStoreIsCloud: record.userCreatedStore == .cloud,

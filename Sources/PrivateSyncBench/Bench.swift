@@ -33,6 +33,11 @@ struct Bench {
             await initialSyncChild(home: arguments[1], records: count)
             return
         }
+        if arguments.first == "save-only", arguments.count == 2, let count = Int(arguments[1]) {
+            // For profiling the container's save path alone: `valgrind --tool=callgrind privatesync-bench save-only N`.
+            await saveOnly(records: count)
+            return
+        }
         var cli: String?
         if let index = arguments.firstIndex(of: "--cli"), index + 1 < arguments.count { cli = arguments[index + 1] }
         do {
@@ -54,15 +59,19 @@ struct Bench {
 
         // 1. Saving through the container against raw SQLite inserting the same rows.
         let records = (0..<100_000).map { BenchSchema.record($0, zone: zone) }
+        // Batch by batch, alternately, so that both meet the same disk: an fsync's cost drifts within a run.
         let (big, bigContainer) = try await world(at: scratch + "/big", records: [])
-        let containerSeconds = try await time {
-            for start in stride(from: 0, to: records.count, by: 400) {
+        let raw = try RawInserter(path: scratch + "/raw.sqlite", records: records)
+        var containerSeconds = 0.0
+        var rawSeconds = 0.0
+        for start in stride(from: 0, to: records.count, by: 400) {
+            containerSeconds += try await time {
                 let result = try await bigContainer.modifyRecords(
                     saving: Array(records[start..<start + 400]), deleting: [])
                 if let failure = result.partialFailure { throw failure }
             }
+            rawSeconds += try raw.insert(start..<start + 400)
         }
-        let rawSeconds = try rawInsert(records, path: scratch + "/raw.sqlite")
         let rawRate = 100_000 / rawSeconds
         let containerRate = 100_000 / containerSeconds
         report(
@@ -186,31 +195,42 @@ struct Bench {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// Raw SQLite inserting the same rows into a table of the same shape, with the container's settings.
-    static func rawInsert(_ records: [Record], path: String) throws -> Double {
-        let connection = try Connection(path: path, mode: .readWriteCreate)
-        try connection.execute("PRAGMA journal_mode = WAL")
-        try connection.execute("PRAGMA synchronous = FULL")
-        try connection.execute(
-            """
-            CREATE TABLE records (
-                zone_name TEXT NOT NULL, record_name TEXT NOT NULL, record_type TEXT NOT NULL, fields TEXT NOT NULL,
-                change_tag TEXT NOT NULL, change_seq INTEGER NOT NULL, created_at REAL NOT NULL,
-                modified_at REAL NOT NULL, creator TEXT NOT NULL, last_modifier TEXT NOT NULL,
-                PRIMARY KEY (zone_name, record_name));
-            CREATE INDEX records_by_change ON records (zone_name, change_seq);
-            """)
-        let rows = records.map { FieldsJSON.encode($0.fields) }
-        let clock = ContinuousClock()
-        let start = clock.now
-        let insert = try connection.prepare(
-            """
-            INSERT INTO records (zone_name, record_name, record_type, fields, change_tag, change_seq, created_at,
-                modified_at, creator, last_modifier) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        for start in stride(from: 0, to: records.count, by: 400) {
+    /// Raw SQLite inserting the same rows into a table of the same shape, with the container's settings: the
+    /// physical baseline. The fields are encoded beforehand, so the baseline pays for SQLite alone.
+    final class RawInserter {
+        let connection: Connection
+        let insert: Statement
+        let records: [Record]
+        let rows: [[UInt8]]
+
+        init(path: String, records: [Record]) throws {
+            connection = try Connection(path: path, mode: .readWriteCreate)
+            try connection.execute("PRAGMA journal_mode = WAL")
+            try connection.execute("PRAGMA synchronous = FULL")
+            try connection.execute(
+                """
+                CREATE TABLE records (
+                    zone_name TEXT NOT NULL, record_name TEXT NOT NULL, record_type TEXT NOT NULL, fields TEXT NOT NULL,
+                    change_tag TEXT NOT NULL, change_seq INTEGER NOT NULL, created_at REAL NOT NULL,
+                    modified_at REAL NOT NULL, creator TEXT NOT NULL, last_modifier TEXT NOT NULL,
+                    PRIMARY KEY (zone_name, record_name));
+                CREATE INDEX records_by_change ON records (zone_name, change_seq);
+                """)
+            insert = try connection.prepare(
+                """
+                INSERT INTO records (zone_name, record_name, record_type, fields, change_tag, change_seq, created_at,
+                    modified_at, creator, last_modifier) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            self.records = records
+            rows = records.map { FieldsJSON.encode($0.fields) }
+        }
+
+        /// Inserts the rows at `indices` in one transaction; returns the seconds it took.
+        func insert(_ indices: Range<Int>) throws -> Double {
+            let clock = ContinuousClock()
+            let start = clock.now
             try connection.transaction {
-                for index in start..<min(start + 400, records.count) {
+                for index in indices {
                     try insert.bind(records[index].recordID.zoneID.zoneName, at: 1)
                     try insert.bind(records[index].recordID.recordName, at: 2)
                     try insert.bind(records[index].recordType, at: 3)
@@ -224,8 +244,8 @@ struct Bench {
                     try insert.run()
                 }
             }
+            return seconds(clock.now - start)
         }
-        return seconds(clock.now - start)
     }
 
     /// The median time to fetch 100 changed records since a token.
@@ -281,11 +301,46 @@ struct Bench {
             guard try app.stores.userCreated.count() == records else {
                 throw BenchError("the device did not get every record")
             }
-            var usage = rusage()
-            getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-            print("\(seconds) \(usage.ru_maxrss)")
+            print("\(seconds) \(try peakResidentKilobytes())")
         } catch {
             writeError("initial-sync failed: \(error)")
+            exit(70)
+        }
+    }
+
+    /// This process's peak resident set size, in KB: `VmHWM` from `/proc/self/status`.
+    ///
+    /// Not `getrusage`: Linux carries `ru_maxrss` across `execve`, and a child spawned with `vfork` semantics
+    /// (`posix_spawn`) inherits its parent's peak, so the child would report the bench's own memory.
+    static func peakResidentKilobytes() throws -> Int {
+        let status = String(decoding: try FileSystem.read("/proc/self/status"), as: UTF8.self)
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            if let value = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first,
+                let kilobytes = Int(value)
+            {
+                return kilobytes
+            }
+        }
+        throw BenchError("no VmHWM in /proc/self/status")
+    }
+
+    /// Saves `count` records through the file container, 400 at a time, in a scratch world; prints the rate.
+    static func saveOnly(records count: Int) async {
+        do {
+            let scratch = try temporaryFolder()
+            defer { try? FileSystem.removeItem(scratch) }
+            let records = (0..<count).map { BenchSchema.record($0, zone: zone) }
+            let (_, container) = try await world(at: scratch + "/save", records: [])
+            let seconds = try await time {
+                for start in stride(from: 0, to: records.count, by: 400) {
+                    let result = try await container.modifyRecords(
+                        saving: Array(records[start..<min(start + 400, records.count)]), deleting: [])
+                    if let failure = result.partialFailure { throw failure }
+                }
+            }
+            print("container_save records=\(count) rate=\(Int(Double(count) / seconds))/s")
+        } catch {
+            writeError("save-only failed: \(error)")
             exit(70)
         }
     }

@@ -107,8 +107,9 @@ extension CLI {
 
     func syncStatus() throws -> ExitCode {
         let world = try world()
-        let app = try resumedApp(in: world)
-        printStatus(try app.status(), device: app.device.name)
+        let device = try device(in: world)
+        let status = try LaunchSequence(device: device, environment: world.environment(for: device)).status()
+        printStatus(status, device: device.name)
         return .success
     }
 }

@@ -19,8 +19,13 @@ struct CLI {
 
     /// Runs a command line.
     ///
+    /// Runs on the main actor, where `main` starts, so that a command that never awaits (most of them) runs on the
+    /// main thread and the process never starts the concurrency runtime's worker threads: that start-up is a
+    /// measurable share of a short command's time (docs/benchmarks.md, `status_vs_sqlite3`).
+    ///
     /// - Parameter arguments: The arguments after the tool's name.
     /// - Returns: The exit code.
+    @MainActor
     static func run(_ arguments: [String]) async -> ExitCode {
         let command: ParsedCommand
         do {
@@ -50,6 +55,7 @@ struct CLI {
     /// Whether `--json` was given.
     var json: Bool { command.flag("json") }
 
+    @MainActor
     private func dispatch() async throws -> ExitCode {
         switch command.path {
         case ["init"]: return try initWorld()

@@ -20,16 +20,22 @@ struct TortureCorruptionTests {
             }
         }
 
+        /// The commands that read both stores.
+        static let storeCommands: [[String]] = [
+            ["sync", "now", "--device", "phone"], ["record", "list", "--device", "phone"],
+            ["inspect", "--device", "phone"],
+            ["record", "add", "CheckIn", "--device", "phone", "--field", "mood=1", "--field", "date=now"],
+            ["launch", "--device", "phone"], ["sync", "off", "--device", "phone"],
+        ]
+
         /// The commands that read this file.
         var commands: [[String]] {
             switch self {
-            case .userCreatedStore, .localOnlyStore:
-                [
-                    ["sync", "status", "--device", "phone"], ["sync", "now", "--device", "phone"],
-                    ["record", "list", "--device", "phone"], ["inspect", "--device", "phone"],
-                    ["record", "add", "CheckIn", "--device", "phone", "--field", "mood=1", "--field", "date=now"],
-                    ["launch", "--device", "phone"], ["sync", "off", "--device", "phone"],
-                ]
+            case .userCreatedStore:
+                [["sync", "status", "--device", "phone"]] + Self.storeCommands
+            case .localOnlyStore:
+                // `sync status` reads only the user-created store, so it does not meet this damage.
+                Self.storeCommands
             case .container:
                 [["sync", "now", "--device", "phone"], ["inspect", "--device", "phone"]]
             case .faultFile:

@@ -1,4 +1,5 @@
 import FileSystem
+import FoundationEssentials
 import PrivateCloud
 import Testing
 
@@ -61,5 +62,32 @@ struct SimulatedDeviceTests {
                 syncPreference: nil)
         } throws: { ($0 as? DeviceError)?.code == .invalidName }
         #expect(!FileSystem.exists(folder.path + "/x"))
+    }
+}
+
+@Suite("Device files")
+struct DeviceFileTests {
+    @Test(
+        "a device profile reads back exactly as JSONEncoder wrote it",
+        arguments: [
+            DeviceProfile(
+                name: "phone", account: "alice", accountStatus: "available",
+                build: .build(version: 3, withCloudKitFor: try! ContainerIdentifier("iCloud.com.example.me"))),
+            DeviceProfile(
+                name: "tablet", account: nil, accountStatus: "noAccount",
+                build: .build(version: 1, withCloudKitFor: nil)),
+        ])
+    func profileRoundTrip(profile: DeviceProfile) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        #expect(try DeviceProfile.read(json: Array(try encoder.encode(profile))) == profile)
+    }
+
+    @Test("a damaged device profile is refused with the place of the problem")
+    func damagedProfile() {
+        #expect {
+            try DeviceProfile.read(
+                json: Array(#"{"name": "x", "accountStatus": "available", "build": {"version": "1"}}"#.utf8))
+        } throws: { "\($0)".contains("build.version") }
     }
 }

@@ -122,6 +122,31 @@ struct SyncPartitionTests {
                 #"{"name": "x", "types": [{"name": "A", "fields": []}], "partition": {"userCreated": [], "localOnly": []}}"#,
                 "neither"
             ),
+            ("[]", "the top level should be an object"),
+            (
+                #"{"name": 3, "types": [], "partition": {"userCreated": [], "localOnly": []}}"#,
+                "name should be a string"
+            ),
+            (
+                #"{"name": "x", "name": "y", "types": [], "partition": {"userCreated": [], "localOnly": []}}"#,
+                "the key \"name\" twice"
+            ),
+            (
+                #"{"name": "x", "types": [{"name": "A", "fields": [{"name": "f", "type": "string", "optinal": true}]}], "partition": {"userCreated": ["A"], "localOnly": []}}"#,
+                "types[0].fields[0] has an unknown key \"optinal\""
+            ),
+            (
+                #"{"name": "x", "types": [{"name": "A", "fields": [{"name": "f", "type": "string", "optional": 1}]}], "partition": {"userCreated": ["A"], "localOnly": []}}"#,
+                "types[0].fields[0].optional should be true or false"
+            ),
+            (
+                #"{"name": "x", "types": [{"fields": []}], "partition": {"userCreated": [], "localOnly": []}}"#,
+                "types[0] is missing the key \"name\""
+            ),
+            (
+                #"{"name": "x", "types": [], "partition": {"userCreated": [], "localOnly": []}} {}"#,
+                "followed by more text"
+            ),
         ])
     func malformedSchemaFiles(json: String, mentions: String) {
         #expect {

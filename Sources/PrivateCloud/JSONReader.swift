@@ -1,0 +1,164 @@
+/// Reads the small JSON files this package keeps (a world's settings, a device's profile, a launch record, a schema)
+/// by walking their fixed shape with ``JSONScanner``, naming the place of anything wrong.
+///
+/// Why not `Codable`: every `privatesync` command is a fresh process that reads a few of these files, and in a
+/// process that runs once, `JSONDecoder`'s first use (its generic instantiations and dynamic casts, each a scan of
+/// every protocol conformance in the binary) cost more than the command's own work. See docs/benchmarks.md,
+/// `status_vs_sqlite3`. Writing still goes through `JSONEncoder`, which these readers read back exactly.
+///
+/// Places are autoclosures, so a path such as `types[3].fields[0].name` is only spelt out when something there is
+/// wrong.
+package struct JSONReader: ~Copyable {
+    private var scanner: JSONScanner
+
+    /// A reader over `bytes`, which must outlive it.
+    package init(_ bytes: UnsafeRawBufferPointer) {
+        scanner = JSONScanner(bytes)
+    }
+
+    /// Consumes the `{` of an object.
+    package mutating func beginObject(at place: @autoclosure () -> String) throws(JSONReadError) {
+        guard scanner.consume(UInt8(ascii: "{")) else { throw problem(place(), "should be an object") }
+    }
+
+    /// The next key of the object being read, its colon consumed; `nil` at the closing brace.
+    ///
+    /// - Parameters:
+    ///   - first: `true` before the object's first key; the reader keeps it up to date.
+    ///   - place: The object's place, for messages.
+    package mutating func nextKey(
+        _ first: inout Bool, at place: @autoclosure () -> String
+    ) throws(JSONReadError) -> String? {
+        do throws(JSONScanError) {
+            if first {
+                first = false
+                if scanner.consume(UInt8(ascii: "}")) { return nil }
+            } else if !scanner.consume(UInt8(ascii: ",")) {
+                try scanner.expect(UInt8(ascii: "}"))
+                return nil
+            }
+            let key = try scanner.readString()
+            try scanner.expect(UInt8(ascii: ":"))
+            return key
+        } catch {
+            throw scanProblem(error, place())
+        }
+    }
+
+    /// Consumes the `[` of an array.
+    package mutating func beginArray(at place: @autoclosure () -> String) throws(JSONReadError) {
+        guard scanner.consume(UInt8(ascii: "[")) else { throw problem(place(), "should be an array") }
+    }
+
+    /// Whether another element of the array being read follows (its comma consumed); false at the closing bracket.
+    package mutating func nextElement(
+        _ first: inout Bool, at place: @autoclosure () -> String
+    ) throws(JSONReadError) -> Bool {
+        do throws(JSONScanError) {
+            if first {
+                first = false
+                return !scanner.consume(UInt8(ascii: "]"))
+            }
+            if scanner.consume(UInt8(ascii: ",")) { return true }
+            try scanner.expect(UInt8(ascii: "]"))
+            return false
+        } catch {
+            throw scanProblem(error, place())
+        }
+    }
+
+    /// Reads a string.
+    package mutating func string(at place: @autoclosure () -> String) throws(JSONReadError) -> String {
+        guard scanner.peek() == UInt8(ascii: "\"") else { throw problem(place(), "should be a string") }
+        do throws(JSONScanError) {
+            return try scanner.readString()
+        } catch {
+            throw scanProblem(error, place())
+        }
+    }
+
+    /// Reads a string, or `null`.
+    package mutating func optionalString(at place: @autoclosure () -> String) throws(JSONReadError) -> String? {
+        if scanner.consumeNull() { return nil }
+        return try string(at: place())
+    }
+
+    /// Reads an array of strings.
+    package mutating func strings(at place: @autoclosure () -> String) throws(JSONReadError) -> [String] {
+        var values: [String] = []
+        var first = true
+        try beginArray(at: place())
+        while try nextElement(&first, at: place()) {
+            values.append(try string(at: "\(place())[\(values.count)]"))
+        }
+        return values
+    }
+
+    /// Reads `true` or `false`.
+    package mutating func bool(at place: @autoclosure () -> String) throws(JSONReadError) -> Bool {
+        do throws(JSONScanError) {
+            return try scanner.readBool()
+        } catch {
+            throw problem(place(), "should be true or false")
+        }
+    }
+
+    /// Reads an integer.
+    package mutating func int(at place: @autoclosure () -> String) throws(JSONReadError) -> Int {
+        let value: Int64
+        do throws(JSONScanError) {
+            value = try scanner.readInt64()
+        } catch {
+            throw problem(place(), "should be a whole number")
+        }
+        guard let result = Int(exactly: value) else { throw problem(place(), "is out of range") }
+        return result
+    }
+
+    /// Reads a number.
+    package mutating func double(at place: @autoclosure () -> String) throws(JSONReadError) -> Double {
+        do throws(JSONScanError) {
+            return try scanner.readDouble()
+        } catch {
+            throw problem(place(), "should be a number")
+        }
+    }
+
+    /// Checks that nothing but white space follows the value read.
+    package mutating func end() throws(JSONReadError) {
+        scanner.skipWhitespace()
+        if !scanner.isAtEnd { throw problem("the top level", "is followed by more text") }
+    }
+
+    /// The error for a key the shape does not have.
+    package func unknownKey(_ key: String, at place: @autoclosure () -> String) -> JSONReadError {
+        problem(place(), "has an unknown key \"\(key)\"")
+    }
+
+    /// The error for a key given twice.
+    package func repeatedKey(_ key: String, at place: @autoclosure () -> String) -> JSONReadError {
+        problem(place(), "has the key \"\(key)\" twice")
+    }
+
+    /// The error for a required key that is missing.
+    package func missingKey(_ key: String, at place: @autoclosure () -> String) -> JSONReadError {
+        JSONReadError(message: "\(place()) is missing the key \"\(key)\"")
+    }
+
+    /// The error for a value the shape does not allow.
+    package func problem(_ place: String, _ text: String) -> JSONReadError {
+        JSONReadError(message: "\(place) \(text) (byte \(scanner.offset))")
+    }
+
+    private func scanProblem(_ error: JSONScanError, _ place: String) -> JSONReadError {
+        JSONReadError(message: "\(place): \(error.problem) at byte \(error.offset)")
+    }
+}
+
+/// A file that does not have the shape its reader expects: where, and what is wrong.
+package struct JSONReadError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, and where, in one sentence.
+    package let message: String
+
+    package var description: String { message }
+}

@@ -9,19 +9,7 @@ extension DeviceProfile {
     /// - Throws: ``JSONReadError`` naming the place of anything wrong: a missing, repeated or unknown key, or a
     ///   value of the wrong kind.
     static func read(json: [UInt8]) throws(JSONReadError) -> DeviceProfile {
-        var profile: DeviceProfile?
-        var failure: JSONReadError?
-        json.withUnsafeBytes { bytes in
-            var reader = JSONReader(bytes)
-            do throws(JSONReadError) {
-                profile = try read(&reader)
-                try reader.end()
-            } catch {
-                failure = error
-            }
-        }
-        if let failure { throw failure }
-        return profile!
+        try JSONReader.read(json) { (reader: inout JSONReader) throws(JSONReadError) in try read(&reader) }
     }
 
     private static func read(_ reader: inout JSONReader) throws(JSONReadError) -> DeviceProfile {

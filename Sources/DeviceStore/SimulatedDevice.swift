@@ -200,29 +200,19 @@ struct AppPreferences: Codable, Sendable {
 
     /// Reads the file as `JSONEncoder` wrote it, without `Codable` (see ``JSONReader`` for why).
     static func read(json: [UInt8]) throws(JSONReadError) -> AppPreferences {
-        var preferences: AppPreferences?
-        var failure: JSONReadError?
-        json.withUnsafeBytes { bytes in
-            var reader = JSONReader(bytes)
-            do throws(JSONReadError) {
-                var syncEnabled: Bool?
-                var first = true
-                try reader.beginObject(at: "the top level")
-                while let key = try reader.nextKey(&first, at: "the top level") {
-                    switch key {
-                    case "syncEnabled" where syncEnabled == nil: syncEnabled = try reader.bool(at: "syncEnabled")
-                    case "syncEnabled": throw reader.repeatedKey(key, at: "the top level")
-                    default: throw reader.unknownKey(key, at: "the top level")
-                    }
+        try JSONReader.read(json) { (reader: inout JSONReader) throws(JSONReadError) in
+            var syncEnabled: Bool?
+            var first = true
+            try reader.beginObject(at: "the top level")
+            while let key = try reader.nextKey(&first, at: "the top level") {
+                switch key {
+                case "syncEnabled" where syncEnabled == nil: syncEnabled = try reader.bool(at: "syncEnabled")
+                case "syncEnabled": throw reader.repeatedKey(key, at: "the top level")
+                default: throw reader.unknownKey(key, at: "the top level")
                 }
-                try reader.end()
-                guard let syncEnabled else { throw reader.missingKey("syncEnabled", at: "the top level") }
-                preferences = AppPreferences(syncEnabled: syncEnabled)
-            } catch {
-                failure = error
             }
+            guard let syncEnabled else { throw reader.missingKey("syncEnabled", at: "the top level") }
+            return AppPreferences(syncEnabled: syncEnabled)
         }
-        if let failure { throw failure }
-        return preferences!
     }
 }

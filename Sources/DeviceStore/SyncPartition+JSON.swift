@@ -163,20 +163,13 @@ extension SyncPartition {
     /// - Returns: The partition, with its schema.
     /// - Throws: ``SchemaError`` saying where in the text the problem is.
     public static func decode(json: [UInt8], source: String) throws(SchemaError) -> SyncPartition {
-        let read = json.withUnsafeBytes { bytes -> Result<File, JSONReadError> in
-            var reader = JSONReader(bytes)
-            do throws(JSONReadError) {
-                let file = try File.read(&reader)
-                try reader.end()
-                return .success(file)
-            } catch {
-                return .failure(error)
-            }
-        }
         let file: File
-        switch read {
-        case .success(let value): file = value
-        case .failure(let problem): throw SchemaError(.malformedFile, "schema \(source): \(problem.message)")
+        do {
+            file = try JSONReader.read(json) { (reader: inout JSONReader) throws(JSONReadError) in
+                try File.read(&reader)
+            }
+        } catch {
+            throw SchemaError(.malformedFile, "schema \(source): \(error.message)")
         }
         var types: [RecordTypeSchema] = []
         for entry in file.types {

@@ -16,6 +16,29 @@ package struct JSONReader: ~Copyable {
         scanner = JSONScanner(bytes)
     }
 
+    /// Reads a whole file: `body` reads its one value, and nothing but white space may follow.
+    ///
+    /// - Parameters:
+    ///   - json: The file's bytes.
+    ///   - body: Reads the value.
+    /// - Returns: What `body` read.
+    /// - Throws: ``JSONReadError`` from `body`, or for text after the value.
+    package static func read<Value>(
+        _ json: [UInt8], _ body: (inout JSONReader) throws(JSONReadError) -> Value
+    ) throws(JSONReadError) -> Value {
+        let result = json.withUnsafeBytes { bytes -> Result<Value, JSONReadError> in
+            var reader = JSONReader(bytes)
+            do throws(JSONReadError) {
+                let value = try body(&reader)
+                try reader.end()
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
     /// Consumes the `{` of an object.
     package mutating func beginObject(at place: @autoclosure () -> String) throws(JSONReadError) {
         guard scanner.consume(UInt8(ascii: "{")) else { throw problem(place(), "should be an object") }

@@ -9,19 +9,7 @@ extension LaunchRecord {
     /// - Returns: The record.
     /// - Throws: ``JSONReadError`` naming the place of anything wrong.
     static func read(json: [UInt8]) throws(JSONReadError) -> LaunchRecord {
-        var record: LaunchRecord?
-        var failure: JSONReadError?
-        json.withUnsafeBytes { bytes in
-            var reader = JSONReader(bytes)
-            do throws(JSONReadError) {
-                record = try read(&reader)
-                try reader.end()
-            } catch {
-                failure = error
-            }
-        }
-        if let failure { throw failure }
-        return record!
+        try JSONReader.read(json) { (reader: inout JSONReader) throws(JSONReadError) in try read(&reader) }
     }
 
     private static func read(_ reader: inout JSONReader) throws(JSONReadError) -> LaunchRecord {

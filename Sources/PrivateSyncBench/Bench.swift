@@ -41,16 +41,23 @@ struct Bench {
         var cli: String?
         if let index = arguments.firstIndex(of: "--cli"), index + 1 < arguments.count { cli = arguments[index + 1] }
         do {
-            try await run(cli: cli)
+            try await run(cli: cli, keep: arguments.contains("--keep"))
         } catch {
             writeError("bench failed: \(error)")
             exit(70)
         }
     }
 
-    static func run(cli: String?) async throws {
+    /// Measures every figure.
+    ///
+    /// - Parameters:
+    ///   - cli: The `privatesync` binary, for `status_vs_sqlite3`.
+    ///   - keep: Whether to keep the worlds measured (their folder is printed), to profile a figure on them.
+    static func run(cli: String?, keep: Bool) async throws {
         let scratch = try temporaryFolder()
-        defer { try? FileSystem.removeItem(scratch) }
+        defer {
+            if keep { print("worlds kept in \(scratch)") } else { try? FileSystem.removeItem(scratch) }
+        }
         var figures: [Figure] = []
         func report(_ figure: Figure) {
             figures.append(figure)

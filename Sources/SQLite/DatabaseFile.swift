@@ -91,6 +91,12 @@ public enum DatabaseFile {
             // Reads the schema: a damaged first page or schema table fails here, before any write.
             _ = try connection.scalarInt("SELECT count(*) FROM sqlite_schema")
             if verifyIntegrity {
+                // The check reads every page. Through a memory map it costs a page fault per 16 pages instead of a
+                // read per page (on this project's machines 1.4 ms instead of 3.3 ms for a 1 MB store, most of a
+                // `privatesync sync status`). SQLite maps only the bytes the file has, so a file truncated before
+                // it was opened is still read (and refused) through `read`; the map is dropped after the check.
+                try connection.execute("PRAGMA mmap_size = 268435456")
+                defer { try? connection.execute("PRAGMA mmap_size = 0") }
                 let problems = try connection.quickCheckProblems()
                 if !problems.isEmpty {
                     throw DatabaseFileError(

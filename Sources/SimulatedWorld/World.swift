@@ -66,38 +66,28 @@ public final class World: Sendable {
 
         /// Reads `world.json` as `JSONEncoder` wrote it, without `Codable` (see ``JSONReader`` for why).
         static func read(json: [UInt8]) throws(JSONReadError) -> Settings {
-            var settings: Settings?
-            var failure: JSONReadError?
-            json.withUnsafeBytes { bytes in
-                var reader = JSONReader(bytes)
-                do throws(JSONReadError) {
-                    var format: String?
-                    var version: Int?
-                    var identifier: String?
-                    var first = true
-                    let top = "the top level"
-                    try reader.beginObject(at: top)
-                    while let key = try reader.nextKey(&first, at: top) {
-                        switch key {
-                        case "format" where format == nil: format = try reader.string(at: "format")
-                        case "version" where version == nil: version = try reader.int(at: "version")
-                        case "containerIdentifier" where identifier == nil:
-                            identifier = try reader.string(at: "containerIdentifier")
-                        case "format", "version", "containerIdentifier": throw reader.repeatedKey(key, at: top)
-                        default: throw reader.unknownKey(key, at: top)
-                        }
+            try JSONReader.read(json) { (reader: inout JSONReader) throws(JSONReadError) in
+                var format: String?
+                var version: Int?
+                var identifier: String?
+                var first = true
+                let top = "the top level"
+                try reader.beginObject(at: top)
+                while let key = try reader.nextKey(&first, at: top) {
+                    switch key {
+                    case "format" where format == nil: format = try reader.string(at: "format")
+                    case "version" where version == nil: version = try reader.int(at: "version")
+                    case "containerIdentifier" where identifier == nil:
+                        identifier = try reader.string(at: "containerIdentifier")
+                    case "format", "version", "containerIdentifier": throw reader.repeatedKey(key, at: top)
+                    default: throw reader.unknownKey(key, at: top)
                     }
-                    try reader.end()
-                    guard let format else { throw reader.missingKey("format", at: top) }
-                    guard let version else { throw reader.missingKey("version", at: top) }
-                    guard let identifier else { throw reader.missingKey("containerIdentifier", at: top) }
-                    settings = Settings(format: format, version: version, containerIdentifier: identifier)
-                } catch {
-                    failure = error
                 }
+                guard let format else { throw reader.missingKey("format", at: top) }
+                guard let version else { throw reader.missingKey("version", at: top) }
+                guard let identifier else { throw reader.missingKey("containerIdentifier", at: top) }
+                return Settings(format: format, version: version, containerIdentifier: identifier)
             }
-            if let failure { throw failure }
-            return settings!
         }
     }
 

@@ -74,7 +74,8 @@ struct TortureKillTests {
         // process finished does not count), with a bound so that a machine where nothing can be caught fails.
         while killed < Self.kills {
             round += 1
-            try #require(round <= Self.kills * 10, "only \(killed) of \(Self.kills) kills landed in \(round - 1) rounds")
+            try #require(
+                round <= Self.kills * 10, "only \(killed) of \(Self.kills) kills landed in \(round - 1) rounds")
             let victim = round % 2 == 0 ? "phone" : "tablet"
             let other = victim == "phone" ? "tablet" : "phone"
             let victimCommand = Self.command(victim, &random)

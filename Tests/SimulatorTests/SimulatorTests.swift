@@ -53,46 +53,53 @@ struct SimulatorTests {
     // MARK: Planted bugs
 
     /// Runs seeds until one fails, returning the invariant that caught the bug and how many seeds it took.
-    static func firstCatch(seeds: Int = 40, _ hooks: () -> SimulationHooks) async -> (Invariant, UInt64)? {
+    static func firstCatch(
+        _ bug: String, seeds: Int = 100, _ hooks: () -> SimulationHooks
+    ) async -> (Invariant, UInt64)? {
         for seed in 0..<UInt64(seeds) {
             let run = await Simulation.run(SimulationOptions(seed: seed, steps: 200, hooks: hooks()))
-            if let failure = run.failure { return (failure.invariant, seed) }
+            if let failure = run.failure {
+                print("planted bug '\(bug)': caught at seed \(seed) by invariant \(failure.invariant)")
+                return (failure.invariant, seed)
+            }
         }
         return nil
     }
 
     @Test("planted: a container that drops one save in fifty is caught by invariant 3 or 4")
     func catchesDroppedSaves() async throws {
-        let caught = await Self.firstCatch {
+        let caught = await Self.firstCatch("drops one save in fifty") {
             let counter = PlantedBugs.DroppingContainer.Counter()
             return SimulationHooks(wrapContainer: { base, _ in
                 PlantedBugs.DroppingContainer(base: base, counter: counter)
             })
         }
-        let (invariant, seed) = try #require(caught, "not caught in 40 seeds")
+        let (invariant, seed) = try #require(caught, "not caught in 100 seeds")
         #expect([.noAcknowledgedWriteLost, .convergence].contains(invariant), "caught by \(invariant) at seed \(seed)")
     }
 
     @Test("planted: a send path that lets a local-only record through is caught by invariant 1")
     func catchesLeakedLocalOnlyRecords() async throws {
-        let caught = await Self.firstCatch {
+        let caught = await Self.firstCatch("lets a local-only record through") {
             SimulationHooks(wrapContainer: { base, _ in PlantedBugs.LeakingContainer(base: base) })
         }
-        let (invariant, _) = try #require(caught, "not caught in 40 seeds")
+        let (invariant, _) = try #require(caught, "not caught in 100 seeds")
         #expect(invariant == .localOnlyStaysHome)
     }
 
     @Test("planted: a status source that always says on is caught by invariant 5")
     func catchesLyingStatus() async throws {
-        let caught = await Self.firstCatch { SimulationHooks(status: PlantedBugs.alwaysOn) }
-        let (invariant, _) = try #require(caught, "not caught in 40 seeds")
+        let caught = await Self.firstCatch("status always on") { SimulationHooks(status: PlantedBugs.alwaysOn) }
+        let (invariant, _) = try #require(caught, "not caught in 100 seeds")
         #expect(invariant == .honestStatus)
     }
 
     @Test("planted: a store that forgets pending changes on a crash is caught by invariant 3 or 4")
     func catchesForgottenPendingChanges() async throws {
-        let caught = await Self.firstCatch { SimulationHooks(afterCrash: PlantedBugs.forgetPendingChanges) }
-        let (invariant, seed) = try #require(caught, "not caught in 40 seeds")
+        let caught = await Self.firstCatch("forgets pending changes on a crash") {
+            SimulationHooks(afterCrash: PlantedBugs.forgetPendingChanges)
+        }
+        let (invariant, seed) = try #require(caught, "not caught in 100 seeds")
         #expect([.noAcknowledgedWriteLost, .convergence].contains(invariant), "caught by \(invariant) at seed \(seed)")
     }
 }

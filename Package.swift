@@ -16,7 +16,7 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "SQLite", dependencies: ["CSQLite", "FileSystem"]),
         .target(name: "FileSystem"),
         .target(name: "PrivateCloud", dependencies: ["SQLite", "FileSystem"]),
         .target(

@@ -45,8 +45,8 @@ extension Simulation {
         let status: SyncStatus
         let facts: SyncFacts
         do {
-            status = try self.status(of: app)
             facts = try app.facts()
+            status = try options.hooks.status?(app) ?? SyncStatus.derive(from: facts)
         } catch {
             return fail(.honestStatus, "\(device.name): the status cannot be read: \(error)")
         }
@@ -109,12 +109,12 @@ extension Simulation {
         } catch {
             return fail(.noAcknowledgedWriteLost, "\(device.name): the stores cannot be read: \(error)")
         }
-        var archived: Set<String>?
         for name in device.expected.sorted() where !deleted.contains(name) {
             result.invariantChecks += 1
             if held.contains(name) { continue }
-            if archived == nil { archived = archivedNames(app) }
-            if archived!.contains(name) { continue }
+            // Archives change only when the user starts afresh or reinstalls, so they are read once between those.
+            if device.archivedNames == nil { device.archivedNames = archivedNames(app) }
+            if device.archivedNames!.contains(name) { continue }
             let type = written[name]?.type ?? "record"
             return fail(
                 .noAcknowledgedWriteLost, "\(device.name) lost \(type) \(name), written there and never deleted")
@@ -122,7 +122,7 @@ extension Simulation {
     }
 
     private func archivedNames(_ app: LaunchedApp) -> Set<String> {
-        let folder = app.device.appGroup.applicationSupport + "/Archives"
+        let folder = app.device.appGroup.archives
         var names = Set<String>()
         for file in ((try? FileSystem.contents(ofDirectory: folder)) ?? []).sorted() where file.hasSuffix(".store") {
             for entry in (try? StoreFileReader.origins(inStoreFile: folder + "/" + file)) ?? [] {

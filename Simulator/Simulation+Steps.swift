@@ -71,6 +71,7 @@ extension Simulation {
         }
         // The user deleted the app: what it held is no longer owed to this device.
         device.expected.removeAll()
+        device.archivedNames = nil
         trace("\(device.name): reinstalled, sync \(sync.map { $0 ? "on" : "off" } ?? "unset")")
         launch(device, why: "first launch after reinstall")
     }
@@ -121,7 +122,7 @@ extension Simulation {
                 let record = try app.add(type.name, fields: fields)
                 let partition = world.partition.partition(of: type.name) ?? .userCreated
                 written[record.name] = Written(
-                    type: type.name, partition: partition, device: device.name, account: app.device.session.account)
+                    type: type.name, partition: partition, account: app.device.session.account)
                 device.expected.insert(record.name)
                 trace("\(device.name): add \(type.name) \(record.name.prefix(8)) (\(partition.rawValue))")
                 return
@@ -217,6 +218,7 @@ extension Simulation {
                     try handle.signIn(previous)
                     trace("\(device.name): signed back into \(previous)")
                 } else {
+                    device.archivedNames = nil
                     let archive = try app.startFreshForSignedInAccount()
                     trace(
                         "\(device.name): started afresh for \(handle.session.account?.rawValue ?? "?"), archived \(archive.records)"

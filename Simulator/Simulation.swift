@@ -32,6 +32,8 @@ public final class Simulation {
         var errorsSeen: [CloudError.Code: Int] = [:]
         /// Records written on this device (since its last reinstall) that it must still hold, unless deleted.
         var expected = Set<String>()
+        /// The names of the records in the device's archive stores, once read; `nil` after the archives changed.
+        var archivedNames: Set<String>?
 
         init(name: String) {
             self.name = name
@@ -50,7 +52,6 @@ public final class Simulation {
     struct Written {
         let type: String
         let partition: Partition
-        let device: String
         let account: AccountID?
     }
 
@@ -103,11 +104,11 @@ public final class Simulation {
         self.result = SimulationResult(seed: options.seed, devices: deviceCount)
         self.start = clock.now()
         let scratch = FileSystem.isDirectory("/dev/shm") ? "/dev/shm" : "/tmp"
-        var template = Array("\(scratch)/privatesync-sim-XXXXXX".utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw WorldError(.fileSystem, "cannot create a scratch folder in \(scratch)")
+        do {
+            directory = try FileSystem.makeTemporaryDirectory(prefix: "privatesync-sim", in: scratch)
+        } catch {
+            throw WorldError(.fileSystem, "cannot create a scratch folder in \(scratch): \(error)")
         }
-        directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         world = try World.create(
             at: directory + "/world",
             options: World.Options(
@@ -176,10 +177,7 @@ public final class Simulation {
     func trace(_ line: String) {
         let elapsed = Int(clock.now().timeIntervalSince(start))
         let text = "\(pad(step, 4)) +\(pad(elapsed, 6))s \(line)"
-        for byte in text.utf8 {
-            result.traceDigest = (result.traceDigest ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        result.traceDigest = (result.traceDigest ^ 0x0A) &* 0x0000_0100_0000_01b3
+        result.traceDigest = StableHash.fnv1a64(text + "\n", seed: result.traceDigest)
         result.trace.append(text)
         if !options.keepFullTrace && result.trace.count > 60 { result.trace.removeFirst(result.trace.count - 40) }
     }

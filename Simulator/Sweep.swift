@@ -37,10 +37,10 @@ public struct Sweep: Sendable {
     /// - Parameters:
     ///   - seeds: The seeds.
     ///   - template: The shape of every run (its seed is replaced).
-    ///   - progress: Called after each run with the summary so far.
+    ///   - progress: Called after each run with the summary so far and the run.
     /// - Returns: The summary.
     public static func run(
-        seeds: [UInt64], template: SimulationOptions, progress: (Summary) -> Void = { _ in }
+        seeds: [UInt64], template: SimulationOptions, progress: (Summary, SimulationResult) -> Void = { _, _ in }
     ) async -> Summary {
         var summary = Summary()
         for seed in seeds {
@@ -54,7 +54,7 @@ public struct Sweep: Sendable {
             summary.invariantChecks += result.invariantChecks
             for (kind, count) in result.faults { summary.faults[kind, default: 0] += count }
             if result.failure != nil { summary.failures.append(result) }
-            progress(summary)
+            progress(summary, result)
         }
         return summary
     }

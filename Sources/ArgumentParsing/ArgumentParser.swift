@@ -114,7 +114,7 @@ public struct ArgumentParser: Sendable {
                     throw fail(
                         "'\(value)' is not a valid \(argument.valueName); use \(allowed.joined(separator: ", "))")
                 }
-            } else if !argument.isOptional {
+            } else {
                 throw fail("missing \(argument.valueName) (\(argument.help.prefix { $0 != "." }.lowercased()))")
             }
         }

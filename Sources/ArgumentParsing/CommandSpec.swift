@@ -39,22 +39,19 @@ public struct CommandSpec: Sendable {
     }
 }
 
-/// A positional argument.
+/// A positional argument; every one is required.
 public struct ArgumentSpec: Sendable {
     /// The name shown in usage, such as `NAME`.
     public var valueName: String
     /// What it is.
     public var help: String
-    /// Whether it may be left out.
-    public var isOptional: Bool
     /// The only values it accepts, if restricted.
     public var allowedValues: [String]?
 
     /// Creates an argument.
-    public init(_ valueName: String, help: String, isOptional: Bool = false, allowedValues: [String]? = nil) {
+    public init(_ valueName: String, help: String, allowedValues: [String]? = nil) {
         self.valueName = valueName
         self.help = help
-        self.isOptional = isOptional
         self.allowedValues = allowedValues
     }
 }

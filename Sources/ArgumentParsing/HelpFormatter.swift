@@ -14,7 +14,7 @@ public struct HelpFormatter: Sendable {
         var parts = [parser.displayName(path)]
         if !command.subcommands.isEmpty { parts.append("<command>") }
         for argument in command.arguments {
-            parts.append(argument.isOptional ? "[\(argument.valueName)]" : argument.valueName)
+            parts.append(argument.valueName)
         }
         for option in command.options {
             let text = "--\(option.name) \(option.allowedValues?.joined(separator: "|") ?? option.valueName)"

@@ -23,6 +23,10 @@ public struct AppGroupContainer: Sendable, Hashable {
     /// `Library/Application Support`: the default store folder, absent on a fresh install.
     public var applicationSupport: String { library + "/Application Support" }
 
+    /// `Library/Application Support/Archives`: where starting afresh for another account keeps the first account's
+    /// records.
+    public var archives: String { applicationSupport + "/Archives" }
+
     /// Whether `Library/Application Support` exists.
     public var hasApplicationSupport: Bool { FileSystem.isDirectory(applicationSupport) }
 

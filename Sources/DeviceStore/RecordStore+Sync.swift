@@ -44,7 +44,7 @@ public enum SyncStateKey: String, Sendable, CaseIterable {
 public struct PendingChangeRow: Sendable, Hashable {
     public let recordName: String
     public let recordType: String
-    public let kind: PendingChange.Kind
+    public let kind: PendingChangeKind
     public let revision: Int64
     /// The change's place in the queue.
     public let queuedSequence: Int64
@@ -100,12 +100,7 @@ public struct SyncTransaction {
         defer { statement.reset() }
         try statement.bind(key.rawValue, at: 1)
         guard try statement.step(), !statement.isNull(0) else { return nil }
-        switch statement.columnType(0) {
-        case .integer: return .integer(statement.int64(0))
-        case .real: return .real(statement.double(0))
-        case .blob: return .blob(statement.blob(0))
-        default: return .text(statement.text(0))
-        }
+        return statement.value(0)
     }
 
     /// Sets a state value; `nil` removes it.
@@ -240,7 +235,7 @@ public struct SyncTransaction {
 
     private static func pendingRow(_ row: Statement) -> PendingChangeRow {
         PendingChangeRow(
-            recordName: row.text(0), recordType: row.text(1), kind: PendingChange.Kind(rawValue: row.text(2)) ?? .save,
+            recordName: row.text(0), recordType: row.text(1), kind: PendingChangeKind(rawValue: row.text(2)) ?? .save,
             revision: row.int64(3), queuedSequence: row.int64(4),
             origin: row.optionalText(5).map(UserRecordID.init(recordName:)))
     }
@@ -297,7 +292,7 @@ public struct SyncTransaction {
     }
 
     /// Queues a change (collapsing with any queued for the same record).
-    public func queue(_ kind: PendingChange.Kind, name: String, type: String) throws {
+    public func queue(_ kind: PendingChangeKind, name: String, type: String) throws {
         try RecordStore<UserCreated>.queue(kind, name: name, type: type, connection)
     }
 

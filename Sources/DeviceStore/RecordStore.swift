@@ -324,12 +324,12 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     /// latest kind (a save then a delete sends the delete; a delete then a save sends the save). Every queueing
     /// takes a new revision from a counter that only grows, so a send that read an older revision never removes a
     /// newer change, even across processes.
-    func queue(_ kind: PendingChange.Kind, name: String, type: String, _ connection: Connection) throws {
+    func queue(_ kind: PendingChangeKind, name: String, type: String, _ connection: Connection) throws {
         guard Kind.partition == .userCreated else { return }
         try Self.queue(kind, name: name, type: type, connection)
     }
 
-    static func queue(_ kind: PendingChange.Kind, name: String, type: String, _ connection: Connection) throws {
+    static func queue(_ kind: PendingChangeKind, name: String, type: String, _ connection: Connection) throws {
         try connection.run(
             """
             INSERT INTO pending_changes (record_name, record_type, kind, queued_seq, revision)
@@ -368,7 +368,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
 
     /// Refuses a record that could never sync: CloudKit's 1 MB per record, measured as it would be sent.
     func checkSize(_ record: StoredRecord) throws(StoreError) {
-        let size = FieldsJSON.encode(record.fields).count + record.fieldVersions.encoded.utf8.count + 64
+        let size = record.encodedSize
         if size > CloudLimits.cloudKit.maximumRecordBytes {
             throw StoreError(
                 .recordTooLarge,
@@ -414,18 +414,8 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     }
 }
 
-/// A change waiting to be sent: a save or delete, by record name.
-public struct PendingChange: Sendable, Hashable {
-    /// Save or delete.
-    public enum Kind: String, Sendable, Hashable {
-        case save
-        case delete
-    }
-
-    /// The record.
-    public let recordName: String
-    /// Its type.
-    public let recordType: String
-    /// Save or delete.
-    public let kind: Kind
+/// What a change waiting to be sent does to its record (the `kind` column of `pending_changes`).
+public enum PendingChangeKind: String, Sendable, Hashable {
+    case save
+    case delete
 }

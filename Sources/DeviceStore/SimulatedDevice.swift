@@ -155,7 +155,7 @@ public final class SimulatedDevice: Sendable {
     }
 
     private func saveProfile(_ profile: DeviceProfile) throws {
-        try FileSystem.writeAtomically(Self.encode(profile), to: profilePath)
+        try FileSystem.writeAtomically(JSONFileWriter.bytes(of: profile), to: profilePath)
     }
 
     // MARK: The app's preferences
@@ -184,13 +184,7 @@ public final class SimulatedDevice: Sendable {
     }
 
     private func writePreferences(_ preferences: AppPreferences) throws {
-        try FileSystem.writeAtomically(Self.encode(preferences), to: preferencesPath)
-    }
-
-    static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return Array(try encoder.encode(value)) + [UInt8(ascii: "\n")]
+        try FileSystem.writeAtomically(JSONFileWriter.bytes(of: preferences), to: preferencesPath)
     }
 }
 

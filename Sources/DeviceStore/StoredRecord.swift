@@ -38,6 +38,12 @@ public struct StoredRecord: Sendable, Hashable, CustomStringConvertible {
         let body = fields.keys.sorted().map { "\($0): \(fields[$0]!)" }.joined(separator: ", ")
         return "\(type) \(name) {\(body)}"
     }
+
+    /// The size the record takes as a CloudKit record: its encoded fields, its field versions, and slack for the
+    /// versions' key. The store refuses a record over CloudKit's limit by it, and the engine sizes its batches by it.
+    public var encodedSize: Int {
+        FieldsJSON.encode(fields).count + fieldVersions.encoded.utf8.count + 64
+    }
 }
 
 /// When each field of a record was last written, and by which device.

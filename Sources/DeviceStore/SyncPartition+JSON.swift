@@ -195,7 +195,7 @@ extension SyncPartition {
         }
     }
 
-    /// The partition as schema-file JSON (pretty-printed, keys in a fixed order).
+    /// The partition as a schema file: pretty-printed JSON, keys in a fixed order, ending in a newline.
     public func jsonBytes() -> [UInt8] {
         let file = File(
             name: schema.name,
@@ -207,8 +207,7 @@ extension SyncPartition {
                     })
             },
             partition: File.Lists(userCreated: userCreatedTypes, localOnly: localOnlyTypes))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return Array((try? encoder.encode(file)) ?? Data())
+        // Strings, booleans and arrays of them always encode.
+        return (try? JSONFileWriter.bytes(of: file)) ?? []
     }
 }

@@ -31,15 +31,6 @@ public enum FileSystem {
         return Int(info.st_mode & 0o7777)
     }
 
-    /// The size of the file at `path`, in bytes.
-    ///
-    /// - Throws: ``FileSystemError`` when `path` cannot be examined.
-    public static func size(of path: String) throws(FileSystemError) -> Int {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw FileSystemError(operation: "stat", path: path, errno: errno) }
-        return Int(info.st_size)
-    }
-
     /// Creates a folder, and its missing parents when asked.
     ///
     /// - Parameters:
@@ -183,6 +174,23 @@ public enum FileSystem {
         guard fd >= 0 else { return }
         fsync(fd)
         close(fd)
+    }
+
+    /// Creates a new, empty, owner-only folder with a unique name (`mkdtemp`).
+    ///
+    /// - Parameters:
+    ///   - prefix: The start of its name.
+    ///   - parent: The folder to create it in.
+    /// - Returns: Its path.
+    /// - Throws: ``FileSystemError`` when it cannot be created.
+    public static func makeTemporaryDirectory(prefix: String, in parent: String = "/tmp") throws(FileSystemError)
+        -> String
+    {
+        var template = Array("\(parent)/\(prefix)-XXXXXX".utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw FileSystemError(operation: "mkdtemp", path: parent + "/" + prefix, errno: errno)
+        }
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The folder that holds `path`.

@@ -28,9 +28,6 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     /// Whether the path did not exist.
     public var isNotFound: Bool { errno == ENOENT }
 
-    /// Whether the device ran out of space (or quota).
-    public var isOutOfSpace: Bool { errno == ENOSPC || errno == EDQUOT }
-
     public var description: String {
         "\(operation) failed for \(path): \(String(cString: strerror(errno))) (errno \(errno))"
     }

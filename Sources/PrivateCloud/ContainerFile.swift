@@ -14,11 +14,14 @@ public struct ContainerFile: Sendable {
 
     /// Reads a container file.
     ///
-    /// - Parameter path: The file.
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - verifyingPages: Whether to check every page first (`PRAGMA quick_check`), so that damage in pages the
+    ///     read does not reach is reported too, as an audit wants.
     /// - Returns: Its account, container and records.
     /// - Throws: `DatabaseFileError` for a missing, damaged or foreign file, naming it.
-    public static func read(_ path: String) throws -> ContainerFile {
-        let storage = try SQLiteDatabaseStorage(readingOnly: path)
+    public static func read(_ path: String, verifyingPages: Bool = true) throws -> ContainerFile {
+        let storage = try SQLiteDatabaseStorage(readingOnly: path, verifyIntegrity: verifyingPages)
         let connection = storage.connection
         return try connection.transaction(.deferred) {
             let account = try connection.scalarText("SELECT value FROM meta WHERE key = 'account'") ?? ""

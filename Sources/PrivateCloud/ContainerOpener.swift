@@ -61,11 +61,6 @@ public struct TrappingContainerOpener: ContainerOpener {
         return make(identifier)
     }
 
-    /// An opener of ``FileContainer``s under `cloudRoot`.
-    public static func file(cloudRoot: String, session: AccountSession, clock: any WallClock = SystemClock()) -> Self {
-        Self { FileContainer(cloudRoot: cloudRoot, identifier: $0, session: session, clock: clock) }
-    }
-
     /// An opener of ``MemoryContainer``s in `cloud`.
     public static func memory(cloud: MemoryCloud, session: AccountSession, clock: any WallClock = SystemClock()) -> Self
     {

@@ -1,19 +1,19 @@
-/// A reader of JSON text over raw bytes, for the fixed shapes this package stores.
+/// A reader of JSON text over raw bytes, for the fixed shapes this stores.
 ///
 /// It exists for speed: decoding record fields is on the hot path of every fetch and every initial sync, and a
 /// direct scan is several times faster than going through `Codable`. It reads standard JSON (RFC 8259) and
 /// reports the byte offset of anything it cannot read.
-package struct JSONScanner: ~Copyable {
-    package let bytes: UnsafeRawBufferPointer
-    package var offset = 0
+struct JSONScanner: ~Copyable {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
 
-    package init(_ bytes: UnsafeRawBufferPointer) {
+    init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
-    package var isAtEnd: Bool { offset >= bytes.count }
+    var isAtEnd: Bool { offset >= bytes.count }
 
-    package mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while offset < bytes.count {
             switch bytes[offset] {
             case 0x20, 0x0A, 0x0D, 0x09: offset += 1
@@ -23,12 +23,12 @@ package struct JSONScanner: ~Copyable {
     }
 
     /// The next non-blank byte, without consuming it.
-    package mutating func peek() -> UInt8? {
+    mutating func peek() -> UInt8? {
         skipWhitespace()
         return offset < bytes.count ? bytes[offset] : nil
     }
 
-    package mutating func expect(_ byte: UInt8) throws(JSONScanError) {
+    mutating func expect(_ byte: UInt8) throws(JSONScanError) {
         skipWhitespace()
         guard offset < bytes.count, bytes[offset] == byte else {
             throw error("expected '\(Character(UnicodeScalar(byte)))'")
@@ -37,13 +37,13 @@ package struct JSONScanner: ~Copyable {
     }
 
     /// Consumes `byte` if it is next.
-    package mutating func consume(_ byte: UInt8) -> Bool {
+    mutating func consume(_ byte: UInt8) -> Bool {
         guard peek() == byte else { return false }
         offset += 1
         return true
     }
 
-    package mutating func readString() throws(JSONScanError) -> String {
+    mutating func readString() throws(JSONScanError) -> String {
         try expect(UInt8(ascii: "\""))
         let start = offset
         // Fast path: no escapes, so the bytes are the string.
@@ -145,19 +145,19 @@ package struct JSONScanner: ~Copyable {
         return Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
     }
 
-    package mutating func readInt64() throws(JSONScanError) -> Int64 {
+    mutating func readInt64() throws(JSONScanError) -> Int64 {
         let text = try readNumberText()
         guard let value = Int64(text) else { throw error("\(text) is not a 64-bit integer") }
         return value
     }
 
-    package mutating func readDouble() throws(JSONScanError) -> Double {
+    mutating func readDouble() throws(JSONScanError) -> Double {
         let text = try readNumberText()
         guard let value = Double(text) else { throw error("\(text) is not a number") }
         return value
     }
 
-    package mutating func readBool() throws(JSONScanError) -> Bool {
+    mutating func readBool() throws(JSONScanError) -> Bool {
         skipWhitespace()
         if matches("true") { return true }
         if matches("false") { return false }
@@ -165,7 +165,7 @@ package struct JSONScanner: ~Copyable {
     }
 
     /// Consumes `null` if it is next.
-    package mutating func consumeNull() -> Bool {
+    mutating func consumeNull() -> Bool {
         skipWhitespace()
         return matches("null")
     }
@@ -179,7 +179,7 @@ package struct JSONScanner: ~Copyable {
     }
 
     /// Skips any one JSON value.
-    package mutating func skipValue(depth: Int = 0) throws(JSONScanError) {
+    mutating func skipValue(depth: Int = 0) throws(JSONScanError) {
         guard depth < 64 else { throw error("nesting is too deep") }
         switch peek() {
         case UInt8(ascii: "\""): _ = try readString()
@@ -204,15 +204,15 @@ package struct JSONScanner: ~Copyable {
         }
     }
 
-    package func error(_ problem: String) -> JSONScanError {
+    func error(_ problem: String) -> JSONScanError {
         JSONScanError(offset: offset, problem: problem)
     }
 }
 
 /// JSON text that could not be read: where, and what was found wrong.
-package struct JSONScanError: Error, Sendable, CustomStringConvertible {
-    package let offset: Int
-    package let problem: String
+struct JSONScanError: Error, Sendable, CustomStringConvertible {
+    let offset: Int
+    let problem: String
 
-    package var description: String { "\(problem) at byte \(offset)" }
+    var description: String { "\(problem) at byte \(offset)" }
 }

@@ -8,7 +8,6 @@ struct ModifyRequest<Storage: DatabaseStorage> {
     let now: Date
     var nextSequence: Int64 = 0
     private var schemas: [String: [String: FieldType]] = [:]
-    private var databaseID: String?
 
     init(database: PrivateDatabase<Storage>, policy: SavePolicy, user: UserRecordID, now: Date) {
         self.database = database
@@ -86,15 +85,12 @@ struct ModifyRequest<Storage: DatabaseStorage> {
 
     private mutating func save(_ record: Record, fields: [UInt8], sequence: Int64) throws -> Result<Record, CloudError>
     {
-        // Field keys are checked where they are new to the record type (in `schemaError`): a key the type already
-        // has passed that check when it was added, and re-checking every key of every record was a tenth of the
-        // save path (`make bench`, `container_save_ratio`).
-        if let error = validate(record, encodedSize: fields.count, checkingKeys: false) { return .failure(error) }
+        if let error = validate(record, encodedSize: fields.count) { return .failure(error) }
         let schema = try schema(of: record.recordType)
         var newFields = 0
         if let error = schemaError(record, schema: schema, newFields: &newFields) { return .failure(error) }
         let id = record.recordID
-        let tag = PrivateDatabase<Storage>.changeTag(databaseID: try databaseIdentifier(), sequence: sequence)
+        let tag = PrivateDatabase<Storage>.changeTag(databaseID: try storage.databaseID(), sequence: sequence)
         func row(_ encoded: [UInt8]) -> RecordRow {
             RecordRow(
                 zone: id.zoneID.zoneName, name: id.recordName, recordType: record.recordType, encodedFields: encoded,
@@ -123,7 +119,10 @@ struct ModifyRequest<Storage: DatabaseStorage> {
                     for key in record.changedKeys { written[key] = record[key] }
                 }
                 let encoded = policy == .changedKeys ? FieldsJSON.encode(written) : fields
-                if let error = validate(record, encodedSize: encoded.count, fields: written) { return .failure(error) }
+                // Merged with the server's fields, the record may now be too large or hold too many fields.
+                if policy == .changedKeys, let error = validate(record, encodedSize: encoded.count, fields: written) {
+                    return .failure(error)
+                }
                 guard let updated = try storage.updateRecord(row(encoded), expectedChangeTag: nil) else {
                     throw CloudError(.internalError, "record \(id) vanished inside its own transaction")
                 }
@@ -173,9 +172,12 @@ struct ModifyRequest<Storage: DatabaseStorage> {
         )
     }
 
-    private func validate(
-        _ record: Record, encodedSize: Int, fields: [String: FieldValue]? = nil, checkingKeys: Bool = true
-    ) -> CloudError? {
+    /// Why `record` (or `fields`, what will be written of it) cannot be saved, if it cannot: its ID, its type's name,
+    /// its field count, a value, its encoded size.
+    ///
+    /// Field keys are checked where they are new to the record type (in `schemaError`): a key the type already has
+    /// passed that check when it was added, and every key written is either the record's or already the server's.
+    private func validate(_ record: Record, encodedSize: Int, fields: [String: FieldValue]? = nil) -> CloudError? {
         let id = record.recordID
         if let problem = PrivateDatabase<Storage>.problem(withRecordID: id) {
             return CloudError(.invalidArguments, problem)
@@ -191,9 +193,6 @@ struct ModifyRequest<Storage: DatabaseStorage> {
                     + "\(database.limits.maximumFieldsPerRecordType)")
         }
         for (key, value) in fields {
-            if checkingKeys, let problem = CloudKitNames.problem(withIdentifier: key, kind: "field key") {
-                return CloudError(.invalidArguments, "record \(id.recordName): \(problem)")
-            }
             if let problem = value.problem {
                 return CloudError(.invalidArguments, "record \(id.recordName), field \(key): \(problem)")
             }
@@ -259,13 +258,6 @@ struct ModifyRequest<Storage: DatabaseStorage> {
         guard !added.isEmpty else { return }
         try storage.addFieldTypes(added, to: recordType)
         schemas[recordType] = schema.merging(added) { old, _ in old }
-    }
-
-    private mutating func databaseIdentifier() throws -> String {
-        if let databaseID { return databaseID }
-        let loaded = try storage.databaseID()
-        databaseID = loaded
-        return loaded
     }
 
     // MARK: Deleting

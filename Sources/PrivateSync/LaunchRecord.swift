@@ -50,9 +50,7 @@ public struct LaunchRecord: Codable, Sendable, Hashable {
 
     func save(appGroup: String) throws(LaunchError) {
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try FileSystem.writeAtomically(Array(try encoder.encode(self)) + [0x0A], to: Self.path(in: appGroup))
+            try FileSystem.writeAtomically(try JSONFileWriter.bytes(of: self), to: Self.path(in: appGroup))
         } catch {
             throw LaunchError(.fileSystem, "cannot record the launch: \(error)")
         }

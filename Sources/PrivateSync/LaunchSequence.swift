@@ -112,7 +112,7 @@ public struct LaunchSequence: Sendable {
         } else {
             let existed = device.appGroup.hasApplicationSupport
             do {
-                try device.appGroup.createApplicationSupport()
+                if !existed { try device.appGroup.createApplicationSupport() }
             } catch {
                 throw LaunchError(.fileSystem, "cannot create \(device.appGroup.applicationSupport): \(error)")
             }
@@ -133,7 +133,7 @@ public struct LaunchSequence: Sendable {
             }
             if fallback == nil {
                 let status = device.session.status
-                if let reason = Self.pauseReason(for: status) {
+                if let reason = PauseReason(accountStatus: status) {
                     fallback = reason
                     fallbackDetail = "the account status is \(status)"
                     steps.append("checked the account: \(status); falling back to local")
@@ -143,13 +143,10 @@ public struct LaunchSequence: Sendable {
             }
         }
 
-        let directory = device.appGroup.applicationSupport
-        let localOnly = StoreConfiguration(
-            name: StoreConfiguration.localOnlyName, directory: directory, cloudKitDatabase: .none)
         var cloud = wanted && fallback == nil
         let stores: DeviceStores
         do {
-            stores = try open(localOnly: localOnly, cloud: cloud, directory: directory)
+            stores = try openStores(cloud: cloud)
             steps.append("opened the local-only store (local)")
             steps.append("opened the user-created store (\(cloud ? "cloud, \(identifier)" : "local"))")
         } catch  where error.code == .cannotCreateStore && cloud {
@@ -158,14 +155,13 @@ public struct LaunchSequence: Sendable {
             cloud = false
             steps.append("opening the cloud store failed: \(error.message); falling back to local")
             do {
-                stores = try open(localOnly: localOnly, cloud: false, directory: directory)
+                stores = try openStores(cloud: false)
             } catch {
-                throw LaunchError(
-                    error.code == .damagedFile ? .damagedFile : .storage, error.message, underlying: error)
+                throw LaunchError(opening: error)
             }
             steps.append("opened both stores locally (a local store recovers by creating its folder)")
         } catch {
-            throw LaunchError(error.code == .damagedFile ? .damagedFile : .storage, error.message, underlying: error)
+            throw LaunchError(opening: error)
         }
 
         let record = LaunchRecord(
@@ -177,7 +173,7 @@ public struct LaunchSequence: Sendable {
             ])
         // Step 6 comes after the record is written: if it traps, the record still says what the launch got to.
         try record.save(appGroup: device.appGroup.path)
-        return LaunchedApp(device: device, environment: environment, record: record, stores: stores, startEngine: cloud)
+        return LaunchedApp(device: device, environment: environment, record: record, stores: stores)
     }
 
     /// Reopens the app as its last launch left it, for a command that acts within that launch.
@@ -185,23 +181,13 @@ public struct LaunchSequence: Sendable {
     /// - Returns: The app, configured as at its last launch.
     /// - Throws: ``LaunchError`` `neverLaunched` when the device has no launch since installation.
     public func resume() throws(LaunchError) -> LaunchedApp {
-        guard let record = try LaunchRecord.load(appGroup: device.appGroup.path) else {
-            throw LaunchError(
-                .neverLaunched,
-                "device \(device.name) has never been launched; run: privatesync launch --device \(device.name)")
-        }
-        let directory = device.appGroup.applicationSupport
-        let localOnly = StoreConfiguration(
-            name: StoreConfiguration.localOnlyName, directory: directory, cloudKitDatabase: .none)
-        let stores: DeviceStores
+        let record = try lastLaunch()
         do {
-            stores = try open(localOnly: localOnly, cloud: record.userCreatedStore == .cloud, directory: directory)
+            let stores = try openStores(cloud: record.userCreatedStore == .cloud)
+            return LaunchedApp(device: device, environment: environment, record: record, stores: stores)
         } catch {
-            throw LaunchError(error.code == .damagedFile ? .damagedFile : .storage, error.message, underlying: error)
+            throw LaunchError(opening: error)
         }
-        return LaunchedApp(
-            device: device, environment: environment, record: record, stores: stores,
-            startEngine: record.userCreatedStore == .cloud)
     }
 
     /// The status of the app as its last launch left it, reading only what a status is derived from: the launch
@@ -212,49 +198,52 @@ public struct LaunchSequence: Sendable {
     /// - Throws: ``LaunchError`` `neverLaunched` when the device has no launch since installation, or what opening
     ///   the user-created store throws.
     public func status() throws(LaunchError) -> SyncStatus {
+        let record = try lastLaunch()
+        do {
+            let store = try RecordStore<UserCreated>.open(
+                userCreatedConfiguration(cloud: record.userCreatedStore == .cloud), partition: environment.partition,
+                deviceID: device.name, clock: environment.clock, names: environment.names,
+                durability: environment.durability, crashSwitch: environment.crashSwitch,
+                verifyIntegrity: environment.verifyIntegrity)
+            return SyncStatus.derive(from: try LaunchedApp.facts(device: device, record: record, userCreated: store))
+        } catch {
+            throw LaunchError(opening: error)
+        }
+    }
+
+    /// The record of the last launch since installation.
+    ///
+    /// - Throws: ``LaunchError`` `neverLaunched` when there is none.
+    private func lastLaunch() throws(LaunchError) -> LaunchRecord {
         guard let record = try LaunchRecord.load(appGroup: device.appGroup.path) else {
             throw LaunchError(
                 .neverLaunched,
                 "device \(device.name) has never been launched; run: privatesync launch --device \(device.name)")
         }
-        let directory = device.appGroup.applicationSupport
-        let cloud = record.userCreatedStore == .cloud
-        let configuration = StoreConfiguration(
-            name: StoreConfiguration.userCreatedName, directory: directory,
-            cloudKitDatabase: cloud ? .private(environment.containerIdentifier) : .none)
-        do throws(StoreError) {
-            if cloud, !FileSystem.isDirectory(directory) {
-                let error = CocoaStyleError.failedToCreateFile(configuration.path)
-                throw StoreError(.cannotCreateStore, error.description, underlying: error)
-            }
-            let store = try RecordStore<UserCreated>.open(
-                configuration, partition: environment.partition, deviceID: device.name, clock: environment.clock,
-                names: environment.names, durability: environment.durability, crashSwitch: environment.crashSwitch,
-                verifyIntegrity: environment.verifyIntegrity)
-            return SyncStatus.derive(from: try LaunchedApp.facts(device: device, record: record, userCreated: store))
-        } catch {
-            throw LaunchError(error.code == .damagedFile ? .damagedFile : .storage, error.message, underlying: error)
-        }
+        return record
     }
 
-    private func open(localOnly: StoreConfiguration, cloud: Bool, directory: String) throws(StoreError) -> DeviceStores
-    {
-        let userCreated = StoreConfiguration(
-            name: StoreConfiguration.userCreatedName, directory: directory,
+    private func userCreatedConfiguration(cloud: Bool) -> StoreConfiguration {
+        StoreConfiguration(
+            name: StoreConfiguration.userCreatedName, directory: device.appGroup.applicationSupport,
             cloudKitDatabase: cloud ? .private(environment.containerIdentifier) : .none)
+    }
+
+    private func openStores(cloud: Bool) throws(StoreError) -> DeviceStores {
+        let localOnly = StoreConfiguration(
+            name: StoreConfiguration.localOnlyName, directory: device.appGroup.applicationSupport,
+            cloudKitDatabase: .none)
         return try DeviceStores.open(
-            localOnly: localOnly, userCreated: userCreated, partition: environment.partition, deviceID: device.name,
-            clock: environment.clock, names: environment.names, durability: environment.durability,
-            crashSwitch: environment.crashSwitch, verifyIntegrity: environment.verifyIntegrity)
+            localOnly: localOnly, userCreated: userCreatedConfiguration(cloud: cloud),
+            partition: environment.partition, deviceID: device.name, clock: environment.clock,
+            names: environment.names, durability: environment.durability, crashSwitch: environment.crashSwitch,
+            verifyIntegrity: environment.verifyIntegrity)
     }
+}
 
-    /// The pause an account status calls for, or `nil` when sync may run.
-    static func pauseReason(for status: AccountStatus) -> PauseReason? {
-        switch status {
-        case .available: nil
-        case .noAccount: .noAccount
-        case .restricted: .accountRestricted
-        case .temporarilyUnavailable, .couldNotDetermine: .accountTemporarilyUnavailable
-        }
+extension LaunchError {
+    /// The launch error for a store that could not be opened: `damagedFile` for a damaged file, else `storage`.
+    init(opening error: StoreError) {
+        self.init(error.code == .damagedFile ? .damagedFile : .storage, error.message, underlying: error)
     }
 }

@@ -22,15 +22,12 @@ public final class LaunchedApp: Sendable {
     /// The engine, when the user-created store is cloud-configured.
     public let engine: SyncEngine?
 
-    init(
-        device: SimulatedDevice, environment: LaunchEnvironment, record: LaunchRecord, stores: DeviceStores,
-        startEngine: Bool
-    ) {
+    init(device: SimulatedDevice, environment: LaunchEnvironment, record: LaunchRecord, stores: DeviceStores) {
         self.device = device
         self.environment = environment
         self.record = record
         self.stores = stores
-        if startEngine {
+        if record.userCreatedStore == .cloud {
             // Step 6. Without the entitlement (and with its check skipped) this traps, as CKContainer does.
             let container = environment.opener.openContainer(
                 identifier: environment.containerIdentifier, entitlements: device.entitlements)
@@ -190,7 +187,7 @@ public final class LaunchedApp: Sendable {
                 "device \(device.name)'s data already belongs to the signed-in account; there is nothing to start afresh from"
             )
         }
-        let folder = device.appGroup.applicationSupport + "/Archives"
+        let folder = device.appGroup.archives
         do {
             try FileSystem.createDirectory(folder, permissions: 0o700)
         } catch {

@@ -1,3 +1,5 @@
+import PrivateCloud
+
 /// Why sync that the user asked for cannot run. Each one sets the fallback flag and has its own settings copy.
 public enum PauseReason: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     /// The app build lacks the iCloud entitlement for its container.
@@ -33,6 +35,21 @@ public enum PauseReason: String, Sendable, Hashable, CaseIterable, Codable, Cust
         case .userDeletedZone:
             "Sync is paused: this app's data was deleted from iCloud. Turn sync off and on to upload this device's data again."
         case .quotaExceeded: "Sync is paused: your iCloud storage is full."
+        }
+    }
+}
+
+extension PauseReason {
+    /// The pause an account status calls for, or `nil` when sync may run: the one mapping that the launch, the
+    /// status and the engine all use.
+    ///
+    /// - Parameter status: The device's account status.
+    public init?(accountStatus status: AccountStatus) {
+        switch status {
+        case .available: return nil
+        case .noAccount: self = .noAccount
+        case .restricted: self = .accountRestricted
+        case .temporarilyUnavailable, .couldNotDetermine: self = .accountTemporarilyUnavailable
         }
     }
 }

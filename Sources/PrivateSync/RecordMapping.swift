@@ -21,11 +21,6 @@ enum RecordMapping {
         return cloud
     }
 
-    /// The size a record takes in a request: its encoded fields, the versions field, and some slack for keys.
-    static func requestSize(of record: StoredRecord) -> Int {
-        FieldsJSON.encode(record.fields).count + record.fieldVersions.encoded.utf8.count + 64
-    }
-
     /// The device record for a CloudKit record.
     static func storedRecord(from cloud: Record, origin: UserRecordID?, existing: StoredRecord?) -> StoredRecord {
         var fields = cloud.fields

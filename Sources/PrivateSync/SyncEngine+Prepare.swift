@@ -8,12 +8,8 @@ extension SyncEngine {
     ///
     /// - Returns: The user record the store is bound to (and the account signed in).
     func prepare(_ report: inout SyncReport) async throws(Stop) -> UserRecordID {
-        let status = await container.accountStatus()
-        switch status {
-        case .available: break
-        case .noAccount: throw .accountUnusable(.noAccount)
-        case .restricted: throw .accountUnusable(.accountRestricted)
-        case .temporarilyUnavailable, .couldNotDetermine: throw .accountUnusable(.accountTemporarilyUnavailable)
+        if let reason = PauseReason(accountStatus: await container.accountStatus()) {
+            throw .accountUnusable(reason)
         }
         let user: UserRecordID
         do {

@@ -116,7 +116,7 @@ extension SyncEngine {
                         try state.removePendingChange(named: pending.recordName, ifRevision: pending.revision)
                         continue
                     }
-                    let size = RecordMapping.requestSize(of: local)
+                    let size = local.encodedSize
                     if bytes + size > byteLimit && !batch.items.isEmpty { return batch }
                     bytes += size
                     if local.origin == nil { try state.adoptRecord(named: local.name, as: user) }

@@ -179,12 +179,7 @@ extension SyncStatus {
                 copy: "Sync is off. Everything you write stays on this device.")
         }
         if let reason = facts.launchFallback { return paused(reason) }
-        switch facts.accountStatus {
-        case .available: break
-        case .noAccount: return paused(.noAccount)
-        case .restricted: return paused(.accountRestricted)
-        case .temporarilyUnavailable, .couldNotDetermine: return paused(.accountTemporarilyUnavailable)
-        }
+        if let reason = PauseReason(accountStatus: facts.accountStatus) { return paused(reason) }
         guard facts.currentUser != nil else { return paused(.noAccount) }
         // A store that is not cloud-configured while sync is wanted can only come from a launch that fell back;
         // without a recorded reason it still must not read on.

@@ -283,7 +283,7 @@ struct Bench {
 
     /// Runs a fresh device's initial sync in a child process: its rate and its peak memory.
     static func initialSync(home: String, records: Int) throws -> (seconds: Double, rssMB: Double) {
-        let output = try runChild(currentExecutable(), ["initial-sync", home, String(records)])
+        let output = try runChild(ChildProcess.currentExecutable, ["initial-sync", home, String(records)])
         let parts = output.split(separator: " ")
         guard parts.count == 2, let seconds = Double(parts[0]), let rss = Double(parts[1]) else {
             throw BenchError("the initial-sync child printed '\(output)'")
@@ -414,52 +414,18 @@ struct Bench {
     }
 
     static func temporaryFolder() throws -> String {
-        var template = Array("/tmp/privatesync-bench-XXXXXX".utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw BenchError("cannot create a temporary folder")
-        }
-        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        try FileSystem.makeTemporaryDirectory(prefix: "privatesync-bench")
     }
 
-    static func currentExecutable() -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        return String(decoding: buffer[0..<max(0, count)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// Runs a program and returns its standard output (trimmed); throws when it fails.
+    /// Runs a program and returns its standard output (new lines removed); throws when it fails.
     static func runChild(_ executable: String, _ arguments: [String]) throws -> String {
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw BenchError("pipe failed") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        close(pipeEnds[1])
-        guard spawned == 0 else {
-            close(pipeEnds[0])
-            throw BenchError("cannot run \(executable)")
+        guard let result = ChildProcess.run(executable, arguments) else { throw BenchError("cannot run \(executable)") }
+        guard result.termination == .exited(0) else {
+            throw BenchError(
+                "\(executable) \(arguments.joined(separator: " ")) ended with \(result.termination): "
+                    + result.standardError)
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-        }
-        close(pipeEnds[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status == 0 else {
-            throw BenchError("\(executable) \(arguments.joined(separator: " ")) failed (\(status))")
-        }
-        return String(decoding: bytes, as: UTF8.self).filter { $0 != "\n" }
+        return result.standardOutput.filter { $0 != "\n" }
     }
 }
 

@@ -47,17 +47,18 @@ extension CLI {
         for (type, count) in containerCounts where types[type] == nil {
             types[type] = .init(partition: "unknown", local: 0, container: count)
         }
+        let status = try app.status()
         let report = InspectJSON(
             device: app.device.name, account: account?.rawValue, types: types,
             pendingChanges: try app.stores.userCreated.pendingChangeCount(),
             storeFiles: [app.stores.userCreated.path, app.stores.localOnly.path], containerFile: containerFile,
-            status: StatusJSON(try app.status()))
+            status: StatusJSON(status))
         if json {
             Terminal.json(report)
             return .success
         }
         Terminal.line(
-            "\(report.device): iCloud account \(report.account ?? "none"); sync is \(try app.status().description)")
+            "\(report.device): iCloud account \(report.account ?? "none"); sync is \(status.description)")
         if types.isEmpty {
             Terminal.line("No records, on the device or in the container.")
         } else {

@@ -38,25 +38,28 @@ extension CLI {
         let devices = try number("devices", 1...4)
         let steps = try number("steps", 0...1_000_000) ?? SimulationOptions.defaultSteps
         let backend = command.option("backend").flatMap(ContainerBackend.init(rawValue:)) ?? .memory
-        var seeds: [UInt64]
+        var shard = (index: 0, count: 1)
+        if let text = command.option("shard") {
+            let parts = text.split(separator: "/")
+            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
+                (0..<count).contains(index)
+            else {
+                throw CLIError(
+                    .dataError, "--shard must be I/N with 0 <= I < N, such as 3/8; got '\(text.prefix(40))'")
+            }
+            shard = (index, count)
+        }
+        let seeds: [UInt64]
         if let text = command.option("seed") {
             guard command.option("seeds") == nil else { throw CLIError(.usage, "give --seed or --seeds, not both") }
             guard let seed = UInt64(text) else {
                 throw CLIError(.dataError, "--seed must be a whole number; got '\(text.prefix(40))'")
             }
-            seeds = [seed]
+            // One seed is a sweep of one: the first shard holds it.
+            seeds = shard.index == 0 ? [seed] : []
         } else {
-            seeds = (0..<UInt64(try number("seeds", 1...100_000_000) ?? 100)).map { $0 }
-        }
-        if let shard = command.option("shard") {
-            let parts = shard.split(separator: "/")
-            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
-                (0..<count).contains(index)
-            else {
-                throw CLIError(
-                    .dataError, "--shard must be I/N with 0 <= I < N, such as 3/8; got '\(shard.prefix(40))'")
-            }
-            seeds = seeds.enumerated().filter { $0.offset % count == index }.map(\.element)
+            let count = try number("seeds", 1...100_000_000) ?? 100
+            seeds = Sweep.seeds(count: count, shard: shard.index, of: shard.count)
         }
         if command.flag("trace") && seeds.count != 1 {
             throw CLIError(.usage, "--trace replays one run: give --seed S")
@@ -67,7 +70,9 @@ extension CLI {
         let clock = ContinuousClock()
         let started = clock.now
         let drawProgress = Terminal.standardErrorIsTerminal && !json && seeds.count > 1
-        let summary = await Sweep.run(seeds: seeds, template: template) { summary in
+        var traced: SimulationResult?
+        let summary = await Sweep.run(seeds: seeds, template: template) { summary, run in
+            if command.flag("trace") { traced = run }
             guard drawProgress, summary.seeds % 10 == 0 || summary.seeds == seeds.count else { return }
             let elapsed = Double((clock.now - started).components.seconds) + 1e-9
             let rate = Int(Double(summary.seeds) / max(elapsed, 0.001))
@@ -75,13 +80,8 @@ extension CLI {
                 "\r  \(summary.seeds)/\(seeds.count) seeds, \(summary.failures.count) failing, \(rate) seeds/s   ")
         }
         if drawProgress { Terminal.errorText("\n") }
-        if command.flag("trace"), let seed = seeds.first {
-            // Replay the seed, keeping every step, and print it.
-            var options = template
-            options.seed = seed
-            let run = await Simulation.run(options)
-            for line in run.trace { Terminal.line(line) }
-        }
+        // The one run of `--trace` kept every step (`keepFullTrace`).
+        for line in traced?.trace ?? [] { Terminal.line(line) }
         func replay(_ seed: UInt64) -> String {
             var parts = ["privatesync simulate --seed \(seed)"]
             if let devices { parts.append("--devices \(devices)") }

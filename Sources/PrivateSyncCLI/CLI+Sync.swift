@@ -16,11 +16,11 @@ extension CLI {
 
     func launch() throws -> ExitCode {
         let world = try world()
-        let device = try device(in: world)
         let options = LaunchSequence.Options(
             skipDirectoryFix: command.flag("skip-directory-fix"),
             skipEntitlementCheck: command.flag("skip-entitlement-check"))
-        let app = try LaunchSequence(device: device, environment: world.environment(for: device)).run(options: options)
+        let app = try world.launch(command.option("device") ?? "", options: options)
+        let device = app.device
         let status = try app.status()
         if json {
             Terminal.json(

@@ -104,8 +104,7 @@ struct CLI {
 
     /// The app on the `--device`, as its last launch left it.
     func resumedApp(in world: World) throws -> LaunchedApp {
-        let device = try device(in: world)
-        return try LaunchSequence(device: device, environment: world.environment(for: device)).resume()
+        try world.resume(command.option("device") ?? "")
     }
 
     /// Prints a status, as a sentence or JSON.

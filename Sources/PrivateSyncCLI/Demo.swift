@@ -145,10 +145,10 @@ struct Demo {
     }
 
     static func temporaryFolder() throws -> String {
-        var template = Array("/tmp/privatesync-demo-XXXXXX".utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw CLIError(.ioError, "cannot create a temporary folder under /tmp")
+        do {
+            return try FileSystem.makeTemporaryDirectory(prefix: "privatesync-demo") + "/world"
+        } catch {
+            throw CLIError(.ioError, "cannot create a temporary folder under /tmp: \(error)")
         }
-        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/world"
     }
 }

@@ -45,11 +45,11 @@ public final class TestWorld: Sendable {
         containerIdentifier: ContainerIdentifier = World.demoContainerIdentifier,
         observer: (@Sendable (SyncEvent) -> Void)? = nil
     ) throws {
-        var template = Array("/tmp/privatesync-world-XXXXXX".utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw WorldError(.fileSystem, "cannot create a temporary folder")
+        do {
+            directory = try FileSystem.makeTemporaryDirectory(prefix: "privatesync-world")
+        } catch {
+            throw WorldError(.fileSystem, "cannot create a temporary folder: \(error)")
         }
-        directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         clock = ManualClock()
         faults = ScriptedFaults()
         world = try World.create(

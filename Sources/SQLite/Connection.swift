@@ -130,7 +130,7 @@ public final class Connection {
     {
         let statement = try cachedStatement(sql)
         defer { statement.reset() }
-        try bindAll(statement, values)
+        try statement.bind(values)
         var rows: [T] = []
         while try statement.step() { rows.append(try row(statement)) }
         return rows
@@ -144,7 +144,7 @@ public final class Connection {
     /// - Throws: ``SQLiteError`` on failure.
     public func run(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) {
         let statement = try cachedStatement(sql)
-        try bindAll(statement, values)
+        try statement.bind(values)
         try statement.run()
     }
 
@@ -152,7 +152,7 @@ public final class Connection {
     public func scalarInt(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) -> Int64? {
         let statement = try cachedStatement(sql)
         defer { statement.reset() }
-        try bindAll(statement, values)
+        try statement.bind(values)
         guard try statement.step(), !statement.isNull(0) else { return nil }
         return statement.int64(0)
     }
@@ -161,22 +161,9 @@ public final class Connection {
     public func scalarText(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) -> String? {
         let statement = try cachedStatement(sql)
         defer { statement.reset() }
-        try bindAll(statement, values)
+        try statement.bind(values)
         guard try statement.step(), !statement.isNull(0) else { return nil }
         return statement.text(0)
-    }
-
-    private func bindAll(_ statement: Statement, _ values: [SQLiteValue]) throws(SQLiteError) {
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            switch value {
-            case .null: try statement.bindNull(at: index)
-            case .integer(let v): try statement.bind(v, at: index)
-            case .real(let v): try statement.bind(v, at: index)
-            case .text(let v): try statement.bind(v, at: index)
-            case .blob(let v): try statement.bind(v, at: index)
-            }
-        }
     }
 
     // MARK: Transactions
@@ -225,9 +212,6 @@ public final class Connection {
 
     /// Rows changed by the most recent INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
-
-    /// The rowid of the most recent successful INSERT.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Runs `PRAGMA quick_check` and returns its findings; empty when the file is sound.
     ///

@@ -1,3 +1,5 @@
+import FileSystem
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -168,7 +170,7 @@ public enum DatabaseFile {
             throw DatabaseFileError(.cannotCreate, path: path, detail: describe(errno: code))
         }
         unlink(temporary)
-        syncDirectory(containing: path)
+        FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
     }
 
     private static func syncFile(_ temporary: String, finalPath: String) throws(DatabaseFileError) {
@@ -180,22 +182,6 @@ public enum DatabaseFile {
             unlink(temporary)
             throw DatabaseFileError(.cannotCreate, path: finalPath, detail: describe(errno: code))
         }
-    }
-
-    /// Makes a directory entry change (a create, link or rename) durable.
-    ///
-    /// - Parameter path: A file whose parent directory is synced.
-    public static func syncDirectory(containing path: String) {
-        let directory = parentDirectory(of: path)
-        let fd = openDescriptor(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
-    }
-
-    static func parentDirectory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     static func describe(errno code: Int32) -> String {

@@ -97,6 +97,14 @@ public final class Statement {
     /// - Parameter values: The values, in parameter order.
     /// - Throws: ``SQLiteError`` when a value cannot be bound.
     public func bind(_ values: SQLiteValue...) throws(SQLiteError) {
+        try bind(values)
+    }
+
+    /// Binds an array of values to parameters 1, 2, ….
+    ///
+    /// - Parameter values: The values, in parameter order.
+    /// - Throws: ``SQLiteError`` when a value cannot be bound.
+    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             switch value {
@@ -142,18 +150,13 @@ public final class Statement {
 
     // MARK: Columns
 
-    /// The storage class of a value in the current row.
-    public enum ColumnType: Sendable, Hashable {
-        case integer, real, text, blob, null
-    }
-
-    /// The storage class of column `index` (0-based) of the current row.
-    public func columnType(_ index: Int32) -> ColumnType {
+    /// Column `index` (0-based) of the current row, as the value SQLite stored.
+    public func value(_ index: Int32) -> SQLiteValue {
         switch sqlite3_column_type(handle, index) {
-        case SQLITE_INTEGER: .integer
-        case SQLITE_FLOAT: .real
-        case SQLITE_TEXT: .text
-        case SQLITE_BLOB: .blob
+        case SQLITE_INTEGER: .integer(int64(index))
+        case SQLITE_FLOAT: .real(double(index))
+        case SQLITE_TEXT: .text(text(index))
+        case SQLITE_BLOB: .blob(blob(index))
         default: .null
         }
     }
@@ -198,11 +201,6 @@ public final class Statement {
     /// Column `index` of the current row as bytes (empty when NULL).
     public func blob(_ index: Int32) -> [UInt8] {
         withBytes(index) { Array($0) }
-    }
-
-    /// Column `index` of the current row as bytes, or `nil` when NULL.
-    public func optionalBlob(_ index: Int32) -> [UInt8]? {
-        isNull(index) ? nil : blob(index)
     }
 
     /// Lends the bytes of column `index` (text or blob) without copying them.

@@ -130,10 +130,11 @@ extension World {
     private func recordOrigins(_ report: inout AuditReport) -> [String: [(UserRecordID, String)]] {
         var origins: [String: [(UserRecordID, String)]] = [:]
         for name in (try? deviceNames()) ?? [] {
-            let support = devicesRoot + "/" + name + "/AppGroup/Library/Application Support"
-            var files = [support + "/" + StoreConfiguration.userCreatedName + ".store"]
-            files += ((try? FileSystem.contents(ofDirectory: support + "/Archives")) ?? [])
-                .filter { $0.hasSuffix(".store") }.map { support + "/Archives/" + $0 }
+            // The device's files are found by their layout alone: a device whose profile is damaged is audited too.
+            let appGroup = AppGroupContainer(path: devicesRoot + "/" + name + "/AppGroup")
+            var files = [appGroup.applicationSupport + "/" + StoreConfiguration.userCreatedName + ".store"]
+            files += ((try? FileSystem.contents(ofDirectory: appGroup.archives)) ?? [])
+                .filter { $0.hasSuffix(".store") }.map { appGroup.archives + "/" + $0 }
             for file in files where FileSystem.exists(file) {
                 do {
                     for entry in try StoreFileReader.origins(inStoreFile: file) {

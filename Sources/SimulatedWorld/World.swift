@@ -162,10 +162,10 @@ public final class World: Sendable {
             try FileSystem.createDirectory(staging, permissions: 0o700)
             try FileSystem.createDirectory(staging + "/cloud", permissions: 0o700)
             try FileSystem.createDirectory(staging + "/devices", permissions: 0o700)
-            try FileSystem.writeAtomically(partition.jsonBytes() + [0x0A], to: staging + "/schema.json")
+            try FileSystem.writeAtomically(partition.jsonBytes(), to: staging + "/schema.json")
             let settings = Settings(
                 format: "privatesync-world", version: 1, containerIdentifier: containerIdentifier.rawValue)
-            try FileSystem.writeAtomically(try Self.encode(settings), to: staging + "/world.json")
+            try FileSystem.writeAtomically(try JSONFileWriter.bytes(of: settings), to: staging + "/world.json")
             try FileSystem.move(staging, to: home)
         } catch {
             try? FileSystem.removeItem(staging)
@@ -204,12 +204,6 @@ public final class World: Sendable {
             throw WorldError(.damaged, "\(error); the world was left unchanged")
         }
         return try World(home: home, partition: partition, containerIdentifier: identifier, options: options)
-    }
-
-    static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return Array(try encoder.encode(value)) + [0x0A]
     }
 
     // MARK: Devices
@@ -278,6 +272,23 @@ public final class World: Sendable {
 
     // MARK: Launching
 
+    /// The container a device signed in as `session` opens once its entitlement check passed: the world's backend,
+    /// behind the world's faults.
+    private func container(_ identifier: ContainerIdentifier, session: AccountSession) -> any PrivateContainer {
+        func behindFaults<Base: PrivateContainer & ICloudSettingsControls>(_ base: Base) -> any PrivateContainer {
+            guard let faults else { return base }
+            return FaultInjectingContainer(base: base, faults: faults, session: session)
+        }
+        if let memoryCloud {
+            return behindFaults(
+                MemoryContainer(cloud: memoryCloud, identifier: identifier, session: session, clock: options.clock))
+        }
+        return behindFaults(
+            FileContainer(
+                cloudRoot: cloudRoot, identifier: identifier, session: session, clock: options.clock,
+                durability: options.durability, verifyIntegrity: options.verifyIntegrity))
+    }
+
     /// Wraps the container a device opens: how tests and the simulator count calls, crash mid-call, or plant bugs.
     public typealias ContainerWrapper = @Sendable (any PrivateContainer) -> any PrivateContainer
 
@@ -292,7 +303,10 @@ public final class World: Sendable {
     ) -> LaunchEnvironment {
         LaunchEnvironment(
             partition: partition, containerIdentifier: containerIdentifier,
-            opener: WorldContainerOpener(world: self, session: device.session, wrap: wrapContainer),
+            opener: TrappingContainerOpener { [self, session = device.session] identifier in
+                let container = self.container(identifier, session: session)
+                return wrapContainer?(container) ?? container
+            },
             clock: options.clock,
             names: options.names, durability: options.durability, crashSwitch: crashSwitch,
             verifyIntegrity: options.verifyIntegrity, observer: options.observer)
@@ -330,42 +344,15 @@ public final class World: Sendable {
         FileContainer.databasePath(cloudRoot: cloudRoot, account: account, identifier: containerIdentifier)
     }
 
-    /// Every record in `account`'s private database, read directly (not through any device).
+    /// Every record in `account`'s private database, read directly (not through any device). The file is checked
+    /// page by page first when the world verifies files (``Options/verifyIntegrity``), as the CLI's does; the
+    /// simulator, which reads it after every step, does not.
     ///
     /// - Throws: `DatabaseFileError` when the file is damaged.
     public func containerRecords(account: AccountID) throws -> [Record] {
         if let memoryCloud { return memoryCloud.records(account: account, container: containerIdentifier) }
         let path = containerPath(account: account)
         guard FileSystem.exists(path) else { return [] }
-        return try ContainerFile.read(path).records
-    }
-}
-
-/// Opens a world's containers for one device: the entitlement check (which traps), the backend, and the faults.
-struct WorldContainerOpener: ContainerOpener {
-    let world: World
-    let session: AccountSession
-    let wrap: World.ContainerWrapper?
-
-    func openContainer(identifier: ContainerIdentifier, entitlements: Entitlements) -> any PrivateContainer {
-        EntitlementTrap.check(entitlements, for: identifier)
-        let container = faultyContainer(identifier)
-        return wrap?(container) ?? container
-    }
-
-    private func faultyContainer(_ identifier: ContainerIdentifier) -> any PrivateContainer {
-        switch world.memoryCloud {
-        case let cloud?:
-            let base = MemoryContainer(
-                cloud: cloud, identifier: identifier, session: session, clock: world.options.clock)
-            guard let faults = world.faults else { return base }
-            return FaultInjectingContainer(base: base, faults: faults, session: session)
-        case nil:
-            let base = FileContainer(
-                cloudRoot: world.cloudRoot, identifier: identifier, session: session, clock: world.options.clock,
-                durability: world.options.durability, verifyIntegrity: world.options.verifyIntegrity)
-            guard let faults = world.faults else { return base }
-            return FaultInjectingContainer(base: base, faults: faults, session: session)
-        }
+        return try ContainerFile.read(path, verifyingPages: options.verifyIntegrity).records
     }
 }

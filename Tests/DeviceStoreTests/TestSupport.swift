@@ -13,9 +13,7 @@ final class TemporaryDirectory: Sendable {
     let path: String
 
     init() {
-        var template = Array("/tmp/devicestore-test-XXXXXX".utf8CString)
-        precondition(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) } != nil)
-        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        path = try! FileSystem.makeTemporaryDirectory(prefix: "devicestore-test")
     }
 
     deinit { try? FileSystem.removeItem(path) }

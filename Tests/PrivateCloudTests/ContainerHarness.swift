@@ -21,10 +21,7 @@ final class TemporaryDirectory: Sendable {
     let path: String
 
     init(_ prefix: String = "privatesync-test") {
-        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(created != nil, "mkdtemp failed")
-        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        path = try! FileSystem.makeTemporaryDirectory(prefix: prefix)
     }
 
     deinit {

@@ -14,10 +14,7 @@ struct SQLiteLayerTests {
         schema: ["CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, data BLOB)"])
 
     static func temporaryPath() -> String {
-        var template = Array("/tmp/sqlite-layer-XXXXXX".utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(created != nil)
-        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/test.db"
+        try! FileSystem.makeTemporaryDirectory(prefix: "sqlite-layer") + "/test.db"
     }
 
     @Test("values bind and read back, including empty text and blobs, NULL and extremes")

@@ -6,23 +6,27 @@
 
 /// Runs a program as a child process and collects how it ended: the one place this package spawns a process.
 ///
-/// The demo uses it to run the trapping launch in a process of its own, so that the demo survives the trap.
-struct ChildProcess {
+/// The demo uses it to run the trapping launch in a process of its own, so that the demo survives the trap; the
+/// benchmarks, to time a command and to measure a child's memory.
+public struct ChildProcess {
     /// How a child ended.
-    enum Termination: Equatable {
+    public enum Termination: Sendable, Equatable {
         case exited(Int32)
         case signalled(Int32)
     }
 
     /// What a child did.
-    struct Result {
-        let termination: Termination
-        let standardOutput: String
-        let standardError: String
+    public struct Result: Sendable {
+        /// How it ended.
+        public let termination: Termination
+        /// What it wrote to standard output.
+        public let standardOutput: String
+        /// What it wrote to standard error.
+        public let standardError: String
     }
 
     /// The running executable's path.
-    static var currentExecutable: String {
+    public static var currentExecutable: String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard count > 0 else { return CommandLine.arguments[0] }
@@ -32,7 +36,7 @@ struct ChildProcess {
     /// Runs `executable` with `arguments` and waits for it.
     ///
     /// - Returns: How it ended and what it wrote, or `nil` when it could not be started.
-    static func run(_ executable: String, _ arguments: [String]) -> Result? {
+    public static func run(_ executable: String, _ arguments: [String]) -> Result? {
         var outPipe: [Int32] = [0, 0]
         var errPipe: [Int32] = [0, 0]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { return nil }
@@ -54,8 +58,8 @@ struct ChildProcess {
             close(errPipe[0])
             return nil
         }
-        // The child writes little, so reading one pipe to its end before the other cannot dead-lock in practice;
-        // the demo's child writes a few lines at most.
+        // The children write little (the demo's a few lines, the benchmarks' one), so reading one pipe to its end
+        // before the other cannot dead-lock in practice.
         let output = readAll(outPipe[0])
         let error = readAll(errPipe[0])
         var status: Int32 = 0

@@ -183,7 +183,9 @@ public enum FileSystem {
     ///   - parent: The folder to create it in.
     /// - Returns: Its path.
     /// - Throws: ``FileSystemError`` when it cannot be created.
-    public static func makeTemporaryDirectory(prefix: String, in parent: String = "/tmp") throws(FileSystemError)
+    public static func makeTemporaryDirectory(
+        prefix: String, in parent: String = "/tmp"
+    ) throws(FileSystemError)
         -> String
     {
         var template = Array("\(parent)/\(prefix)-XXXXXX".utf8CString)

@@ -2,6 +2,7 @@ import FileSystem
 import FoundationEssentials
 import PrivateCloud
 import SQLite
+import Synchronization
 
 /// One store of a device: a SQLite file holding the records of one partition, as a SwiftData store holds the
 /// models of one configuration.
@@ -58,6 +59,8 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     let clock: any WallClock
     let names: any RecordNameSource
     let crashSwitch: CrashSwitch?
+    /// Bugs planted in this store and the engine over it, for the simulator's proofs; empty everywhere else.
+    private let plantedBugs = Mutex<Set<PlantedBug>>([])
 
     /// The store file.
     public var path: String { configuration.path }
@@ -133,6 +136,16 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         self.clock = clock
         self.names = names
         self.crashSwitch = crashSwitch
+    }
+
+    /// Plants bugs in this store and in the engine that mirrors it (the simulator's proofs only).
+    package func plant(_ bugs: Set<PlantedBug>) {
+        plantedBugs.withLock { $0 = bugs }
+    }
+
+    /// Whether `bug` is planted.
+    package func isPlanted(_ bug: PlantedBug) -> Bool {
+        plantedBugs.withLock { $0.contains(bug) }
     }
 
     // MARK: Writing

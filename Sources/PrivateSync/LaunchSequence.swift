@@ -29,6 +29,8 @@ public struct LaunchEnvironment: Sendable {
     public var retryPolicy: RetryPolicy
     /// Called with every engine event.
     public var observer: (@Sendable (SyncEvent) -> Void)?
+    /// Bugs planted in the stores and the engine, for the simulator's proofs; empty everywhere else.
+    package var plantedBugs: Set<PlantedBug> = []
 
     /// Creates an environment.
     public init(

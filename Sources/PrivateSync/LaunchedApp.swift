@@ -27,6 +27,8 @@ public final class LaunchedApp: Sendable {
         self.environment = environment
         self.record = record
         self.stores = stores
+        stores.userCreated.plant(environment.plantedBugs)
+        stores.localOnly.plant(environment.plantedBugs)
         if record.userCreatedStore == .cloud {
             // Step 6. Without the entitlement (and with its check skipped) this traps, as CKContainer does.
             let container = environment.opener.openContainer(

@@ -57,6 +57,9 @@ public final class SyncEngine: Sendable {
         self.observer = observer
     }
 
+    /// Whether `bug` is planted in this engine (the simulator's proofs only).
+    func isPlanted(_ bug: PlantedBug) -> Bool { store.isPlanted(bug) }
+
     // MARK: Driving
 
     /// Runs one cycle: fetch, then send.

@@ -42,6 +42,8 @@ public final class World: Sendable {
         public var observer: (@Sendable (SyncEvent) -> Void)?
         /// Whether to check every page of a store or container file when opening it (the CLI does).
         public var verifyIntegrity: Bool
+        /// Bugs planted in every device's stores and engine, for the simulator's proofs; empty everywhere else.
+        package var plantedBugs: Set<PlantedBug> = []
 
         /// Creates options: the file backend, the system clock, durable commits.
         public init(
@@ -301,7 +303,7 @@ public final class World: Sendable {
     public func environment(
         for device: SimulatedDevice, crashSwitch: CrashSwitch? = nil, wrapContainer: ContainerWrapper? = nil
     ) -> LaunchEnvironment {
-        LaunchEnvironment(
+        var environment = LaunchEnvironment(
             partition: partition, containerIdentifier: containerIdentifier,
             opener: TrappingContainerOpener { [self, session = device.session] identifier in
                 let container = self.container(identifier, session: session)
@@ -310,6 +312,8 @@ public final class World: Sendable {
             clock: options.clock,
             names: options.names, durability: options.durability, crashSwitch: crashSwitch,
             verifyIntegrity: options.verifyIntegrity, observer: options.observer)
+        environment.plantedBugs = options.plantedBugs
+        return environment
     }
 
     /// Launches the app on a device: a cold start running the launch sequence.

@@ -25,8 +25,10 @@ extension Simulation {
             } catch {
                 return fail(.localOnlyStaysHome, "\(account)'s container cannot be read: \(error)")
             }
+            checkDeletion(of: account, holding: records)
             for record in records {
                 let name = record.recordID.recordName
+                checkNotHeldBack(record, account: account)
                 check(
                     .localOnlyStaysHome, world.partition.partition(of: record.recordType) == .userCreated,
                     "\(account)'s container holds \(record.recordType) \(name), which is not a user-created type")
@@ -39,17 +41,56 @@ extension Simulation {
         }
     }
 
-    /// Invariant 5: the status never reads on while sync cannot run, and a pause has a cause that really happened.
+    /// Invariant 8 on one account's container: records the user deleted from iCloud come back only with consent.
+    func checkDeletion(of account: AccountID, holding records: [Record]) {
+        let names = Set(records.map(\.recordID.recordName))
+        defer { containerNames[account.rawValue] = names }
+        let strikes = faults.strikes(.userDeletedZone, account: account)
+        if strikes > zoneDeletionStrikes[account.rawValue] ?? 0 {
+            zoneDeletionStrikes[account.rawValue] = strikes
+            noteZoneDeleted(account, names: containerNames[account.rawValue] ?? [])
+        }
+        guard let deletion = zoneDeletions[account.rawValue] else { return }
+        let back = names.intersection(deletion.names)
+        guard !back.isEmpty else { return }
+        let consenting = devices.filter { device in
+            guard let learned = device.learnedDeletion[account.rawValue], learned >= deletion.moment,
+                let consent = device.consentAt
+            else { return false }
+            return consent > learned
+        }
+        check(
+            .deletionNeedsConsent, !consenting.isEmpty,
+            "\(back.count) record(s) the user deleted from \(account)'s iCloud (\(back.sorted().prefix(3).joined(separator: ", "))) came back, "
+                + "though no device was turned on after learning of the deletion")
+        if !consenting.isEmpty { zoneDeletions[account.rawValue] = nil }
+    }
+
+    /// Invariant 5: the status is exactly what the simulator's own model (``StatusOracle``) computes from the facts;
+    /// it never reads on while sync cannot run, and a pause has a cause that really happened.
     func checkStatus(_ device: Device) {
         guard let app = device.app else { return }
         let status: SyncStatus
         let facts: SyncFacts
         do {
             facts = try app.facts()
-            status = try options.hooks.status?(app) ?? SyncStatus.derive(from: facts)
+            status = try options.hooks.status?(app) ?? app.status()
         } catch {
             return fail(.honestStatus, "\(device.name): the status cannot be read: \(error)")
         }
+        let expected = StatusOracle.expected(facts)
+        check(
+            .honestStatus,
+            expected.state == status.state && expected.pending == status.pendingChanges
+                && expected.fallback == status.fallbackOccurred,
+            "\(device.name): status is \(status) (fallback \(status.fallbackOccurred)); the facts call for \(expected)")
+        guard result.failure == nil else { return }
+        checkCause(device, app: app, facts: facts)
+    }
+
+    /// Invariant 5, the second side: a status that is not on names a cause that holds now, or really happened.
+    private func checkCause(_ device: Device, app: LaunchedApp, facts: SyncFacts) {
+        guard let status = try? options.hooks.status?(app) ?? app.status() else { return }
         let session = app.device.session.current
         check(
             .honestStatus, status.fallbackOccurred == (status.pauseReason != nil),
@@ -81,22 +122,30 @@ extension Simulation {
             switch reason {
             case .missingEntitlement, .storeCreationFailed:
                 launchReason == reason || (reason == .storeCreationFailed && app.record.syncWanted && app.engine == nil)
+            // An account cause holds now; a reason the server gave (9, 36) was really given to this device.
             case .noAccount:
-                session.account == nil || launchReason == .noAccount || device.errorsSeen[.notAuthenticated] != nil
+                session.account == nil || session.status == .noAccount
+                    || (launchReason != .noAccount && device.errorsSeen[.notAuthenticated] != nil)
             case .accountRestricted:
-                session.status == .restricted || launchReason == .accountRestricted
+                session.status == .restricted
             case .accountTemporarilyUnavailable:
                 session.status == .temporarilyUnavailable || session.status == .couldNotDetermine
-                    || launchReason == .accountTemporarilyUnavailable
-                    || device.errorsSeen[.accountTemporarilyUnavailable] != nil
+                    || (launchReason != .accountTemporarilyUnavailable
+                        && device.errorsSeen[.accountTemporarilyUnavailable] != nil)
             case .accountChanged:
                 bound != nil && bound != session.account?.userRecordID
             case .userDeletedZone:
-                accounts.contains { $0.userRecordID == bound && faults.struck(.userDeletedZone, account: $0) }
+                accounts.contains {
+                    $0.userRecordID == bound
+                        && (faults.struck(.userDeletedZone, account: $0) || appDataDeleted.contains($0.rawValue))
+                }
             case .quotaExceeded:
                 device.errorsSeen[.quotaExceeded] != nil
             }
-        check(.honestStatus, justified, "\(device.name): status is paused (\(reason)) with no such cause")
+        check(
+            .honestStatus, justified,
+            "\(device.name): status is paused (\(reason)) with no such cause now (account \(session.account?.rawValue ?? "none"), \(session.status))"
+        )
     }
 
     /// Invariant 3, first half: every record written on a device (and not deleted anywhere) is still on it, in its
@@ -180,6 +229,7 @@ extension Simulation {
         guard result.failure == nil else { return }
         checkStep()
         for device in devices where result.failure == nil { checkHealed(device) }
+        if result.failure == nil { checkHealedTogether() }
     }
 
     /// Invariant 3, second half, and invariant 4, for a device that syncs after the heal.

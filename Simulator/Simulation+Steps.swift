@@ -18,25 +18,42 @@ extension Simulation {
             !healing && random.chance(0.15)
 
             ? (CrashingContainer.Moment.allCases[Int(random.next() % 3)], Int(random.next() % 12)) : nil
+        // One launch in eight arms a crash inside a later local write (a store transaction killed before its commit).
+        let commitCrash: Int? = !healing && random.chance(0.125) ? Int(random.next() % 24) : nil
+        if let commitCrash { crashSwitch.arm(afterCommits: commitCrash) }
+        device.instance += 1
+        let instance = device.instance
         let planted = options.hooks.wrapContainer
         let name = device.name
+        let episodes = self.episodes
+        let scheduler = self.scheduler!
         do {
+            let session = try world.device(name).session
             let app = try world.launch(name, crashSwitch: crashSwitch) { base in
-                var container = planted?(base, name) ?? base
+                var container: any PrivateContainer = EpisodeContainer(
+                    base: planted?(base, name) ?? base, episodes: episodes, device: name, session: session)
                 if let (moment, after) = crashPlan {
                     container = CrashingContainer(base: container, crashSwitch: crashSwitch, at: moment, after: after)
                 }
                 let observed = ObservedContainer(base: container)
                 box.set(observed)
-                return observed
+                return InterleavingContainer(
+                    base: observed, scheduler: scheduler, device: name, instance: instance, crashSwitch: crashSwitch)
             }
             device.app = app
             device.seen = ObservedContainer.Tally()
             trace(
                 "\(name): \(why) → \(describe(app))"
-                    + (crashPlan.map { ", will crash \($0.0.rawValue) #\($0.1)" } ?? ""))
+                    + (crashPlan.map { ", will crash \($0.0.rawValue) #\($0.1)" } ?? "")
+                    + (commitCrash.map { ", will crash before local commit #\($0)" } ?? ""))
         } catch {
             device.app = nil
+            if crashSwitch.isDown {
+                // The launch itself was killed inside a local write: the user opens the app again.
+                result.crashes += 1
+                trace("\(name): crashed inside a local write during the launch")
+                return launch(device, why: "relaunch after the crash")
+            }
             fail(.noAcknowledgedWriteLost, "\(name) could not launch: \(error)")
         }
     }
@@ -72,6 +89,12 @@ extension Simulation {
         // The user deleted the app: what it held is no longer owed to this device.
         device.expected.removeAll()
         device.archivedNames = nil
+        device.generation += 1
+        device.heldBackAdds.removeAll()
+        device.heldBackEdits.removeAll()
+        device.lastAccepted.removeAll()
+        device.learnedDeletion.removeAll()
+        episodes.resetRefusals(device: device.name)
         trace("\(device.name): reinstalled, sync \(sync.map { $0 ? "on" : "off" } ?? "unset")")
         launch(device, why: "first launch after reinstall")
     }
@@ -115,15 +138,17 @@ extension Simulation {
         guard let app = runningApp(device) else { return }
         let schema = world.partition.schema
         let roll = random.next() % 100
+        moment += 1
         do {
             if roll < 55 || device.expected.isEmpty {
                 let type = schema.recordTypes[Int(random.next() % UInt64(schema.recordTypes.count))]
-                let fields = RecordFactory.fields(for: type, now: clock.now(), random: &random)
+                let fields = RecordFactory.fields(for: type, now: device.clock.now(), random: &random)
                 let record = try app.add(type.name, fields: fields)
                 let partition = world.partition.partition(of: type.name) ?? .userCreated
                 written[record.name] = Written(
                     type: type.name, partition: partition, account: app.device.session.account)
                 device.expected.insert(record.name)
+                noteWrite(device, before: nil, after: record, fields: Array(record.fields.keys))
                 trace("\(device.name): add \(type.name) \(record.name.prefix(8)) (\(partition.rawValue))")
                 return
             }
@@ -137,9 +162,10 @@ extension Simulation {
                     let field = type.fields[Int(random.next() % UInt64(type.fields.count))]
                     changes[field.name] =
                         field.isOptional && random.chance(0.3)
-                        ? .some(nil) : RecordFactory.value(of: field.type, now: clock.now(), random: &random)
+                        ? .some(nil) : RecordFactory.value(of: field.type, now: device.clock.now(), random: &random)
                 }
-                try app.edit(name, setting: changes)
+                let edited = try app.edit(name, setting: changes)
+                noteWrite(device, before: record, after: edited, fields: Array(changes.keys))
                 trace(
                     "\(device.name): edit \(record.type) \(name.prefix(8)) \(changes.keys.sorted().joined(separator: ","))"
                 )
@@ -152,7 +178,78 @@ extension Simulation {
         } catch let error as StoreError where error.code == .recordTooLarge {
             trace("\(device.name): write refused: \(error.message)")
         } catch {
+            if crashedInside(device, "a write") { return }
             fail(.noAcknowledgedWriteLost, "\(device.name): a write failed: \(error)")
+        }
+    }
+
+    /// The user imports a batch of records at once (a backup restored, a week of entries typed in): enough pending
+    /// changes for several requests, which low limits and in-flight actions then meet.
+    func bulkImport(_ device: Device) async {
+        guard let app = runningApp(device) else { return }
+        let count = 10 + Int(random.next() % 31)
+        let types = world.partition.schema.recordTypes.filter { world.partition.partition(of: $0.name) == .userCreated }
+        guard !types.isEmpty else { return }
+        moment += 1
+        var added = 0
+        do {
+            for _ in 0..<count {
+                let type = types[Int(random.next() % UInt64(types.count))]
+                let fields = RecordFactory.fields(for: type, now: device.clock.now(), random: &random)
+                let record = try app.add(type.name, fields: fields)
+                written[record.name] = Written(
+                    type: type.name, partition: .userCreated, account: app.device.session.account)
+                device.expected.insert(record.name)
+                noteWrite(device, before: nil, after: record, fields: Array(record.fields.keys))
+                added += 1
+            }
+            trace("\(device.name): imported \(added) records")
+        } catch  where error.code == .recordTooLarge {
+            trace("\(device.name): imported \(added) records; one refused: \(error.message)")
+        } catch {
+            trace("\(device.name): imported \(added) records")
+            if crashedInside(device, "an import") { return }
+            fail(.noAcknowledgedWriteLost, "\(device.name): an import failed: \(error)")
+        }
+    }
+
+    /// After an action failed: if the device's process died inside a local write, counts the crash and relaunches.
+    ///
+    /// - Returns: Whether it was a crash.
+    func crashedInside(_ device: Device, _ what: String) -> Bool {
+        guard device.crashSwitch.isDown else { return false }
+        noteCrash(device, why: "crashed inside a local write (\(what))")
+        return true
+    }
+
+    /// Notes an acknowledged write: for the merge oracle, and as held back when the device cannot sync now.
+    func noteWrite(_ device: Device, before: StoredRecord?, after: StoredRecord, fields: [String]) {
+        let blocked = isBlocked(device)
+        if before == nil, blocked { device.heldBackAdds.insert(after.name) }
+        for field in fields {
+            guard let version = after.fieldVersions[field] else { continue }
+            fieldWrites[after.name, default: [:]][field, default: []].append(
+                FieldWrite(
+                    version: version, value: after.fields[field], predecessor: before?.fieldVersions[field],
+                    device: device.name, generation: device.generation))
+            if before != nil, blocked {
+                device.heldBackEdits.append(HeldBackEdit(name: after.name, field: field, version: version))
+            }
+        }
+    }
+
+    /// Whether the device cannot sync by the user's choice: the switch is off, or no account is signed in.
+    func isBlocked(_ device: Device) -> Bool {
+        guard let handle = try? world.device(device.name) else { return true }
+        let wanted = device.app?.record.syncWanted ?? ((try? handle.syncPreference()) ?? false)
+        return !wanted || handle.session.account == nil
+    }
+
+    /// After any change of the switch or the account: once the device may sync again, what it held back may go.
+    func refreshBlocked(_ device: Device) {
+        if !isBlocked(device) {
+            device.heldBackAdds.removeAll()
+            device.heldBackEdits.removeAll()
         }
     }
 
@@ -164,15 +261,21 @@ extension Simulation {
     func flipSwitch(_ device: Device) {
         guard let app = runningApp(device) else { return }
         let on = !app.record.syncWanted
+        moment += 1
         do {
             device.app = try app.setSyncEnabled(on)
+            device.instance += 1
+            if on { device.consentAt = moment }
+            refreshBlocked(device)
             trace("\(device.name): switch turned \(on ? "on" : "off") → \(describe(device.app!))")
         } catch {
+            if crashedInside(device, "the switch") { return }
             fail(.noAcknowledgedWriteLost, "\(device.name): flipping the switch failed: \(error)")
         }
     }
 
     func changeAccount(_ device: Device) {
+        moment += 1
         do {
             let handle = try world.device(device.name)
             switch random.next() % 6 {
@@ -199,15 +302,67 @@ extension Simulation {
         } catch {
             fail(.noAcknowledgedWriteLost, "\(device.name): an account change failed: \(error)")
         }
+        accountChanged(device)
+    }
+
+    /// What the app does when the account changes (CKAccountChanged): it reacts at once, without a relaunch.
+    func accountChanged(_ device: Device) {
+        refreshBlocked(device)
+        reactToAccountChange(device)
+    }
+
+    /// The user deletes the app's data in Settings › iCloud for the account signed in on a device.
+    func userDeletesAppData(_ device: Device) async {
+        guard let handle = try? world.device(device.name), let account = handle.session.account else { return }
+        moment += 1
+        let session = AccountSession(account: account)
+        let zone = ZoneID(uncheckedName: SyncEngine.defaultZoneName)
+        let names = Set(((try? world.containerRecords(account: account)) ?? []).map(\.recordID.recordName))
+        do {
+            if let cloud = world.memoryCloud {
+                try await MemoryContainer(
+                    cloud: cloud, identifier: world.containerIdentifier, session: session, clock: clock
+                )
+                .deleteZoneFromICloudSettings(zone)
+            } else {
+                try await FileContainer(
+                    cloudRoot: world.cloudRoot, identifier: world.containerIdentifier, session: session, clock: clock,
+                    durability: .survivesProcessCrash
+                ).deleteZoneFromICloudSettings(zone)
+            }
+        } catch {
+            return trace("\(device.name): the user found no app data of \(account) to delete")
+        }
+        noteZoneDeleted(account, names: names)
+        appDataDeleted.insert(account.rawValue)
+        trace("\(device.name): the user deleted the app's data from \(account)'s iCloud (\(names.count) records)")
+    }
+
+    /// Notes that an account's app data is gone: nothing of it may come back without consent given after a device
+    /// learned of it.
+    func noteZoneDeleted(_ account: AccountID, names: Set<String>) {
+        let previous = zoneDeletions[account.rawValue]?.names ?? []
+        zoneDeletions[account.rawValue] = ZoneDeletion(moment: moment, names: names.union(previous))
+        for device in devices { device.lastAccepted[account.rawValue] = nil }
     }
 
     /// The user acts on a paused status, as the settings copy tells them to.
     func resolvePause(_ device: Device) async {
         guard let app = device.app, let status = try? status(of: app), let reason = status.pauseReason else { return }
+        moment += 1
         do {
             switch reason {
             case .userDeletedZone:
+                if let account = app.device.session.account {
+                    device.learnedDeletion[account.rawValue] = max(
+                        device.learnedDeletion[account.rawValue] ?? 0, moment)
+                }
+                moment += 1
                 device.app = try app.setSyncEnabled(false).setSyncEnabled(true)
+                device.instance += 1
+                device.consentAt = moment
+                device.lastAccepted.removeAll()
+                refreshBlocked(device)
                 trace("\(device.name): the user turned sync off and on after deleting iCloud data")
             case .quotaExceeded:
                 await sync(device, force: true, why: "pull to refresh after freeing iCloud space")
@@ -217,9 +372,18 @@ extension Simulation {
                 if random.chance(0.5), let previous = accounts.first(where: { $0.userRecordID == bound }) {
                     try handle.signIn(previous)
                     trace("\(device.name): signed back into \(previous)")
+                    accountChanged(device)
                 } else {
                     device.archivedNames = nil
                     let archive = try app.startFreshForSignedInAccount()
+                    // Starting afresh is the user's choice to upload this device's data to the account now signed in.
+                    if let account = handle.session.account {
+                        device.learnedDeletion[account.rawValue] = moment
+                        moment += 1
+                        device.consentAt = moment
+                    }
+                    device.lastAccepted.removeAll()
+                    episodes.resetRefusals(device: device.name)
                     trace(
                         "\(device.name): started afresh for \(handle.session.account?.rawValue ?? "?"), archived \(archive.records)"
                     )
@@ -227,10 +391,12 @@ extension Simulation {
             case .accountTemporarilyUnavailable, .accountRestricted:
                 try world.device(device.name).setAccountStatus(.available)
                 trace("\(device.name): account available again")
+                accountChanged(device)
             case .missingEntitlement, .noAccount, .storeCreationFailed:
                 return
             }
         } catch {
+            if crashedInside(device, "acting on a pause") { return }
             fail(.noAcknowledgedWriteLost, "\(device.name): resolving \(reason) failed: \(error)")
         }
     }
@@ -240,21 +406,31 @@ extension Simulation {
     /// Runs a cycle on every device whose engine asks for one now.
     func syncDue() async {
         for device in devices {
-            guard let engine = device.app?.engine, let next = engine.nextRunDate(), next <= clock.now() else {
+            guard let engine = device.app?.engine, let next = engine.nextRunDate(), next <= device.clock.now() else {
                 continue
             }
             await sync(device, force: false, why: "the engine asked")
         }
     }
 
-    /// One engine cycle on a device, with invariant 6 and the pause check of invariant 5 on its result.
+    /// One engine cycle on a device, with invariant 6, the pause check of invariant 5 and the refusal bound on its
+    /// result. Actions may land between its requests (see ``interject(device:instance:call:)``).
     func sync(_ device: Device, force: Bool, why: String) async {
-        guard let app = runningApp(device), let engine = app.engine else { return }
+        guard !device.cycling, let app = runningApp(device), let engine = app.engine else { return }
+        let instance = device.instance
+        let crashSwitch = device.crashSwitch
+        let observed = device.observedContainer
+        let account = app.device.session.account
         let before = try? engine.state()
-        let tallyBefore = device.observed.tally ?? ObservedContainer.Tally()
-        guard let report = await app.sync(force: force) else { return }
-        let tallyAfter = device.observed.tally ?? ObservedContainer.Tally()
-        accountTally(device)
+        let tallyBefore = observed?.tally ?? ObservedContainer.Tally()
+        let refusalsBefore = episodes.refusals(device: device.name)
+        device.cycling = true
+        let report = await engine.sync(force: force)
+        device.cycling = false
+        let tallyAfter = observed?.tally ?? ObservedContainer.Tally()
+        // Whether the same app instance is still the running one (nothing relaunched or reconfigured it meanwhile).
+        let same = device.instance == instance
+        if same { accountTally(device) }
         var line = "\(device.name): sync (\(why))"
         if report.ran {
             line +=
@@ -263,29 +439,41 @@ extension Simulation {
         } else {
             line += " skipped"
         }
-        trace(line)
-        if device.crashSwitch.isDown {
-            noteCrash(device, why: "crashed during the sync")
+        trace(same ? line : line + " (an app instance since replaced)")
+        for event in report.events where String(describing: event).hasPrefix("mergeTooLarge") {
+            if let name = Self.recordName(in: event) { mergesTooLarge.insert(name) }
+        }
+        if case .paused(.userDeletedZone)? = report.outcome, let account {
+            device.learnedDeletion[account.rawValue] = moment
+        }
+        if crashSwitch.isDown {
+            if same { noteCrash(device, why: "crashed during the sync") }
             return
         }
-        guard report.ran, let before, let after = try? engine.state() else { return }
+        checkRefusals(device, since: refusalsBefore)
+        guard report.ran else { return }
         let saves = tallyAfter.acceptedSaves - tallyBefore.acceptedSaves
         let deletes = tallyAfter.acceptedDeletes - tallyBefore.acceptedDeletes
         let fetched = tallyAfter.fetchedModifications - tallyBefore.fetchedModifications
         check(
-            .countersAgree, report.sentSaves == saves && after.sentSaves - before.sentSaves == saves,
-            "\(device.name): the engine reported \(report.sentSaves) saves (counter +\(after.sentSaves - before.sentSaves)); the container accepted \(saves)"
-        )
+            .countersAgree, report.sentSaves == saves,
+            "\(device.name): the engine reported \(report.sentSaves) saves; the container accepted \(saves)")
         check(
-            .countersAgree, report.sentDeletes == deletes && after.sentDeletes - before.sentDeletes == deletes,
-            "\(device.name): the engine reported \(report.sentDeletes) deletes (counter +\(after.sentDeletes - before.sentDeletes)); the container accepted \(deletes)"
-        )
+            .countersAgree, report.sentDeletes == deletes,
+            "\(device.name): the engine reported \(report.sentDeletes) deletes; the container accepted \(deletes)")
         check(
-            .countersAgree,
-            report.fetchedModifications == fetched
-                && after.fetchedModifications - before.fetchedModifications == fetched,
+            .countersAgree, report.fetchedModifications == fetched,
             "\(device.name): the engine reported \(report.fetchedModifications) fetched records; the container returned \(fetched)"
         )
+        if same, let before, let after = try? engine.state() {
+            check(
+                .countersAgree,
+                after.sentSaves - before.sentSaves == saves && after.sentDeletes - before.sentDeletes == deletes
+                    && after.fetchedModifications - before.fetchedModifications == fetched,
+                "\(device.name): the engine's totals moved by \(after.sentSaves - before.sentSaves)+\(after.sentDeletes - before.sentDeletes) sent, "
+                    + "\(after.fetchedModifications - before.fetchedModifications) fetched; the container saw \(saves)+\(deletes), \(fetched)"
+            )
+        }
         let sentEvents = report.events.reduce(0) { total, event in
             if case .sent(let saves, let deletes) = event { return total + saves + deletes }
             return total
@@ -309,6 +497,15 @@ extension Simulation {
                     "\(device.name): the cycle met \(injected) but paused with \(reason)")
             }
         }
+    }
+
+    /// The record name an event names, read from its description (events that name a record carry it as their
+    /// first value).
+    static func recordName(in event: SyncEvent) -> String? {
+        let text = String(describing: event)
+        guard let open = text.firstIndex(of: "\""), let close = text[text.index(after: open)...].firstIndex(of: "\"")
+        else { return nil }
+        return String(text[text.index(after: open)..<close])
     }
 
     /// Adds what the device's current container saw since last time to its lifetime error tally.

@@ -1,0 +1,92 @@
+import DeviceStore
+import PrivateCloud
+
+/// The outermost container of every app instance in a run: before each call it lets the ``Scheduler`` run whatever
+/// the seed puts there (a user's action on this or another device, another device's cycle), so that actions land
+/// while a cycle is between two requests; and a call made after the instance's process crashed fails, as a dead
+/// process sends nothing.
+final class InterleavingContainer: ForwardingContainer {
+    let base: any PrivateContainer
+    private let scheduler: Scheduler
+    private let device: String
+    private let instance: Int
+    private let crashSwitch: CrashSwitch
+
+    /// Wraps a container.
+    ///
+    /// - Parameters:
+    ///   - base: The container.
+    ///   - scheduler: The run's scheduler.
+    ///   - device: The device's name.
+    ///   - instance: The app instance's launch number.
+    ///   - crashSwitch: The instance's crash switch.
+    init(base: any PrivateContainer, scheduler: Scheduler, device: String, instance: Int, crashSwitch: CrashSwitch) {
+        self.base = base
+        self.scheduler = scheduler
+        self.device = device
+        self.instance = instance
+        self.crashSwitch = crashSwitch
+    }
+
+    /// Lets the scheduler act, then fails if the process died meanwhile.
+    private func turn(_ call: String) async throws(CloudError) {
+        await scheduler.beforeCall(device: device, instance: instance, call: call)
+        if crashSwitch.isDown { throw CloudError(.networkFailure, "the process crashed (simulated)") }
+    }
+
+    func accountStatus() async -> AccountStatus {
+        await scheduler.beforeCall(device: device, instance: instance, call: "accountStatus")
+        return await base.accountStatus()
+    }
+
+    func userRecordID() async throws(CloudError) -> UserRecordID {
+        try await turn("userRecordID")
+        return try await base.userRecordID()
+    }
+
+    func saveZones(_ zones: [RecordZone]) async throws(CloudError) -> [RecordZone] {
+        try await turn("saveZones")
+        return try await base.saveZones(zones)
+    }
+
+    func deleteZones(_ zoneIDs: [ZoneID]) async throws(CloudError) {
+        try await turn("deleteZones")
+        try await base.deleteZones(zoneIDs)
+    }
+
+    func allZones() async throws(CloudError) -> [RecordZone] {
+        try await turn("allZones")
+        return try await base.allZones()
+    }
+
+    func records(for recordIDs: [RecordID]) async throws(CloudError) -> [RecordID: Result<Record, CloudError>] {
+        try await turn("records")
+        return try await base.records(for: recordIDs)
+    }
+
+    func modifyRecords(
+        saving: [Record], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool
+    ) async throws(CloudError) -> ModifyResult {
+        try await turn("modifyRecords")
+        let result = try await base.modifyRecords(
+            saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
+        let accepted = saving.filter { record in
+            if case .success? = result.saveResults[record.recordID] { return true }
+            return false
+        }
+        if !accepted.isEmpty { scheduler.accepted(device: device, saved: accepted) }
+        return result
+    }
+
+    func recordZoneChanges(
+        in zoneID: ZoneID, since token: ChangeToken?, resultsLimit: Int?
+    ) async throws(CloudError) -> RecordZoneChanges {
+        try await turn("recordZoneChanges")
+        return try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
+    }
+
+    func databaseChanges(since token: ChangeToken?, resultsLimit: Int?) async throws(CloudError) -> DatabaseChanges {
+        try await turn("databaseChanges")
+        return try await base.databaseChanges(since: token, resultsLimit: resultsLimit)
+    }
+}

@@ -1,0 +1,39 @@
+import PrivateCloud
+
+/// The seam between a device's container calls and the simulation's seeded scheduler: before each call an
+/// ``InterleavingContainer`` asks it whether something else happens first (a user's action, another device's
+/// cycle), and after each accepted modify request it tells it what the server accepted.
+///
+/// Why `@unchecked Sendable` is sound: containers must be `Sendable`, but a simulation runs on one task. The engine
+/// spawns no tasks (see `SyncEngine`): every container call it makes is awaited, in order, on the task that called
+/// `sync`, which is the simulation's own task. So every call into the scheduler, and through it into the
+/// simulation, happens on that one task, one at a time; nothing reaches the simulation concurrently. The reference
+/// is cleared when the run ends.
+final class Scheduler: @unchecked Sendable {
+    /// The simulation to ask; `nil` once the run ended.
+    var simulation: Simulation?
+
+    /// Creates a scheduler for a simulation.
+    init(_ simulation: Simulation) {
+        self.simulation = simulation
+    }
+
+    /// Called before every container call of a device's app instance.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - instance: The app instance (its launch number) making the call.
+    ///   - call: The call's name.
+    func beforeCall(device: String, instance: Int, call: String) async {
+        await simulation?.interject(device: device, instance: instance, call: call)
+    }
+
+    /// Called after a modify request returned, with the saves the server accepted.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - saved: The records the server accepted, as sent.
+    func accepted(device: String, saved: [Record]) {
+        simulation?.noteAccepted(device: device, saved: saved)
+    }
+}

@@ -1,0 +1,133 @@
+import DeviceStore
+import FoundationEssentials
+import PrivateCloud
+import PrivateSync
+import PrivateSyncTesting
+import SimulatedWorld
+
+extension Simulation {
+    // MARK: Interleaving
+
+    /// The chance, at each container call of a cycle, that the scheduler runs something else first.
+    static let interleavingRate = 0.12
+
+    /// Called before every container call of every app instance: the seeded scheduler may run, first, a user's
+    /// action on the same or another device (a write, the switch, an account change, starting afresh, a relaunch, a
+    /// crash, the user deleting the app's data) or another device's whole cycle. Nesting stops at depth 1: what runs
+    /// here never interleaves further. Every choice is drawn from the run's generator, so a seed still replays byte
+    /// for byte.
+    ///
+    /// - Parameters:
+    ///   - name: The device whose cycle makes the call.
+    ///   - instance: The app instance making it.
+    ///   - call: The call.
+    func interject(device name: String, instance: Int, call: String) async {
+        guard !healing, depth == 0, result.failure == nil, random.chance(Self.interleavingRate),
+            let caller = devices.first(where: { $0.name == name })
+        else { return }
+        depth += 1
+        defer { depth -= 1 }
+        let target = random.chance(0.6) ? caller : devices[Int(random.next() % UInt64(devices.count))]
+        trace("\(name): before its \(call), meanwhile:")
+        switch random.next() % 100 {
+        case 0..<30: await userWrite(target)
+        case 30..<42: flipSwitch(target)
+        case 42..<52: changeAccount(target)
+        case 52..<58: await resolvePause(target)
+        case 58..<62: relaunch(target, why: "relaunched by the user")
+        case 62..<67: crash(target)
+        case 67..<70: await userDeletesAppData(target)
+        case 70..<75: await bulkImport(target)
+        default:
+            if target !== caller {
+                await sync(target, force: random.chance(0.3), why: "interleaved")
+            } else if let other = devices.first(where: { $0 !== caller && !$0.cycling }) {
+                await sync(other, force: false, why: "interleaved")
+            }
+        }
+    }
+
+    /// What the app does on `CKAccountChanged`. Until the engine offers `LaunchedApp.reactToAccountChange()`, the
+    /// running app does nothing until its next launch (which is what issue 10's behaviour 4 describes).
+    func reactToAccountChange(_ device: Device) {}
+
+    /// The server's weather between steps: a low-limit episode starts or ends; now and then an account's server
+    /// expires every change token it gave out; now and then a device's clock jumps.
+    func serverWeather() async {
+        if let episode = lowLimitEpisode, step >= episode.until {
+            episodes.setLowLimit(nil, for: episode.account)
+            lowLimitEpisode = nil
+            trace("server: \(episode.account)'s request limit is back to normal")
+        } else if lowLimitEpisode == nil, random.chance(0.02) {
+            let account = accounts[Int(random.next() % UInt64(accounts.count))]
+            let limit = [1, 2, 3, 5, 8][Int(random.next() % 5)]
+            let until = step + 10 + Int(random.next() % 40)
+            lowLimitEpisode = (account, limit, until)
+            episodes.setLowLimit(limit, for: account)
+            for device in devices { episodes.resetRefusals(device: device.name) }
+            trace("server: \(account)'s server takes at most \(limit) items per request until step \(until)")
+        }
+        if random.chance(0.01) {
+            let account = accounts[Int(random.next() % UInt64(accounts.count))]
+            let count = episodes.expireTokens(of: account)
+            trace("server: \(account)'s server expires its \(count) change tokens for good")
+        }
+        if random.chance(0.02) {
+            let device = devices[Int(random.next() % UInt64(devices.count))]
+            let jump = Double(Int(random.next() % 1801) - 1200)
+            device.clock.jump(by: jump)
+            trace("\(device.name): the device's clock jumps \(Int(jump))s (now \(Int(device.clock.skew))s off)")
+        }
+    }
+
+    /// Refused `limitExceeded` requests stay bounded under a persistent low limit: about log2(400/limit)+1 per
+    /// low-limit episode and device, not per round.
+    func checkRefusals(_ device: Device, since before: Int) {
+        guard let limit = lowLimitEpisode?.limit else { return }
+        let refusals = episodes.refusals(device: device.name)
+        var halvings = 0
+        while limit << halvings < 400 { halvings += 1 }
+        let bound = halvings + 2
+        check(
+            .boundedRefusals, refusals <= bound,
+            "\(device.name): \(refusals) requests refused as too large in this low-limit episode (limit \(limit)); at most \(bound) expected, \(refusals - before) in this cycle"
+        )
+    }
+
+    /// Called when a server accepted saves from a device: nothing held back may be among them, and no save may
+    /// repeat, unchanged, one the server already accepted from this device.
+    func noteAccepted(device name: String, saved: [Record]) {
+        guard let device = devices.first(where: { $0.name == name }),
+            let account = (try? world.device(name))?.session.account
+        else { return }
+        for record in saved {
+            checkNotHeldBack(record, account: account)
+            let recordName = record.recordID.recordName
+            let previous = device.lastAccepted[account.rawValue]?[recordName]
+            check(
+                .noRedundantUpload, previous != record.fields,
+                "\(name) uploaded \(record.recordType) \(recordName) to \(account) again, unchanged since the server accepted it"
+            )
+            device.lastAccepted[account.rawValue, default: [:]][recordName] = record.fields
+        }
+    }
+
+    /// Invariant 7 on one record that reached a container.
+    func checkNotHeldBack(_ record: Record, account: AccountID) {
+        let name = record.recordID.recordName
+        let versions: FieldVersions? =
+            if case .string(let text)? = record[Schema.reservedFieldName] { FieldVersions(encoded: text) } else { nil }
+        for device in devices {
+            check(
+                .nothingLeavesWhenOff, !device.heldBackAdds.contains(name),
+                "\(record.recordType) \(name), added on \(device.name) after sync was turned off or the account signed out, reached \(account)'s container"
+            )
+            for edit in device.heldBackEdits where edit.name == name && versions?[edit.field] == edit.version {
+                fail(
+                    .nothingLeavesWhenOff,
+                    "an edit of \(edit.field) of \(name), made on \(device.name) after sync was turned off or the account signed out, reached \(account)'s container"
+                )
+            }
+        }
+    }
+}

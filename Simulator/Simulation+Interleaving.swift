@@ -47,9 +47,16 @@ extension Simulation {
         }
     }
 
-    /// What the app does on `CKAccountChanged`. Until the engine offers `LaunchedApp.reactToAccountChange()`, the
-    /// running app does nothing until its next launch (which is what issue 10's behaviour 4 describes).
-    func reactToAccountChange(_ device: Device) {}
+    /// What the app does on `CKAccountChanged`: it reacts at once, without waiting for a relaunch.
+    ///
+    /// Until the engine offers `LaunchedApp.reactToAccountChange()`, approximated by reconfiguring (relaunching) an
+    /// app whose launch fell back for an account reason.
+    func reactToAccountChange(_ device: Device) {
+        guard let app = device.app, let reason = app.record.fallbackReason,
+            [.noAccount, .accountRestricted, .accountTemporarilyUnavailable].contains(reason)
+        else { return }
+        relaunch(device, why: "reconfigured for the account change")
+    }
 
     /// The server's weather between steps: a low-limit episode starts or ends; now and then an account's server
     /// expires every change token it gave out; now and then a device's clock jumps.

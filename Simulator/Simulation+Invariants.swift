@@ -151,6 +151,16 @@ extension Simulation {
     /// Invariant 3, first half: every record written on a device (and not deleted anywhere) is still on it, in its
     /// stores or in an archive.
     func checkHeld(_ device: Device) {
+        if let previous = device.freshFrom, let app = device.app {
+            // After starting afresh, the active store holds none of the previous account's records.
+            let strays = ((try? app.stores.userCreated.records()) ?? []).filter {
+                $0.origin == previous && !device.addedSinceFresh.contains($0.name)
+            }
+            check(
+                .accountsNeverMix, strays.isEmpty,
+                "\(device.name) started afresh, yet its active store holds \(strays.count) record(s) of the previous account (\(strays.prefix(3).map(\.name).joined(separator: ", ")))"
+            )
+        }
         guard let app = device.app, !device.expected.isEmpty else { return }
         let held: Set<String>
         do {
@@ -195,6 +205,7 @@ extension Simulation {
                 handle.session.status != .available
             {
                 try? handle.setAccountStatus(.available)
+                accountChanged(device)
             }
             if device.app == nil { launch(device, why: "opened for the heal") }
         }

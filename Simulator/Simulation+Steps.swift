@@ -154,7 +154,8 @@ extension Simulation {
             }
             let names = try candidates(app)
             guard !names.isEmpty else { return }
-            let name = names[Int(random.next() % UInt64(names.count))]
+            var name = names[Int(random.next() % UInt64(names.count))]
+            if let big = bigRecord, names.contains(big), random.chance(0.3) { name = big }
             guard let (record, _) = try app.find(name), let type = schema.recordType(named: record.type) else { return }
             if roll < 85 {
                 var changes: [String: FieldValue?] = [:]
@@ -213,6 +214,38 @@ extension Simulation {
         }
     }
 
+    /// The user pastes a long text into a record, leaving it a few bytes under CloudKit's record size limit: two
+    /// small edits of other fields made apart can then merge into a record that cannot be uploaded.
+    func pasteLongText(_ device: Device) async {
+        guard let app = runningApp(device), let records = try? app.stores.userCreated.records() else { return }
+        let schema = world.partition.schema
+        let candidates = records.filter { record in
+            (schema.recordType(named: record.type)?.fields.filter { $0.type == .string }.count ?? 0) >= 2
+        }.sorted { $0.name < $1.name }
+        guard !candidates.isEmpty else { return }
+        let record = candidates[Int(random.next() % UInt64(candidates.count))]
+        let fields = schema.recordType(named: record.type)!.fields.filter { $0.type == .string }
+        let field = fields[Int(random.next() % UInt64(fields.count))].name
+        let current: Int = if case .string(let text)? = record.fields[field] { text.utf8.count } else { 0 }
+        let room = CloudLimits.cloudKit.maximumRecordBytes - record.encodedSize - 30 - Int(random.next() % 60)
+        guard room > 0 else { return }
+        moment += 1
+        do {
+            let edited = try app.edit(
+                record.name, setting: [field: .string(String(repeating: "a", count: current + room))])
+            noteWrite(device, before: record, after: edited, fields: [field])
+            bigRecord = record.name
+            trace(
+                "\(device.name): paste a long text into \(record.type) \(record.name.prefix(8)) \(field) (\(edited.encodedSize) bytes)"
+            )
+        } catch  where error.code == .recordTooLarge {
+            trace("\(device.name): paste refused: \(error.message)")
+        } catch {
+            if crashedInside(device, "a paste") { return }
+            fail(.noAcknowledgedWriteLost, "\(device.name): a paste failed: \(error)")
+        }
+    }
+
     /// After an action failed: if the device's process died inside a local write, counts the crash and relaunches.
     ///
     /// - Returns: Whether it was a crash.
@@ -226,6 +259,7 @@ extension Simulation {
     func noteWrite(_ device: Device, before: StoredRecord?, after: StoredRecord, fields: [String]) {
         let blocked = isBlocked(device)
         if before == nil, blocked { device.heldBackAdds.insert(after.name) }
+        if before == nil { device.addedSinceFresh.insert(after.name) }
         for field in fields {
             guard let version = after.fieldVersions[field] else { continue }
             fieldWrites[after.name, default: [:]][field, default: []].append(
@@ -375,7 +409,10 @@ extension Simulation {
                     accountChanged(device)
                 } else {
                     device.archivedNames = nil
+                    let previous = try app.engine?.state().boundUser
                     let archive = try app.startFreshForSignedInAccount()
+                    device.freshFrom = previous
+                    device.addedSinceFresh.removeAll()
                     // Starting afresh is the user's choice to upload this device's data to the account now signed in.
                     if let account = handle.session.account {
                         device.learnedDeletion[account.rawValue] = moment
@@ -430,7 +467,14 @@ extension Simulation {
         let tallyAfter = observed?.tally ?? ObservedContainer.Tally()
         // Whether the same app instance is still the running one (nothing relaunched or reconfigured it meanwhile).
         let same = device.instance == instance
-        if same { accountTally(device) }
+        if same {
+            accountTally(device)
+        } else {
+            // The errors the replaced instance met still happened to this device.
+            for (code, count) in tallyAfter.errors where count > (tallyBefore.errors[code] ?? 0) {
+                device.errorsSeen[code, default: 0] += count - (tallyBefore.errors[code] ?? 0)
+            }
+        }
         var line = "\(device.name): sync (\(why))"
         if report.ran {
             line +=
@@ -452,6 +496,15 @@ extension Simulation {
         }
         checkRefusals(device, since: refusalsBefore)
         guard report.ran else { return }
+        if same, case .retrying(let code)? = report.outcome {
+            // A cycle's outcome says what is left, not what failed on the way.
+            let thrown = tallyAfter.errors[code, default: 0] > tallyBefore.errors[code, default: 0]
+            let left = (try? engine.state().pendingChanges) ?? 0
+            check(
+                .honestStatus, thrown || left > 0,
+                "\(device.name): the cycle ended waiting (\(code.name)) although no request failed with it and nothing is left to send"
+            )
+        }
         let saves = tallyAfter.acceptedSaves - tallyBefore.acceptedSaves
         let deletes = tallyAfter.acceptedDeletes - tallyBefore.acceptedDeletes
         let fetched = tallyAfter.fetchedModifications - tallyBefore.fetchedModifications

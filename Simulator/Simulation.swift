@@ -53,6 +53,11 @@ public final class Simulation {
         var consentAt: Int?
         /// What the device last had accepted by the server, by account and record: (fields as sent).
         var lastAccepted: [String: [String: [String: FieldValue]]] = [:]
+        /// The account the device last started afresh from: none of its records may be in the active store again,
+        /// except those written on this device since.
+        var freshFrom: UserRecordID?
+        /// Records added on this device since it last started afresh.
+        var addedSinceFresh = Set<String>()
         /// Whether a cycle of this device is in flight (interleaved actions never start a second one).
         var cycling = false
 
@@ -134,6 +139,8 @@ public final class Simulation {
     var zoneDeletions: [String: ZoneDeletion] = [:]
     /// How many user-deleted-zone faults had struck each account when last looked at.
     var zoneDeletionStrikes: [String: Int] = [:]
+    /// The last record the user pasted a long text into: later edits pick it often.
+    var bigRecord: String?
     /// Accounts whose app data the user deleted at least once (by the simulator's own action).
     var appDataDeleted = Set<String>()
     /// The record names in each account's container at the last check.
@@ -243,7 +250,8 @@ public final class Simulation {
         let roll = random.next() % 1000
         switch roll {
         case 0..<330: await userWrite(device)
-        case 330..<350: await bulkImport(device)
+        case 330..<345: await bulkImport(device)
+        case 345..<350: await pasteLongText(device)
         case 350..<550: await syncDue()
         case 550..<650: await sync(device, force: false, why: "a push notification")
         case 650..<700: await sync(device, force: true, why: "pull to refresh")

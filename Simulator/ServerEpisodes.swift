@@ -19,6 +19,8 @@ final class ServerEpisodes: Sendable {
         var refusals: [String: Int] = [:]
         /// `changeTokenExpired` refusals, by account.
         var tokenRefusals: [String: Int] = [:]
+        /// Every refusal, of either kind.
+        var total = 0
     }
 
     private let state = Mutex(State())
@@ -56,7 +58,10 @@ final class ServerEpisodes: Sendable {
         guard let token, let account else { return false }
         return state.withLock { state in
             let refused = state.expired[account.rawValue]?.contains(token.bytes) ?? false
-            if refused { state.tokenRefusals[account.rawValue, default: 0] += 1 }
+            if refused {
+                state.tokenRefusals[account.rawValue, default: 0] += 1
+                state.total += 1
+            }
             return refused
         }
     }
@@ -69,7 +74,10 @@ final class ServerEpisodes: Sendable {
 
     /// Counts a `limitExceeded` refusal of a device's request.
     func refused(device: String) {
-        state.withLock { $0.refusals[device, default: 0] += 1 }
+        state.withLock {
+            $0.refusals[device, default: 0] += 1
+            $0.total += 1
+        }
     }
 
     /// The device's `limitExceeded` refusals since its count was last reset.
@@ -82,6 +90,6 @@ final class ServerEpisodes: Sendable {
         state.withLock { $0.refusals[device] = 0 }
     }
 
-    /// Token refusals so far, over every account.
-    var tokenRefusals: Int { state.withLock { $0.tokenRefusals.values.reduce(0, +) } }
+    /// Refusals so far, of either kind, over every account and device.
+    var totalRefusals: Int { state.withLock { $0.total } }
 }

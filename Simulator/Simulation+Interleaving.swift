@@ -27,6 +27,7 @@ extension Simulation {
         else { return }
         depth += 1
         defer { depth -= 1 }
+        result.interleavings += 1
         let target = random.chance(0.6) ? caller : devices[Int(random.next() % UInt64(devices.count))]
         trace("\(name): before its \(call), meanwhile:")
         switch random.next() % 100 {

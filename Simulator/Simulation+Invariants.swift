@@ -200,6 +200,11 @@ extension Simulation {
         step += 1
         trace("heal: faults stop; accounts become available; users act on pauses")
         faults.setEnabled(false)
+        if let episode = lowLimitEpisode {
+            // A low limit ends with the other faults; expired tokens stay expired (a server never honours them again).
+            episodes.setLowLimit(nil, for: episode.account)
+            lowLimitEpisode = nil
+        }
         for device in devices {
             if let handle = try? world.device(device.name), handle.session.account != nil,
                 handle.session.status != .available

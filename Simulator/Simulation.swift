@@ -242,6 +242,7 @@ public final class Simulation {
         result.steps = step
         result.simulatedSeconds = clock.now().timeIntervalSince(start)
         result.faults = faults.byKind
+        result.persistentRefusals = episodes.totalRefusals
     }
 
     /// One step, its kind drawn from the seed.

@@ -73,6 +73,10 @@ public struct SimulationResult: Sendable {
     public var crashes = 0
     /// Individual invariant checks made.
     public var invariantChecks = 0
+    /// Actions the scheduler ran between two container requests of a cycle (user actions and other devices' cycles).
+    public var interleavings = 0
+    /// Requests a low limit or an expired token refused, over the run's persistent faults.
+    public var persistentRefusals = 0
     /// The first invariant broken, if any.
     public var failure: InvariantFailure?
     /// The trace: every step when a full trace was asked for, else the last steps.

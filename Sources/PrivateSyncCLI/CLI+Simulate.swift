@@ -114,9 +114,12 @@ extension CLI {
         let faults = summary.faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         Terminal.line(
             "Simulated \(summary.seeds) seed(s): \(summary.steps) steps, \(Int(summary.simulatedSeconds)) simulated seconds, "
-                + "\(summary.crashes) crashes, \(summary.invariantChecks) invariant checks, \(summary.failures.count) failure(s)"
+                + "\(summary.crashes) crashes, \(summary.interleavings) interleaved actions, "
+                + "\(summary.invariantChecks) invariant checks, \(summary.failures.count) failure(s)"
         )
-        Terminal.line("Faults injected: \(faults.isEmpty ? "none" : faults)")
+        Terminal.line(
+            "Faults injected: \(faults.isEmpty ? "none" : faults); requests refused by persistent faults: \(summary.persistentRefusals)"
+        )
         return summary.failures.isEmpty ? .success : .checkFailed
     }
 }

@@ -95,6 +95,8 @@ extension Simulation {
                 accounts.contains { $0.userRecordID == bound && faults.struck(.userDeletedZone, account: $0) }
             case .quotaExceeded:
                 device.errorsSeen[.quotaExceeded] != nil
+            case .containerUnusable:
+                device.errorsSeen[.internalError] != nil
             }
         check(.honestStatus, justified, "\(device.name): status is paused (\(reason)) with no such cause")
     }
@@ -193,7 +195,7 @@ extension Simulation {
             container = Dictionary(
                 uniqueKeysWithValues: try world.containerRecords(account: account).map { record in
                     var fields = record.fields
-                    fields[Schema.reservedFieldName] = nil
+                    for key in Schema.reservedFieldNames { fields[key] = nil }
                     return (record.recordID.recordName, fields)
                 })
             local = Dictionary(

@@ -227,7 +227,7 @@ extension Simulation {
             case .accountTemporarilyUnavailable, .accountRestricted:
                 try world.device(device.name).setAccountStatus(.available)
                 trace("\(device.name): account available again")
-            case .missingEntitlement, .noAccount, .storeCreationFailed:
+            case .missingEntitlement, .noAccount, .storeCreationFailed, .containerUnusable:
                 return
             }
         } catch {

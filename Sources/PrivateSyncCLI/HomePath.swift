@@ -46,8 +46,9 @@ enum HomePath {
     }
 
     /// The longest path, below the world's folder, of a database file a world with this container can come to
-    /// hold: a device's archive store (`account start-fresh`) or an account's container file, for the longest
-    /// device and account names allowed (64 characters each).
+    /// hold: a device's archive store (`account start-fresh`, with the suffix it carries while written or once
+    /// restored) or an account's container file, for the longest device and account names allowed (64 characters
+    /// each).
     ///
     /// - Parameter identifier: The world's container identifier, which names every container file.
     /// - Returns: The length in bytes, from the `/` after the world's folder.
@@ -57,9 +58,11 @@ enum HomePath {
         // LaunchedApp as `UserCreated-<user record name>-<index>.store`.
         let appGroup = AppGroupContainer(path: "/devices/" + longestName + "/AppGroup")
         let userRecordName = (try? AccountID(longestName))?.userRecordID.recordName ?? ""
+        // An archive is written as `<name>.partial` (RecordStore+Archive) and, once restored, renamed
+        // `<name>.restored` (LaunchedApp); the longer of the two counts.
         let archive =
             appGroup.archives + "/UserCreated-" + userRecordName + "-"
-            + String(repeating: "9", count: archiveIndexDigits) + ".store"
+            + String(repeating: "9", count: archiveIndexDigits) + ".store" + ".restored"
         let container =
             (try? AccountID(longestName)).map {
                 FileContainer.databasePath(cloudRoot: "/cloud", account: $0, identifier: identifier)

@@ -7,14 +7,21 @@ extension CLIRunner {
     ///
     /// The child is started with `posix_spawn` through `/bin/sh` (for the working folder); its output goes to
     /// files, so nothing can block on a full pipe.
-    func run(bytes arguments: [[UInt8]], home: Bool = true, in directory: String? = nil) throws -> Run {
+    ///
+    /// With `program`, that program is run with `arguments` instead of the binary (and no `--home`).
+    func run(
+        bytes arguments: [[UInt8]], home: Bool = true, in directory: String? = nil, program: String? = nil
+    )
+        throws -> Run
+    {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("privatesync-out-\(UUID())").path
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let folder = directory ?? scratch
         let all: [[UInt8]] =
             [Array("/bin/sh".utf8), Array("-c".utf8), Array("cd \"$0\" && exec \"$@\"".utf8), Array(folder.utf8)]
-            + [Array(Self.binary.utf8)] + (home ? [Array("--home".utf8), Array(self.home.utf8)] : []) + arguments
+            + [Array((program ?? Self.binary).utf8)]
+            + (home && program == nil ? [Array("--home".utf8), Array(self.home.utf8)] : []) + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
         environment["PRIVATESYNC_HOME"] = nil

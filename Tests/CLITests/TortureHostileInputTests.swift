@@ -100,8 +100,9 @@ struct TortureHostileInputTests {
             slots: [
                 slot("device add V", mayAccept: true), slot("device add x --account=V", mayAccept: true),
                 slot("device add x --sync=V"),
-                slot("device reinstall V"), slot("device reinstall tablet --sync=V"), slot("device upgrade V"),
-                slot("device upgrade tablet --entitlement=V"), slot("device list V"),
+                slot("device reinstall V", mayAccept: true), slot("device reinstall tablet --sync=V"),
+                slot("device upgrade V", mayAccept: true),
+                slot("device upgrade tablet --entitlement=V"), slot("device list V", mayAccept: true),
             ]),
         Group(
             name: "account",
@@ -123,7 +124,7 @@ struct TortureHostileInputTests {
                 slot("record add V --device=phone"),
                 slot("record add CheckIn --device=V --field=mood=1 --field=date=now"),
                 slot("record add CheckIn --device=phone --field=V"),
-                slot("record add CheckIn --device=phone --field=mood=V --field=date=now"),
+                slot("record add CheckIn --device=phone --field=mood=V --field=date=now", mayAccept: true),
                 slot("record add CheckIn --device=phone --field=mood=1 --field=date=V"),
                 slot(
                     "record add CheckIn --device=phone --field=mood=1 --field=date=now --field=note=V", mayAccept: true),
@@ -133,13 +134,13 @@ struct TortureHostileInputTests {
                         + "--field=content=V", mayAccept: true),
                 slot(
                     "record add MedicationDose --device=phone --field=medication=m1 --field=takenAt=now "
-                        + "--field=amount=V --field=skipped=false"),
+                        + "--field=amount=V --field=skipped=false", mayAccept: true),
                 slot(
                     "record add MedicationDose --device=phone --field=medication=V --field=takenAt=now "
                         + "--field=amount=1 --field=skipped=false", mayAccept: true),
                 slot(
                     "record add MedicationDose --device=phone --field=medication=m1 --field=takenAt=now "
-                        + "--field=amount=1 --field=skipped=V"),
+                        + "--field=amount=1 --field=skipped=V", mayAccept: true),
             ]),
         Group(
             name: "record edit, delete, list",
@@ -156,8 +157,9 @@ struct TortureHostileInputTests {
             slots: [
                 slot("fault inject V"), slot("fault inject network-failure --account=V", mayAccept: true),
                 slot("fault inject network-failure --count=V", mayAccept: true),
-                slot("fault inject rate-limited --retry-after=V", mayAccept: true), slot("fault list V"),
-                slot("fault clear V"),
+                slot("fault inject rate-limited --retry-after=V", mayAccept: true),
+                slot("fault list V", mayAccept: true),
+                slot("fault clear V", mayAccept: true),
             ]),
         Group(
             name: "simulate",

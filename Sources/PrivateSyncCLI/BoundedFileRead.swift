@@ -8,7 +8,7 @@
 /// file is refused after `limit + 1` bytes, in that much memory, instead of being read whole first.
 enum BoundedFileRead {
     /// Why a file could not be read.
-    struct Failure: Error, Sendable {
+    struct Failure: Error, Sendable, CustomStringConvertible {
         /// What went wrong.
         enum Code: Sendable {
             /// Nothing is at the path.
@@ -23,6 +23,8 @@ enum BoundedFileRead {
         let code: Code
         /// What the system said, for ``Code/unreadable``.
         let reason: String
+
+        var description: String { reason }
     }
 
     /// Reads at most `limit` bytes of a file.

@@ -64,8 +64,8 @@ struct CLIRunner {
     }
 
     /// Runs a command that must succeed, and returns its standard output.
-    @discardableResult
     /// Runs a command that must exit with `status`.
+    @discardableResult
     func exits(
         _ status: Int32, _ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> Run {
@@ -77,6 +77,7 @@ struct CLIRunner {
         return run
     }
 
+    @discardableResult
     func ok(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
         let run = try run(arguments)
         #expect(

@@ -48,9 +48,10 @@ bench:
 	$(SWIFT) build -c release --static-swift-stdlib --product privatesync-bench
 	.build/release/privatesync-bench --cli $(CURDIR)/.build/release/privatesync
 
-## torture: the kill (200 SIGKILLs), corruption, bad-input and disk-full torture suites (make test runs 20 kills).
+## torture: the kill (200 SIGKILLs), corruption, bad-input, hostile-input (every value in every slot) and disk-full
+## torture suites (make test runs 20 kills and a rotating seventh of the hostile values).
 torture: build
-	PRIVATESYNC_TORTURE_KILLS=200 $(SWIFT) test --filter 'Torture|CLIBadInputTests'
+	PRIVATESYNC_TORTURE_KILLS=200 PRIVATESYNC_TORTURE_HOSTILE=all $(SWIFT) test --filter 'Torture|CLIBadInputTests'
 
 ## sweep: a long simulator sweep on the release build: 10,000 seeds in memory, then 1,000 on SQLite files.
 sweep:

@@ -48,15 +48,20 @@ extension Simulation {
         }
     }
 
-    /// What the app does on `CKAccountChanged`: it reacts at once, without waiting for a relaunch.
-    ///
-    /// Until the engine offers `LaunchedApp.reactToAccountChange()`, approximated by reconfiguring (relaunching) an
-    /// app whose launch fell back for an account reason.
+    /// What the app does on `CKAccountChanged`: it reacts at once (`LaunchedApp.reactToAccountChange()`), without
+    /// waiting for a relaunch; a reconfigured app replaces the running one, whose cycle in flight (if any) goes on.
     func reactToAccountChange(_ device: Device) {
-        guard let app = device.app, let reason = app.record.fallbackReason,
-            [.noAccount, .accountRestricted, .accountTemporarilyUnavailable].contains(reason)
-        else { return }
-        relaunch(device, why: "reconfigured for the account change")
+        guard let app = device.app else { return }
+        do {
+            let reacted = try app.reactToAccountChange()
+            guard reacted !== app else { return }
+            device.app = reacted
+            device.instance += 1
+            trace("\(device.name): reconfigured for the account change → \(describe(reacted))")
+        } catch {
+            if crashedInside(device, "reacting to the account change") { return }
+            fail(.noAcknowledgedWriteLost, "\(device.name): reacting to the account change failed: \(error)")
+        }
     }
 
     /// The server's weather between steps: a low-limit episode starts or ends; now and then an account's server

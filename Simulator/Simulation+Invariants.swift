@@ -84,6 +84,14 @@ extension Simulation {
             expected.state == status.state && expected.pending == status.pendingChanges
                 && expected.fallback == status.fallbackOccurred,
             "\(device.name): status is \(status) (fallback \(status.fallbackOccurred)); the facts call for \(expected)")
+        if case .on(.waiting(_, let next?)) = status.state {
+            // A retry on another day than the device's today shows its date, not only a time of day.
+            let day = { (date: Date) in (date.timeIntervalSince1970 / 86_400).rounded(.down) }
+            let today = day(app.environment.clock.now()) == day(next)
+            check(
+                .honestStatus, today || status.copy.contains(" again on "),
+                "\(device.name): the retry is due on another day but the copy reads \"\(status.copy)\"")
+        }
         guard result.failure == nil else { return }
         checkCause(device, app: app, facts: facts)
     }
@@ -141,6 +149,8 @@ extension Simulation {
                 }
             case .quotaExceeded:
                 device.errorsSeen[.quotaExceeded] != nil
+            case .containerUnusable:
+                device.errorsSeen[.internalError] != nil
             }
         check(
             .honestStatus, justified,
@@ -259,7 +269,7 @@ extension Simulation {
             container = Dictionary(
                 uniqueKeysWithValues: try world.containerRecords(account: account).map { record in
                     var fields = record.fields
-                    fields[Schema.reservedFieldName] = nil
+                    for key in Schema.reservedFieldNames { fields[key] = nil }
                     return (record.recordID.recordName, fields)
                 })
             local = Dictionary(

@@ -429,7 +429,7 @@ extension Simulation {
                 try world.device(device.name).setAccountStatus(.available)
                 trace("\(device.name): account available again")
                 accountChanged(device)
-            case .missingEntitlement, .noAccount, .storeCreationFailed:
+            case .missingEntitlement, .noAccount, .storeCreationFailed, .containerUnusable:
                 return
             }
         } catch {
@@ -479,14 +479,13 @@ extension Simulation {
         if report.ran {
             line +=
                 " sent \(report.sentSaves)+\(report.sentDeletes) fetched \(report.fetchedModifications)+\(report.fetchedDeletions)"
-            line += " → \(report.outcome?.encoded ?? "crashed")"
+            line +=
+                " → \(report.outcome?.encoded ?? report.stoppedBecause.map { "stopped:\($0.rawValue)" } ?? "crashed")"
         } else {
             line += " skipped"
         }
         trace(same ? line : line + " (an app instance since replaced)")
-        for event in report.events where String(describing: event).hasPrefix("mergeTooLarge") {
-            if let name = Self.recordName(in: event) { mergesTooLarge.insert(name) }
-        }
+        for case .mergeTooLarge(let name) in report.events { mergesTooLarge.insert(name) }
         if case .paused(.userDeletedZone)? = report.outcome, let account {
             device.learnedDeletion[account.rawValue] = moment
         }
@@ -511,6 +510,11 @@ extension Simulation {
         check(
             .countersAgree, report.sentSaves == saves,
             "\(device.name): the engine reported \(report.sentSaves) saves; the container accepted \(saves)")
+        let refused = tallyAfter.errors[.limitExceeded, default: 0] - tallyBefore.errors[.limitExceeded, default: 0]
+        check(
+            .countersAgree, report.refusedRequests == refused,
+            "\(device.name): the engine reported \(report.refusedRequests) refused requests; the container refused \(refused)"
+        )
         check(
             .countersAgree, report.sentDeletes == deletes,
             "\(device.name): the engine reported \(report.sentDeletes) deletes; the container accepted \(deletes)")
@@ -550,15 +554,6 @@ extension Simulation {
                     "\(device.name): the cycle met \(injected) but paused with \(reason)")
             }
         }
-    }
-
-    /// The record name an event names, read from its description (events that name a record carry it as their
-    /// first value).
-    static func recordName(in event: SyncEvent) -> String? {
-        let text = String(describing: event)
-        guard let open = text.firstIndex(of: "\""), let close = text[text.index(after: open)...].firstIndex(of: "\"")
-        else { return nil }
-        return String(text[text.index(after: open)..<close])
     }
 
     /// Adds what the device's current container saw since last time to its lifetime error tally.

@@ -79,7 +79,10 @@ public struct ArgumentParser: Sendable {
                 }
                 if command.flags.contains(where: { $0.name == name }) {
                     if inlineValue != nil { throw fail("flag '--\(name)' does not take a value") }
-                    parsed.flags.insert(name)
+                    // A flag given twice is as likely a slip as an option given twice, and is refused the same way.
+                    guard parsed.flags.insert(name).inserted else {
+                        throw fail("flag '--\(name)' was given more than once")
+                    }
                     continue
                 }
                 throw fail("unknown option '--\(name)' for '\(displayName(parsed.path))'")

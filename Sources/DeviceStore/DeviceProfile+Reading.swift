@@ -32,6 +32,14 @@ extension DeviceProfile {
         guard let name else { throw reader.missingKey("name", at: "the top level") }
         guard let accountStatus else { throw reader.missingKey("accountStatus", at: "the top level") }
         guard let build else { throw reader.missingKey("build", at: "the top level") }
+        // An account name that is not one would read as signed out (``DeviceProfile/accountID``): a damaged file.
+        if case .some(.some(let name)) = account {
+            do {
+                _ = try AccountID(name)
+            } catch {
+                throw reader.problem("the key \"account\"", "is not a valid account name: \(error.problem)")
+            }
+        }
         return DeviceProfile(name: name, account: account ?? nil, accountStatus: accountStatus, build: build)
     }
 

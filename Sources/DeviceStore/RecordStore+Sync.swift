@@ -37,6 +37,12 @@ public enum SyncStateKey: String, Sendable, CaseIterable {
     case fetchedModifications = "fetched_modifications"
     case fetchedDeletions = "fetched_deletions"
     case conflictsResolved = "conflicts_resolved"
+    /// Advanced each time the store starts afresh: a cycle that began in an earlier epoch applies nothing more.
+    case epoch = "epoch"
+    /// The number of records per modify request the engine uses, reduced after `limitExceeded` (default 400).
+    case batchSize = "batch_size"
+    /// Modify requests accepted in a row at the current batch size; after enough of them the size grows back.
+    case batchStreak = "batch_streak"
 }
 
 /// A pending change as the engine reads it: with a revision that grows each time the record is written again, so

@@ -176,6 +176,12 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             createdAt: now,
             modifiedAt: now)
         try checkSize(record)
+        if isPlanted(.pendingChangeInSecondTransaction) {
+            // Planted: a crash between these two commits leaves a record that never syncs.
+            try write { connection in try Self.insertRow(record, connection) }
+            try write { connection in try self.queue(.save, name: record.name, type: record.type, connection) }
+            return record
+        }
         try write { connection in
             try Self.insertRow(record, connection)
             try self.queue(.save, name: record.name, type: record.type, connection)
@@ -210,15 +216,16 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
                     throw StoreError(.unknownField, "a \(record.type) has no field \(key)")
                 }
                 record.fields[key] = value ?? nil
-                record.fieldVersions[key] = FieldVersion(
-                    time: now.timeIntervalSinceReferenceDate, device: self.deviceID)
+                record.fieldVersions[key] = FieldVersion.edit(
+                    at: now.timeIntervalSinceReferenceDate, by: self.deviceID, superseding: record.fieldVersions[key])
             }
-            record.modifiedAt = now
+            record.modifiedAt = record.fieldVersions.latest.map { Date(timeIntervalSinceReferenceDate: $0) } ?? now
             try self.checkSize(record)
             try connection.run(
                 "UPDATE records SET fields = ?, field_versions = ?, modified_at = ? WHERE record_name = ?",
                 .text(String(decoding: FieldsJSON.encode(record.fields), as: UTF8.self)),
-                .text(record.fieldVersions.encoded), .real(now.timeIntervalSinceReferenceDate), .text(name))
+                .text(record.fieldVersions.encoded), .real(record.modifiedAt.timeIntervalSinceReferenceDate),
+                .text(name))
             try self.queue(.save, name: name, type: record.type, connection)
             return record
         }

@@ -10,6 +10,11 @@ public struct Schema: Sendable, Hashable {
 
     /// The field every synced record carries for per-field conflict resolution; no type may declare it.
     public static let reservedFieldName = "syncFieldVersions"
+    /// The reserved field that carries when a record was created on the device that wrote it, so that every device
+    /// shows the same creation time (CloudKit's own `creationDate` is the first upload's).
+    public static let reservedCreatedAtFieldName = "syncCreatedAt"
+    /// Every field name sync reserves.
+    public static let reservedFieldNames: Set<String> = [reservedFieldName, reservedCreatedAtFieldName]
 
     /// Creates a schema, checking every name.
     ///
@@ -32,7 +37,7 @@ public struct Schema: Sendable, Hashable {
                     throw SchemaError(
                         .invalidName, "record type \(type.name), field \(CloudKitNames.quoted(field.name)): \(problem)")
                 }
-                if field.name == Self.reservedFieldName {
+                if Self.reservedFieldNames.contains(field.name) {
                     throw SchemaError(
                         .invalidName, "record type \(type.name): the field name \(field.name) is reserved for sync")
                 }

@@ -71,6 +71,12 @@ public struct FieldVersions: Sendable, Hashable {
         set { versions[field] = newValue }
     }
 
+    /// The time of the latest version, if any field was ever written: when the record's surviving content was
+    /// last edited, which every device computes alike once their versions agree.
+    public var latest: Double? {
+        versions.values.map(\.time).max()
+    }
+
     /// The stored text.
     public var encoded: String {
         versions.keys.sorted().map { key in
@@ -107,6 +113,21 @@ public struct FieldVersion: Sendable, Hashable, Comparable, CustomStringConverti
     public init(time: Double, device: String) {
         self.time = time
         self.device = device
+    }
+
+    /// The version of an edit made on this device at `time`, which must supersede the version it replaces.
+    ///
+    /// A device's clock can lag or jump back; an edit made after the device saw a version is still newer than that
+    /// version, as a hybrid logical clock would have it, so the user's edit never loses to what it replaced.
+    ///
+    /// - Parameters:
+    ///   - time: The device clock's time (seconds since 2001-01-01).
+    ///   - device: The writing device's identifier.
+    ///   - previous: The version the edit replaces, if the field was written before.
+    /// - Returns: `time`, or just after `previous` when the clock reads earlier.
+    public static func edit(at time: Double, by device: String, superseding previous: FieldVersion?) -> FieldVersion {
+        guard let previous, previous.time >= time else { return FieldVersion(time: time, device: device) }
+        return FieldVersion(time: previous.time + 0.001, device: device)
     }
 
     public static func < (lhs: FieldVersion, rhs: FieldVersion) -> Bool {

@@ -1,3 +1,5 @@
+import SQLite
+
 /// An error from a private container, shaped like CloudKit's `CKError`: the same codes, with the same numbers.
 ///
 /// Besides the code it carries what CloudKit puts in an error's user info: `retryAfter` for the errors CloudKit
@@ -133,6 +135,17 @@ public struct CloudError: Error, Sendable, CustomStringConvertible {
     /// For `internalError` raised by a container's own storage: the underlying error (for example a
     /// `DatabaseFileError` naming a damaged file). A real CloudKit server never reports such a thing; this fake can.
     public var storageError: (any Error)?
+
+    /// Whether this is a failure of the container's own storage that no retry can cure: a damaged file, a file that
+    /// is not this container's database, or one whose tables are missing. A busy lock or a full disk is not one.
+    public var isDamagedStorage: Bool {
+        guard code == .internalError, let storageError else { return false }
+        if storageError is DatabaseFileError { return true }
+        if let error = storageError as? SQLiteError {
+            return error.isDamagedFile || error.code == .error
+        }
+        return false
+    }
 
     /// Creates an error.
     ///

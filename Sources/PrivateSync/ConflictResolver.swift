@@ -1,4 +1,5 @@
 import DeviceStore
+import FoundationEssentials
 
 /// Decides what a record becomes when this device changed it and the server has a version it has not seen.
 ///
@@ -38,7 +39,9 @@ public struct FieldLevelLastWriterWins: ConflictResolver {
                 merged.fieldVersions[key] = serverVersion
             }
         }
-        merged.modifiedAt = max(local.modifiedAt, server.modifiedAt)
+        merged.modifiedAt =
+            merged.fieldVersions.latest.map { Date(timeIntervalSinceReferenceDate: $0) }
+            ?? max(local.modifiedAt, server.modifiedAt)
         return merged
     }
 }

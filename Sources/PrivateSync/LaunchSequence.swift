@@ -184,6 +184,12 @@ public struct LaunchSequence: Sendable {
     /// - Throws: ``LaunchError`` `neverLaunched` when the device has no launch since installation.
     public func resume() throws(LaunchError) -> LaunchedApp {
         let record = try lastLaunch()
+        if Self.accountChanged(since: record, device: device), !environment.plantedBugs.contains(.ignoresAccountChange)
+        {
+            // The launch fell back for the account, and the account is not what it was: the app reconfigures, as
+            // one observing CKAccountChanged does, instead of waiting for a relaunch.
+            return try run()
+        }
         do {
             let stores = try openStores(cloud: record.userCreatedStore == .cloud)
             return LaunchedApp(device: device, environment: environment, record: record, stores: stores)
@@ -201,16 +207,33 @@ public struct LaunchSequence: Sendable {
     ///   the user-created store throws.
     public func status() throws(LaunchError) -> SyncStatus {
         let record = try lastLaunch()
+        // The app reconfigures on an account change at its next action (``resume()``): the status is the one that
+        // reconfiguration gives, not that of a fallback whose cause is gone. (Same store file either way.)
+        let reconfigures =
+            Self.accountChanged(since: record, device: device)
+            && !environment.plantedBugs.contains(.ignoresAccountChange)
         do {
             let store = try RecordStore<UserCreated>.open(
                 userCreatedConfiguration(cloud: record.userCreatedStore == .cloud), partition: environment.partition,
                 deviceID: device.name, clock: environment.clock, names: environment.names,
                 durability: environment.durability, crashSwitch: environment.crashSwitch,
                 verifyIntegrity: environment.verifyIntegrity)
-            return SyncStatus.derive(from: try LaunchedApp.facts(device: device, record: record, userCreated: store))
+            var facts = try LaunchedApp.facts(
+                device: device, record: record, userCreated: store, now: environment.clock.now())
+            if reconfigures {
+                facts.userCreatedStoreIsCloud = true
+                facts.launchFallback = nil
+            }
+            return SyncStatus.derive(from: facts)
         } catch {
             throw LaunchError(opening: error)
         }
+    }
+
+    /// Whether the launch `record` fell back for the device's account, and the account's status has changed since.
+    static func accountChanged(since record: LaunchRecord, device: SimulatedDevice) -> Bool {
+        guard let reason = record.fallbackReason, reason.isAccountReason else { return false }
+        return PauseReason(accountStatus: device.session.status) != reason
     }
 
     /// The record of the last launch since installation.

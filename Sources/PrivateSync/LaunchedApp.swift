@@ -37,7 +37,8 @@ public final class LaunchedApp: Sendable {
             self.engine = SyncEngine(
                 store: stores.userCreated, container: container, clock: environment.clock,
                 resolver: environment.resolver,
-                retryPolicy: environment.retryPolicy, observer: environment.observer)
+                retryPolicy: environment.retryPolicy, observer: environment.observer,
+                isSyncWanted: { [device] in (try? device.syncPreference()) ?? false })
         } else {
             self.container = nil
             self.engine = nil
@@ -116,12 +117,12 @@ public final class LaunchedApp: Sendable {
 
     /// The facts the status is derived from, read now.
     public func facts() throws(StoreError) -> SyncFacts {
-        try Self.facts(device: device, record: record, userCreated: stores.userCreated)
+        try Self.facts(device: device, record: record, userCreated: stores.userCreated, now: environment.clock.now())
     }
 
     /// The facts of a device's app, read from its launch record, its account and its user-created store.
     static func facts(
-        device: SimulatedDevice, record: LaunchRecord, userCreated: RecordStore<UserCreated>
+        device: SimulatedDevice, record: LaunchRecord, userCreated: RecordStore<UserCreated>, now: Date? = nil
     ) throws(StoreError) -> SyncFacts {
         let engineState = try userCreated.syncSnapshot { state in try EngineState(state) }
         let (account, status) = device.session.current
@@ -130,7 +131,7 @@ public final class LaunchedApp: Sendable {
             launchFallback: record.fallbackReason, accountStatus: status, currentUser: account?.userRecordID,
             boundUser: engineState.boundUser, enginePause: engineState.pause, lastOutcome: engineState.lastOutcome,
             nextAttempt: engineState.nextAttempt, initialFetchDone: engineState.initialFetchDone,
-            pendingChanges: engineState.pendingChanges)
+            pendingChanges: engineState.pendingChanges, now: now)
     }
 
     /// The status the settings screen shows, derived from the facts.
@@ -172,6 +173,19 @@ public final class LaunchedApp: Sendable {
         return app
     }
 
+    /// Reacts to a change of the device's account, as an app observing `CKAccountChanged` does: when this launch
+    /// fell back to a local store because of the account (signed out, restricted, temporarily unavailable) and the
+    /// account is no longer in that state, the stores are reconfigured, so the next cycle runs without a relaunch.
+    ///
+    /// - Returns: The app as reconfigured, or this one when nothing needed to change.
+    /// - Throws: ``LaunchError`` when the stores cannot be opened again.
+    public func reactToAccountChange() throws(LaunchError) -> LaunchedApp {
+        guard LaunchSequence.accountChanged(since: record, device: device),
+            !environment.plantedBugs.contains(.ignoresAccountChange)
+        else { return self }
+        return try LaunchSequence(device: device, environment: environment).run()
+    }
+
     /// After an account switch (`accountChanged`): keeps the previous account's records on the device, in an
     /// archive store beside the active one, and lets the active store start afresh with the account signed in now.
     /// Records written under the new account, or with no account, stay and are uploaded to it; records this device
@@ -202,7 +216,11 @@ public final class LaunchedApp: Sendable {
         let current = device.session.account?.userRecordID
         try stores.userCreated.syncTransaction { state in
             try state.removeRecords(of: previous)
+            // A new epoch, in the same transaction: a cycle still running for the previous account (in this process
+            // or another) applies nothing more, so none of that account's records come back into this store.
+            let epoch = try state.integer(.epoch) + (stores.userCreated.isPlanted(.cycleSurvivesStartFresh) ? 0 : 1)
             for key in SyncStateKey.allCases where !Self.totals.contains(key) { try state.setState(key, nil) }
+            try state.setState(.epoch, .integer(epoch))
             try state.queueEverythingForUpload(to: current)
         }
         // Data this device kept apart for the account signed in now, when it started afresh for another, comes back.

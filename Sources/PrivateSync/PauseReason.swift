@@ -18,6 +18,10 @@ public enum PauseReason: String, Sendable, Hashable, CaseIterable, Codable, Cust
     case userDeletedZone
     /// The user's iCloud storage is full.
     case quotaExceeded
+    /// The account's container cannot be used: its storage is damaged or belongs to something else (this fake's
+    /// file backend only; a real CloudKit server never reports it). Retrying cannot help; a forced sync tries again
+    /// once the file is repaired.
+    case containerUnusable
 
     public var description: String { rawValue }
 
@@ -35,11 +39,18 @@ public enum PauseReason: String, Sendable, Hashable, CaseIterable, Codable, Cust
         case .userDeletedZone:
             "Sync is paused: this app's data was deleted from iCloud. Turn sync off and on to upload this device's data again."
         case .quotaExceeded: "Sync is paused: your iCloud storage is full."
+        case .containerUnusable: "Sync is paused: the iCloud container cannot be read. Repair it, then sync again."
         }
     }
 }
 
 extension PauseReason {
+    /// Whether the reason is the device's account (signed out, restricted, temporarily unavailable): a pause the
+    /// app leaves by itself when the account comes back.
+    public var isAccountReason: Bool {
+        self == .noAccount || self == .accountRestricted || self == .accountTemporarilyUnavailable
+    }
+
     /// The pause an account status calls for, or `nil` when sync may run: the one mapping that the launch, the
     /// status and the engine all use.
     ///

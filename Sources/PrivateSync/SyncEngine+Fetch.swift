@@ -9,10 +9,11 @@ extension SyncEngine {
     /// A fetch from no token is a full snapshot: when the store already holds records the server confirmed, the
     /// engine remembers which names the snapshot returned and, at its end, deletes the confirmed records the server
     /// no longer has (so an expired token loses no deletion and duplicates nothing).
-    func fetchAll(user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
+    func fetchAll(_ cycle: CycleGuard, _ report: inout SyncReport) async throws(Stop) {
+        let user = cycle.user
         var restarts = 0
         while true {
-            let (token, reconciling) = try transaction { state -> (ChangeToken?, Bool) in
+            let (token, reconciling) = try transaction(cycle) { state -> (ChangeToken?, Bool) in
                 let token = try state.bytes(.zoneToken).map(ChangeToken.init(bytes:))
                 let alreadyReconciling = try state.integer(.reconcileOnFullFetch) == 1
                 if token == nil, !alreadyReconciling, try state.hasSyncedRecords(of: user) {
@@ -28,18 +29,20 @@ extension SyncEngine {
                 page = try await container.recordZoneChanges(in: zoneID, since: token, resultsLimit: nil)
             } catch  where error.code == .changeTokenExpired && restarts < 3 {
                 restarts += 1
-                try transaction { try $0.setState(.zoneToken, nil) }
+                if !isPlanted(.keepsExpiredZoneToken) {
+                    try transaction(cycle) { try $0.setState(.zoneToken, nil) }
+                }
                 emit(.changeTokenExpired, &report)
                 continue
             } catch  where (error.code == .zoneNotFound || error.code == .userDeletedZone) && restarts < 3 {
                 // The zone went away after the database changes were read: the deletion policy applies.
                 restarts += 1
-                try await zoneVanished(user: user, &report)
+                try await zoneVanished(cycle, &report)
                 continue
             } catch {
                 throw stop(for: error)
             }
-            let applied = try transaction { state in
+            let applied = try transaction(cycle) { state in
                 try self.apply(page, user: user, reconciling: reconciling, state)
             }
             report.fetchedModifications += applied.modifications
@@ -49,6 +52,7 @@ extension SyncEngine {
                 emit(.fetched(modifications: applied.modifications, deletions: applied.deletions), &report)
             }
             for name in applied.conflicts { emit(.conflictResolved(recordName: name), &report) }
+            for name in applied.tooLarge { emit(.mergeTooLarge(recordName: name), &report) }
             for name in applied.deleteWins { emit(.deleteWon(recordName: name), &report) }
             for (name, type) in applied.ignored {
                 emit(.ignoredFetchedRecord(recordName: name, recordType: type), &report)
@@ -62,6 +66,7 @@ extension SyncEngine {
         var modifications = 0
         var deletions = 0
         var conflicts: [String] = []
+        var tooLarge: [String] = []
         var deleteWins: [String] = []
         var ignored: [(String, String)] = []
         var reconciled: Int?
@@ -86,20 +91,27 @@ extension SyncEngine {
             let pending = try state.pendingChange(named: name)
             if pending?.kind == .delete { continue }  // A local delete wins; it is sent next.
             let local = try state.record(named: name)
-            if local != nil, pending == nil, try state.serverChangeTag(of: name) == cloud.recordChangeTag {
-                continue  // The server's copy of what this device already has (its own save, come back).
+            // The server's copy of a version this device already has (its own save, come back): nothing to merge,
+            // even with an edit pending, since that edit was made on top of this very version. Only a version this
+            // device has not seen goes to the resolver.
+            if local != nil, pending == nil || !isPlanted(.resolvesOwnEcho),
+                try state.serverChangeTag(of: name) == cloud.recordChangeTag
+            {
+                continue
             }
-            let server = RecordMapping.storedRecord(from: cloud, origin: user, existing: local)
+            let server = RecordMapping.storedRecord(
+                from: cloud, origin: user, existing: local, serverTimes: isPlanted(.serverTimesOnFetch))
             guard let local, let pending else {
                 try state.putRecord(server, serverFields: cloud.systemFields)
                 continue
             }
-            let merged = resolver.resolve(local: local, server: server)
-            try state.putRecord(merged, serverFields: cloud.systemFields)
-            if merged.fields == server.fields && merged.fieldVersions == server.fieldVersions {
+            // Every pending change that meets an unseen server version is a conflict, whichever side the merge keeps.
+            applied.conflicts.append(name)
+            let merge = mergeOutcome(local: local, server: server)
+            if merge.tooLarge { applied.tooLarge.append(name) }
+            try state.putRecord(merge.record, serverFields: cloud.systemFields)
+            if merge.record.fields == server.fields && merge.record.fieldVersions == server.fieldVersions {
                 try state.removePendingChange(named: name, ifRevision: pending.revision)
-            } else if merged.fields != local.fields || merged.fieldVersions != local.fieldVersions {
-                applied.conflicts.append(name)
             }
         }
         for deletion in page.deletions {

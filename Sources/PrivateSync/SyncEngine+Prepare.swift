@@ -6,8 +6,9 @@ import SQLite
 extension SyncEngine {
     /// Checks the account, binds the store on first use, makes sure the zone exists, and reads database changes.
     ///
-    /// - Returns: The user record the store is bound to (and the account signed in).
-    func prepare(_ report: inout SyncReport) async throws(Stop) -> UserRecordID {
+    /// - Returns: What the cycle starts from: the user record the store is bound to (and the account signed in), and
+    ///   the store's epoch.
+    func prepare(_ report: inout SyncReport) async throws(Stop) -> CycleGuard {
         if let reason = PauseReason(accountStatus: await container.accountStatus()) {
             throw .accountUnusable(reason)
         }
@@ -18,18 +19,20 @@ extension SyncEngine {
             throw stop(for: error)
         }
         enum Binding: Sendable { case bound, newlyBound, changed }
-        let binding = try transaction { state -> Binding in
+        let (binding, epoch) = try transaction { state -> (Binding, Int64) in
+            let epoch = try state.integer(.epoch)
             switch try state.text(.boundUser).map(UserRecordID.init(recordName:)) {
             case nil:
                 try state.setState(.boundUser, .text(user.recordName))
                 try state.adoptUnownedRecords(as: user)
-                return .newlyBound
+                return (.newlyBound, epoch)
             case user?:
-                return .bound
+                return (.bound, epoch)
             case _?:
-                return .changed
+                return (.changed, epoch)
             }
         }
+        let cycle = CycleGuard(user: user, epoch: epoch)
         switch binding {
         case .newlyBound: emit(.boundToAccount(user), &report)
         case .changed:
@@ -38,17 +41,20 @@ extension SyncEngine {
             throw .accountUnusable(.accountChanged)
         case .bound: break
         }
-        try await readDatabaseChanges(user: user, &report)
+        try await readDatabaseChanges(cycle, &report)
         try await ensureZone(&report)
         // The user's consent to upload again covers the deletion just read, if any; it is spent once the zone
         // exists again, so it cannot approve a deletion that happens later.
-        try transaction { try $0.setState(.reuploadConsent, nil) }
-        return user
+        if !isPlanted(.consentNeverSpent) {
+            try transaction(cycle) { try $0.setState(.reuploadConsent, nil) }
+        }
+        return cycle
     }
 
-    /// Makes sure the signed-in user is still the bound one before a request that writes or a page that is
-    /// applied: every container call goes to whoever is signed in at that moment.
+    /// Makes sure, before a request, that the user still wants sync and the signed-in user is still the bound one:
+    /// every container call goes to whoever is signed in at that moment.
     func verifyUser(_ user: UserRecordID) async throws(Stop) {
+        try checkStillWanted()
         let current: UserRecordID
         do {
             current = try await container.userRecordID()
@@ -80,7 +86,8 @@ extension SyncEngine {
     ///
     /// A store that never had the zone (a new device, a store started afresh) reads the account's history from the
     /// beginning; deletions in it are of zones this store never held, and are ignored.
-    private func readDatabaseChanges(user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
+    private func readDatabaseChanges(_ cycle: CycleGuard, _ report: inout SyncReport) async throws(Stop) {
+        let user = cycle.user
         let freshStore = try transaction { state in
             try state.bytes(.databaseToken) == nil && state.integer(.zoneReady) == 0
         }
@@ -88,6 +95,7 @@ extension SyncEngine {
         while true {
             let token = try transaction { try $0.bytes(.databaseToken).map(ChangeToken.init(bytes:)) }
             let page: DatabaseChanges
+            try checkStillWanted()
             do {
                 page = try await container.databaseChanges(since: token, resultsLimit: nil)
             } catch  where error.code == .changeTokenExpired && expired < 3 {
@@ -98,7 +106,7 @@ extension SyncEngine {
                 throw stop(for: error)
             }
             let deleted = !freshStore && page.deletions.contains { $0.zoneID == zoneID }
-            let handled = try transaction { state -> Bool in
+            let handled = try transaction(cycle) { state -> Bool in
                 if deleted {
                     guard try state.integer(.reuploadConsent) == 1 else { return false }
                     try Self.prepareReupload(state, user: user)
@@ -127,10 +135,10 @@ extension SyncEngine {
 
     /// The zone is gone although the store knew it (a call said `zoneNotFound` or `userDeletedZone`): the same
     /// policy as a deletion read from database changes. Without consent, pause; with it, re-upload.
-    func zoneVanished(user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
-        let consent = try transaction { state -> Bool in
+    func zoneVanished(_ cycle: CycleGuard, _ report: inout SyncReport) async throws(Stop) {
+        let consent = try transaction(cycle) { state -> Bool in
             guard try state.integer(.reuploadConsent) == 1 else { return false }
-            try Self.prepareReupload(state, user: user)
+            try Self.prepareReupload(state, user: cycle.user)
             return true
         }
         guard consent else {
@@ -141,12 +149,17 @@ extension SyncEngine {
         try await ensureZone(&report)
     }
 
-    /// Called when the user turns sync on: their consent to upload this device's data again if the app's iCloud
-    /// data was deleted, and the end of a pause that only the user could end.
+    /// Called when the user turns sync on: the end of a pause that only the user could end and, when this device
+    /// knows the user deleted the app's iCloud data, their consent to upload this device's data again.
+    ///
+    /// Only a `sync on` made after the device learned of the deletion is consent: an earlier toggle was made before
+    /// the user deleted their data, and can never approve putting it back.
     public func userTurnedSyncOn() throws(StoreError) {
         try store.syncTransaction { state in
-            try state.setState(.reuploadConsent, .integer(1))
             let pause = try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:))
+            if pause == .userDeletedZone || self.isPlanted(.earlyToggleConsents) {
+                try state.setState(.reuploadConsent, .integer(1))
+            }
             if pause == .userDeletedZone || pause == .quotaExceeded {
                 try state.setState(.pauseReason, nil)
             }

@@ -16,17 +16,22 @@ extension SyncEngine {
     ///
     /// An item that fails on its own (a record the server rejects) is set aside for the rest of the cycle, so it
     /// does not hold back the others; the cycle then ends with a retry for it.
-    func sendAll(user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
+    func sendAll(_ cycle: CycleGuard, _ report: inout SyncReport) async throws(Stop) {
+        let user = cycle.user
         let limits = CloudLimits.cloudKit
-        var batchLimit = limits.maximumItemsPerRequest
+        var batchLimit =
+            isPlanted(.forgetsBatchSize)
+            ? limits.maximumItemsPerRequest : try transaction(cycle) { try Self.batchSize(in: $0, limits: limits) }
         var setAside = Set<String>()
+        // The failure of a change set aside: the only thing that can leave the cycle unfinished. A batch refused
+        // because another item of it conflicted is not one: its items are sent again in the next round.
         var lastFailure: CloudError?
         var rounds = 0
         // Each round either moves something or stops the cycle; the cap only guards against a server that keeps
         // answering with conflicts forever.
         while rounds < 10_000 {
             rounds += 1
-            let batch = try transaction { state in
+            let batch = try transaction(cycle) { state in
                 try self.nextBatch(
                     user: user, itemLimit: batchLimit, byteLimit: limits.maximumRequestBytes, skipping: setAside, state)
             }
@@ -42,18 +47,33 @@ extension SyncEngine {
                 result = try await container.modifyRecords(
                     saving: saves, deleting: deletes, savePolicy: .ifServerRecordUnchanged, atomically: true)
             } catch  where error.code == .limitExceeded && batch.items.count > 1 {
+                // (No record of the batch has left yet: the request was refused whole.)
                 let smaller = max(1, batch.items.count / 2)
+                report.refusedRequests += 1
                 emit(.batchSplit(from: batch.items.count, to: smaller), &report)
                 batchLimit = smaller
+                // Kept with the engine's state: a server whose limit stays low costs one series of refusals, not
+                // one per round or per cycle.
+                try transaction(cycle) { state in
+                    try state.setState(.batchSize, .integer(Int64(smaller)))
+                    try state.setState(.batchStreak, nil)
+                }
                 continue
             } catch  where error.code == .limitExceeded {
+                report.refusedRequests += 1
                 setAside.insert(batch.items[0].pending.recordName)
                 lastFailure = error
                 continue
             } catch {
                 throw stop(for: error)
             }
-            let outcome = try transaction { state in try self.apply(result, of: batch.items, state) }
+            let outcome = try transaction(cycle) { state in
+                let outcome = try self.apply(result, of: batch.items, state)
+                if !self.isPlanted(.forgetsBatchSize) {
+                    batchLimit = try Self.noteAcceptedRequest(in: state, limits: limits)
+                }
+                return outcome
+            }
             report.sentSaves += outcome.saves
             report.sentDeletes += outcome.deletes
             report.conflictsResolved += outcome.conflicts.count
@@ -61,18 +81,49 @@ extension SyncEngine {
                 emit(.sent(saves: outcome.saves, deletes: outcome.deletes), &report)
             }
             for name in outcome.conflicts { emit(.conflictResolved(recordName: name), &report) }
+            for name in outcome.tooLarge { emit(.mergeTooLarge(recordName: name), &report) }
             for name in outcome.deleteWins { emit(.deleteWon(recordName: name), &report) }
             if let pause = outcome.pause { throw pause }
-            if outcome.zoneMissing { try await zoneVanished(user: user, &report) }
+            if outcome.zoneMissing { try await zoneVanished(cycle, &report) }
             setAside.formUnion(outcome.setAside)
             if let failure = outcome.failure { lastFailure = failure }
+            if isPlanted(.batchConflictFailsCycle), let echo = outcome.echo { lastFailure = echo }
             if !outcome.progressed && outcome.setAside.isEmpty {
                 // Nothing moved and nothing can be set aside: retry later rather than spin.
-                throw .retry(lastFailure ?? CloudError(.internalError, "no pending change could be sent"))
+                throw .retry(
+                    lastFailure ?? outcome.echo ?? CloudError(.internalError, "no pending change could be sent"))
             }
-            batchLimit = limits.maximumItemsPerRequest
+            if isPlanted(.forgetsBatchSize) { batchLimit = limits.maximumItemsPerRequest }
         }
+        // The outcome says what is left: only changes set aside for a failure of their own.
         if let lastFailure { throw .retry(lastFailure) }
+    }
+
+    /// After this many accepted requests in a row, the batch size doubles (up to CloudKit's limit): a limit that was
+    /// low for a while is probed again now and then, at the cost of one refused request.
+    static let acceptedRequestsBeforeGrowing = 10
+
+    /// The batch size in use, from the engine's state.
+    static func batchSize(in state: SyncTransaction, limits: CloudLimits) throws -> Int {
+        let stored = try state.integer(.batchSize)
+        return stored > 0 ? Int(min(stored, Int64(limits.maximumItemsPerRequest))) : limits.maximumItemsPerRequest
+    }
+
+    /// Counts an accepted request and grows the batch size after enough of them.
+    ///
+    /// - Returns: The batch size to use next.
+    static func noteAcceptedRequest(in state: SyncTransaction, limits: CloudLimits) throws -> Int {
+        let size = try batchSize(in: state, limits: limits)
+        guard size < limits.maximumItemsPerRequest else { return size }
+        let streak = try state.integer(.batchStreak) + 1
+        if streak < acceptedRequestsBeforeGrowing {
+            try state.setState(.batchStreak, .integer(streak))
+            return size
+        }
+        let grown = min(limits.maximumItemsPerRequest, size * 2)
+        try state.setState(.batchSize, grown == limits.maximumItemsPerRequest ? nil : .integer(Int64(grown)))
+        try state.setState(.batchStreak, nil)
+        return grown
     }
 
     struct Batch: Sendable {
@@ -133,11 +184,15 @@ extension SyncEngine {
         var saves = 0
         var deletes = 0
         var conflicts: [String] = []
+        var tooLarge: [String] = []
         var deleteWins: [String] = []
         var setAside: Set<String> = []
         var progressed = false
         var zoneMissing = false
+        /// The failure of an item set aside.
         var failure: CloudError?
+        /// A `batchRequestFailed`: an item refused only because another item of the atomic batch failed.
+        var echo: CloudError?
         var pause: Stop?
     }
 
@@ -152,7 +207,9 @@ extension SyncEngine {
                 switch result.saveResults[id] {
                 case .success(let saved)?:
                     try state.setServerFields(saved.systemFields!, of: name)
-                    try state.removePendingChange(named: name, ifRevision: item.pending.revision)
+                    // Only the revision that was sent: an edit made while the request was in flight stays queued.
+                    try state.removePendingChange(
+                        named: name, ifRevision: isPlanted(.saveClearsAnyRevision) ? nil : item.pending.revision)
                     outcome.saves += 1
                     outcome.progressed = true
                     continue
@@ -209,15 +266,35 @@ extension SyncEngine {
             classify(error, name: name, &outcome)
             return
         }
-        let server = RecordMapping.storedRecord(from: serverRecord, origin: local.origin, existing: local)
-        let merged = resolver.resolve(local: local, server: server)
-        try state.putRecord(merged, serverFields: serverRecord.systemFields)
-        if merged.fields == server.fields && merged.fieldVersions == server.fieldVersions {
+        let server = RecordMapping.storedRecord(
+            from: serverRecord, origin: local.origin, existing: local, serverTimes: isPlanted(.serverTimesOnFetch))
+        let merge = mergeOutcome(local: local, server: server)
+        try state.putRecord(merge.record, serverFields: serverRecord.systemFields)
+        if merge.record.fields == server.fields && merge.record.fieldVersions == server.fieldVersions {
             try state.removePendingChange(named: name, ifRevision: pending.revision)
-        } else {
-            outcome.conflicts.append(name)
         }
+        // Every conflict counts, whichever side the merge kept.
+        outcome.conflicts.append(name)
+        if merge.tooLarge { outcome.tooLarge.append(name) }
         outcome.progressed = true
+    }
+
+    /// Merges this device's version with the server's by the resolver, keeping the record's own times.
+    ///
+    /// A merge CloudKit would refuse as too large (each side fits, their union does not) can never upload: the
+    /// server's version, which fits and which other devices already have, is kept instead, and the caller reports
+    /// it (`mergeTooLarge`), so that devices converge and the user learns which edit was dropped.
+    func mergeOutcome(local: StoredRecord, server: StoredRecord) -> (record: StoredRecord, tooLarge: Bool) {
+        var merged = resolver.resolve(local: local, server: server)
+        merged.modifiedAt =
+            merged.fieldVersions.latest.map { Date(timeIntervalSinceReferenceDate: $0) } ?? merged.createdAt
+        if merged.encodedSize > CloudLimits.cloudKit.maximumRecordBytes && !isPlanted(.keepsOversizedMerge) {
+            var kept = server
+            kept.modifiedAt =
+                server.fieldVersions.latest.map { Date(timeIntervalSinceReferenceDate: $0) } ?? server.createdAt
+            return (kept, true)
+        }
+        return (merged, false)
     }
 
     /// Sorts an item's failure (of a save or a delete): a pause for the whole cycle, a missing zone, an echo of
@@ -225,7 +302,7 @@ extension SyncEngine {
     private func classify(_ error: CloudError, name: String, _ outcome: inout SendOutcome) {
         switch error.code {
         case .batchRequestFailed:
-            if outcome.failure == nil { outcome.failure = error }
+            if outcome.echo == nil { outcome.echo = error }
         case .zoneNotFound, .userDeletedZone:
             outcome.zoneMissing = true
         case .quotaExceeded, .notAuthenticated, .accountTemporarilyUnavailable:

@@ -27,6 +27,8 @@ public final class SyncEngine: Sendable {
     let resolver: any ConflictResolver
     let retryPolicy: RetryPolicy
     let observer: (@Sendable (SyncEvent) -> Void)?
+    /// Whether the user still wants sync, read live before every request (another process may turn it off).
+    let isSyncWanted: @Sendable () -> Bool
     private let running = Mutex(false)
 
     /// The engine's zone name, as NSPersistentCloudKitContainer uses `com.apple.coredata.cloudkit.zone`.
@@ -42,12 +44,15 @@ public final class SyncEngine: Sendable {
     ///   - resolver: The conflict policy; per-field last writer wins by default.
     ///   - retryPolicy: The backoff after transient failures.
     ///   - observer: Called with every event, synchronously, as it happens.
+    ///   - isSyncWanted: Whether the user still wants sync, asked before every container request, so that a cycle
+    ///     in flight stops as soon as the switch goes off (the app's setting, which another process may change).
     public init(
         store: RecordStore<UserCreated>, container: any PrivateContainer,
         zoneID: ZoneID = ZoneID(uncheckedName: SyncEngine.defaultZoneName), clock: any WallClock,
         resolver: any ConflictResolver = FieldLevelLastWriterWins(), retryPolicy: RetryPolicy = .standard,
-        observer: (@Sendable (SyncEvent) -> Void)? = nil
+        observer: (@Sendable (SyncEvent) -> Void)? = nil, isSyncWanted: @escaping @Sendable () -> Bool = { true }
     ) {
+        self.isSyncWanted = isSyncWanted
         self.store = store
         self.container = container
         self.zoneID = zoneID
@@ -122,6 +127,21 @@ public final class SyncEngine: Sendable {
         case accountUnusable(PauseReason)
         /// The store failed (or the process crashed): record nothing more.
         case store(StoreError)
+        /// The user or another process changed what the cycle may do: stop, record nothing, say why.
+        case stopped(CycleStopReason)
+    }
+
+    /// What a cycle started from: the account it is bound to and the store's epoch. Every transaction that applies
+    /// the server's data or picks what to send checks both, in the same transaction, so a cycle that outlived a
+    /// fresh start applies nothing.
+    struct CycleGuard: Sendable {
+        let user: UserRecordID
+        let epoch: Int64
+    }
+
+    /// Thrown inside a store transaction (rolling it back) when the cycle may not go on.
+    struct CycleInterrupted: Error {
+        let reason: CycleStopReason
     }
 
     private func cycle(force: Bool, fetch: Bool, send: Bool) async -> SyncReport {
@@ -146,9 +166,10 @@ public final class SyncEngine: Sendable {
                 return report
             }
             report.ran = true
-            let user = try await prepare(&report)
-            if fetch { try await fetchAll(user: user, &report) }
-            if send { try await sendAll(user: user, &report) }
+            try checkStillWanted()
+            let cycle = try await prepare(&report)
+            if fetch { try await fetchAll(cycle, &report) }
+            if send { try await sendAll(cycle, &report) }
             try record(.succeeded, error: nil, &report)
         } catch {
             handle(error, &report)
@@ -166,6 +187,8 @@ public final class SyncEngine: Sendable {
                     return "sync is paused: the user deleted the app's iCloud data"
                 case .quotaExceeded? where !force:
                     return "sync is paused: iCloud storage is full (a forced sync tries again)"
+                case .containerUnusable? where !force:
+                    return "sync is paused: the container cannot be read (a forced sync tries again)"
                 default:
                     break
                 }
@@ -183,18 +206,29 @@ public final class SyncEngine: Sendable {
 
     /// Sorts a container error into retry or pause.
     func stop(for error: CloudError) -> Stop {
-        switch error.code {
+        if error.isDamagedStorage {
+            return .pause(.containerUnusable, persistent: true, message: error.message)
+        }
+        return switch error.code {
         case .notAuthenticated: .pause(.noAccount, persistent: false, message: error.message)
         case .accountTemporarilyUnavailable:
             .pause(.accountTemporarilyUnavailable, persistent: false, message: error.message)
         case .quotaExceeded: .pause(.quotaExceeded, persistent: true, message: error.message)
-        case .userDeletedZone: .pause(.userDeletedZone, persistent: true, message: error.message)
+        case .userDeletedZone:
+            .pause(
+                isPlanted(.wrongPauseReason) ? .quotaExceeded : .userDeletedZone, persistent: true,
+                message: error.message)
         default: .retry(error)
         }
     }
 
     private func handle(_ stop: Stop, _ report: inout SyncReport) {
         switch stop {
+        case .stopped(let reason):
+            // Not a failure, and nothing to retry: the user (or another process) decided. Nothing is recorded.
+            report.outcome = nil
+            report.stoppedBecause = reason
+            emit(.stopped(reason), &report)
         case .store:
             // The store cannot be written (or the process is gone): there is nothing honest left to record.
             report.outcome = nil
@@ -239,7 +273,8 @@ public final class SyncEngine: Sendable {
                     try state.setState(.retryAttempt, nil)
                     try state.setState(.nextAttemptAt, nil)
                     try state.setState(.lastError, nil)
-                    if try state.text(.pauseReason) == PauseReason.quotaExceeded.rawValue {
+                    let pause = try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:))
+                    if pause == .quotaExceeded || pause == .containerUnusable {
                         try state.setState(.pauseReason, nil)
                         resumed = true
                     }
@@ -273,8 +308,33 @@ public final class SyncEngine: Sendable {
         do {
             return try store.syncTransaction(body)
         } catch {
+            if let interrupted = error.underlying as? CycleInterrupted { throw .stopped(interrupted.reason) }
             throw .store(error)
         }
+    }
+
+    /// Runs a store transaction of the cycle `cycle`, which goes ahead only while the store is still in the epoch
+    /// and bound to the account the cycle started with.
+    func transaction<T: Sendable>(
+        _ cycle: CycleGuard, _ body: (SyncTransaction) throws -> T
+    ) throws(Stop) -> T {
+        try transaction { state in
+            if !isPlanted(.cycleSurvivesStartFresh) {
+                let bound = try state.text(.boundUser)
+                if try state.integer(.epoch) != cycle.epoch || bound != cycle.user.recordName {
+                    throw CycleInterrupted(reason: .storeStartedAfresh)
+                }
+            }
+            return try body(state)
+        }
+    }
+
+    /// Stops the cycle when the user has turned sync off since it began.
+    ///
+    /// Called before every container request, after the batch it sends was read: a record written after the switch
+    /// went off cannot be in a batch read before it, and a batch read after it is never sent.
+    func checkStillWanted() throws(Stop) {
+        if !isPlanted(.uploadsAfterSyncOff) && !isSyncWanted() { throw .stopped(.syncTurnedOff) }
     }
 }
 

@@ -34,6 +34,11 @@ public enum SyncEvent: Sendable, Hashable {
     case paused(PauseReason)
     /// Sync runs again after a pause.
     case resumed
+    /// A merge of this device's edit with the server's version would exceed CloudKit's record size limit: the
+    /// server's version (which fits) was kept and this device's conflicting edit was dropped.
+    case mergeTooLarge(recordName: String)
+    /// The cycle stopped early, without a failure, because the user or another process changed what it may do.
+    case stopped(CycleStopReason)
 }
 
 /// What one call of the engine did.
@@ -50,8 +55,13 @@ public struct SyncReport: Sendable, Hashable {
     public var fetchedModifications = 0
     /// Deletions fetched and applied.
     public var fetchedDeletions = 0
-    /// Conflicts merged.
+    /// Conflicts met: every time this device's pending change met a server version it had not seen, whatever the
+    /// merge kept.
     public var conflictsResolved = 0
+    /// Modify requests the container refused as too large (`limitExceeded`).
+    public var refusedRequests = 0
+    /// Why the cycle stopped early without failing, if it did.
+    public var stoppedBecause: CycleStopReason?
     /// How the attempt ended.
     public var outcome: EngineOutcome?
     /// When the engine wants to run next.

@@ -138,13 +138,16 @@ public struct SyncFacts: Sendable, Hashable {
     public var initialFetchDone: Bool
     /// Changes not yet accepted by iCloud.
     public var pendingChanges: Int
+    /// The time the facts were read, so that a retry on another day shows its date.
+    public var now: Date?
 
     /// Creates facts.
     public init(
         syncWanted: Bool, userCreatedStoreIsCloud: Bool, launchFallback: PauseReason?, accountStatus: AccountStatus,
         currentUser: UserRecordID?, boundUser: UserRecordID?, enginePause: PauseReason?, lastOutcome: EngineOutcome?,
-        nextAttempt: Date?, initialFetchDone: Bool, pendingChanges: Int
+        nextAttempt: Date?, initialFetchDone: Bool, pendingChanges: Int, now: Date? = nil
     ) {
+        self.now = now
         self.syncWanted = syncWanted
         self.userCreatedStoreIsCloud = userCreatedStoreIsCloud
         self.launchFallback = launchFallback
@@ -178,7 +181,14 @@ extension SyncStatus {
                 state: .off, fallbackOccurred: false, pendingChanges: facts.pendingChanges,
                 copy: "Sync is off. Everything you write stays on this device.")
         }
-        if let reason = facts.launchFallback { return paused(reason) }
+        if let reason = facts.launchFallback {
+            // A launch that fell back for the account names the account as it is now, never a stale state. (Once
+            // the account is usable the app reconfigures: `LaunchedApp.reactToAccountChange()`.)
+            if reason.isAccountReason, let live = PauseReason(accountStatus: facts.accountStatus) {
+                return paused(live)
+            }
+            return paused(reason)
+        }
         if let reason = PauseReason(accountStatus: facts.accountStatus) { return paused(reason) }
         guard facts.currentUser != nil else { return paused(.noAccount) }
         // A store that is not cloud-configured while sync is wanted can only come from a launch that fell back;
@@ -192,7 +202,7 @@ extension SyncStatus {
         if case .retrying(let code)? = facts.lastOutcome {
             let reason = WaitReason(code: code)
             var copy = "Sync is on but waiting: \(reason.phrase)"
-            if let next = facts.nextAttempt { copy += "; it will try again at \(Self.clockTime(next))" }
+            if let next = facts.nextAttempt { copy += "; it will try again \(Self.retryTime(next, now: facts.now))" }
             copy += ". \(changes) not yet uploaded."
             return SyncStatus(
                 state: .on(.waiting(reason: reason, nextAttempt: facts.nextAttempt)), fallbackOccurred: false,
@@ -211,11 +221,50 @@ extension SyncStatus {
 
     /// `HH:MM:SS` UTC, without Foundation's formatters (which would pull in locale data).
     static func clockTime(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let seconds = secondsSince1970(date)
         let day = ((seconds % 86_400) + 86_400) % 86_400
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return "\(two(day / 3600)):\(two(day / 60 % 60)):\(two(day % 60)) UTC"
     }
+
+    /// When a retry is due, as the settings copy says it: `at HH:MM:SS UTC` on the same UTC day as `now`, else
+    /// `on YYYY-MM-DD at HH:MM:SS UTC`, so that a retry a day away never reads as a time today.
+    ///
+    /// - Parameters:
+    ///   - date: When the retry is due.
+    ///   - now: The time the status is read; without it the date is always shown.
+    /// - Returns: The phrase.
+    static func retryTime(_ date: Date, now: Date?) -> String {
+        if let now, dayNumber(date) == dayNumber(now) { return "at \(clockTime(date))" }
+        return "on \(calendarDate(date)) at \(clockTime(date))"
+    }
+
+    /// `YYYY-MM-DD` (UTC, proleptic Gregorian), from the day number by the civil-from-days algorithm.
+    static func calendarDate(_ date: Date) -> String {
+        let z = dayNumber(date) + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        let month = shifted < 10 ? shifted + 3 : shifted - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return "\(year)-\(two(month))-\(two(day))"
+    }
+
+    private static func secondsSince1970(_ date: Date) -> Int {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        // A date read from a damaged store must not trap the status: clamp to what an Int holds.
+        guard seconds.isFinite else { return 0 }
+        return Int(max(-1e15, min(1e15, seconds)))
+    }
+
+    private static func dayNumber(_ date: Date) -> Int {
+        let seconds = secondsSince1970(date)
+        return seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+    }
+
+    private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 }
 
 /// How the sync engine's last attempt ended.

@@ -121,14 +121,18 @@ extension CLI {
             try command.option("count").map { text throws(CLIError) -> Int in
                 guard let value = Int(text), value >= 1, value <= 1_000_000 else {
                     throw CLIError(
-                        .dataError, "--count must be a whole number from 1 to 1000000; got '\(text.prefix(40))'")
+                        .dataError,
+                        "--count must be a whole number from 1 to 1000000; got '\(TextEscaping.escape(text.prefix(40)))'"
+                    )
                 }
                 return value
             } ?? 1
         let retryAfter = try command.option("retry-after").map { text throws(CLIError) -> Double in
             guard let value = Double(text), value.isFinite, value >= 0, value <= 86_400 else {
                 throw CLIError(
-                    .dataError, "--retry-after must be a number of seconds from 0 to 86400; got '\(text.prefix(40))'")
+                    .dataError,
+                    "--retry-after must be a number of seconds from 0 to 86400; got '\(TextEscaping.escape(text.prefix(40)))'"
+                )
             }
             return value
         }

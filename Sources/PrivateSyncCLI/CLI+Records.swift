@@ -10,7 +10,8 @@ extension CLI {
         let typeName = command.arguments[0]
         guard let type = world.partition.schema.recordType(named: typeName) else {
             let known = world.partition.schema.recordTypes.map(\.name).joined(separator: ", ")
-            throw CLIError(.dataError, "unknown record type '\(typeName.prefix(60))' (known types: \(known))")
+            throw CLIError(
+                .dataError, "unknown record type '\(TextEscaping.escape(typeName.prefix(60)))' (known types: \(known))")
         }
         // Bad input is refused before any store is opened.
         let fields = try FieldParsing.parse(command.options["field"] ?? [], for: type, now: world.options.clock.now())
@@ -41,7 +42,7 @@ extension CLI {
         ).mapValues { $0 }
         for key in command.options["clear"] ?? [] {
             guard let field = type.field(named: key) else {
-                throw CLIError(.dataError, "a \(type.name) has no field '\(key)'")
+                throw CLIError(.dataError, "a \(type.name) has no field '\(TextEscaping.escape(key.prefix(60)))'")
             }
             guard field.isOptional else {
                 throw CLIError(.dataError, "\(type.name).\(key) is required; it cannot be cleared")
@@ -83,7 +84,7 @@ extension CLI {
         let app = try resumedApp(in: world)
         let type = command.option("type")
         if let type, world.partition.partition(of: type) == nil {
-            throw CLIError(.dataError, "unknown record type '\(type.prefix(60))'")
+            throw CLIError(.dataError, "unknown record type '\(TextEscaping.escape(type.prefix(60)))'")
         }
         let records =
             try app.stores.userCreated.records(ofType: type).map { ($0, Partition.userCreated) }

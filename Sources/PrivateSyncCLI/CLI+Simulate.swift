@@ -30,7 +30,7 @@ extension CLI {
             guard let value = Int(text), range.contains(value) else {
                 throw CLIError(
                     .dataError,
-                    "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound); got '\(text.prefix(40))'"
+                    "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound); got '\(TextEscaping.escape(text.prefix(40)))'"
                 )
             }
             return value
@@ -45,7 +45,8 @@ extension CLI {
                 (0..<count).contains(index)
             else {
                 throw CLIError(
-                    .dataError, "--shard must be I/N with 0 <= I < N, such as 3/8; got '\(text.prefix(40))'")
+                    .dataError,
+                    "--shard must be I/N with 0 <= I < N, such as 3/8; got '\(TextEscaping.escape(text.prefix(40)))'")
             }
             shard = (index, count)
         }
@@ -53,7 +54,8 @@ extension CLI {
         if let text = command.option("seed") {
             guard command.option("seeds") == nil else { throw CLIError(.usage, "give --seed or --seeds, not both") }
             guard let seed = UInt64(text) else {
-                throw CLIError(.dataError, "--seed must be a whole number; got '\(text.prefix(40))'")
+                throw CLIError(
+                    .dataError, "--seed must be a whole number; got '\(TextEscaping.escape(text.prefix(40)))'")
             }
             // One seed is a sweep of one: the first shard holds it.
             seeds = shard.index == 0 ? [seed] : []

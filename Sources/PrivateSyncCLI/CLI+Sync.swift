@@ -74,6 +74,7 @@ extension CLI {
         if let faults = world.faults as? PersistentFaults, FileSystem.exists(faults.path) { try faults.verify() }
         let report = await app.sync(force: true)
         let status = try app.status()
+        let exit = try syncNowExitCode(report: report, status: status, app: app)
         if json {
             Terminal.json(
                 SyncNowJSON(
@@ -84,7 +85,7 @@ extension CLI {
                     fetchedDeletions: report?.fetchedDeletions ?? 0,
                     conflictsResolved: report?.conflictsResolved ?? 0, outcome: report?.outcome?.encoded,
                     status: StatusJSON(status)))
-            return .success
+            return exit
         }
         if let report {
             if let skipped = report.skippedBecause {
@@ -97,12 +98,40 @@ extension CLI {
                 if case .retrying(let code)? = report.outcome {
                     Terminal.line("  the attempt failed: \(code); it will be retried")
                 }
+                if let stopped = report.stoppedBecause { Terminal.line("  the cycle stopped: \(stopped)") }
             }
         } else {
             Terminal.line("\(app.device.name): nothing moved; sync does not run on this device")
         }
         printStatus(status, device: app.device.name)
-        return .success
+        return exit
+    }
+
+    /// The exit code of `sync now`: 0 when the cycle finished, 75 when it failed transiently (it will be retried) or
+    /// another sync was running, 69 when sync is paused, 78 when sync is off; a container that cannot be read is
+    /// refused with 74 naming it, like any damaged file.
+    ///
+    /// - Throws: ``CLIError`` `ioError` when the cycle paused because the container cannot be read.
+    private func syncNowExitCode(report: SyncReport?, status: SyncStatus, app: LaunchedApp) throws -> ExitCode {
+        if status.state == .off || report?.stoppedBecause == .syncTurnedOff { return .syncOff }
+        if status.pauseReason == .containerUnusable || report?.outcome == .paused(.containerUnusable) {
+            let detail = (try? app.engine?.state().lastError) ?? nil
+            throw CLIError(
+                .ioError,
+                "the container of \(app.device.session.account?.rawValue ?? "this account") cannot be read: "
+                    + (detail ?? "its storage is damaged"))
+        }
+        guard let report else { return .unavailable }
+        switch report.outcome {
+        case .succeeded?: return .success
+        case .retrying?: return .temporaryFailure
+        case .paused?, .accountUnusable?: return .unavailable
+        case nil:
+            if report.stoppedBecause != nil { return .temporaryFailure }
+            if status.pauseReason != nil { return .unavailable }
+            // Skipped: another sync was running (a forced sync skips for nothing else while on).
+            return .temporaryFailure
+        }
     }
 
     func syncStatus() throws -> ExitCode {

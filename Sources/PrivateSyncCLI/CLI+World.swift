@@ -7,15 +7,10 @@ import SimulatedWorld
 
 extension CLI {
     func initWorld() throws -> ExitCode {
-        let partition =
-            try command.option("schema").map { path throws -> SyncPartition in
-                guard FileSystem.exists(path) else {
-                    throw CLIError(.noInput, "the schema file \(path) does not exist")
-                }
-                return try SyncPartition.load(fromFile: path)
-            } ?? .demoHealth
         let identifier =
             try command.option("container").map { try ContainerIdentifier($0) } ?? World.demoContainerIdentifier
+        try HomePath.checkLength(of: home, identifier: identifier)
+        let partition = try command.option("schema").map(schema(fromFile:)) ?? .demoHealth
         let world = try World.create(at: home, partition: partition, containerIdentifier: identifier)
         Terminal.line("Created a world at \(world.home)")
         Terminal.line(
@@ -23,6 +18,30 @@ extension CLI {
                 + "\(partition.localOnlyTypes.count) local-only)")
         Terminal.line("  container: \(identifier)")
         return .success
+    }
+
+    /// The most bytes a schema file may hold: far more than any schema of CloudKit's limits needs, and a bound on
+    /// what `--schema /dev/zero` costs.
+    static let schemaFileLimit = 4 * 1024 * 1024
+
+    /// Reads a schema file, at most ``schemaFileLimit`` bytes of it.
+    private func schema(fromFile path: String) throws -> SyncPartition {
+        let shown = TextEscaping.escape(path.prefix(200))
+        let bytes: [UInt8]
+        do {
+            bytes = try BoundedFileRead.read(path, limit: Self.schemaFileLimit)
+        } catch {
+            switch error.code {
+            case .notFound: throw CLIError(.noInput, "the schema file \(shown) does not exist")
+            case .isFolder: throw CLIError(.dataError, "the schema file \(shown) is a folder")
+            case .tooLarge:
+                throw CLIError(
+                    .dataError,
+                    "the schema file \(shown) is larger than \(Self.schemaFileLimit) bytes; it is not a schema")
+            case .unreadable: throw CLIError(.ioError, "cannot read the schema file \(shown): \(error.reason)")
+            }
+        }
+        return try SyncPartition.decode(json: bytes, source: path)
     }
 
     func deviceAdd() throws -> ExitCode {

@@ -31,25 +31,43 @@ struct CLI {
         do {
             command = try parser.parse(arguments)
         } catch {
-            Terminal.error("error: \(error.message)")
-            Terminal.error("usage: \(help.usage(error.path))")
-            Terminal.error("See '\(parser.displayName(error.path)) --help'.")
-            return .usage
+            return usageFailure(error)
         }
         if command.helpRequested {
             Terminal.text(help.help(command.path))
             return .success
         }
         let environment = ProcessInfo.processInfo.environment
-        let home = command.option("home") ?? environment["PRIVATESYNC_HOME"] ?? "./.privatesync"
-        let cli = CLI(command: command, home: FileSystem.absolute(home))
         do {
-            return try await cli.dispatch()
+            let home = try HomePath.normalize(
+                command.option("home") ?? environment["PRIVATESYNC_HOME"] ?? "./.privatesync")
+            return try await CLI(command: command, home: home).dispatch()
         } catch {
             let failure = CLIError.from(error)
             Terminal.error("error: \(failure.message)")
             return failure.code
         }
+    }
+
+    /// Runs a command line given as the bytes of `argv`, refusing (64) an argument that is not valid UTF-8.
+    ///
+    /// - Parameter argumentBytes: Each argument's bytes, after the tool's name.
+    /// - Returns: The exit code.
+    @MainActor
+    static func run(argumentBytes: [[UInt8]]) async -> ExitCode {
+        do {
+            return await run(try CommandLineArguments.decode(argumentBytes))
+        } catch {
+            return usageFailure(error)
+        }
+    }
+
+    /// Reports a command line that does not fit: the error, the usage line, and where help is.
+    private static func usageFailure(_ error: UsageError) -> ExitCode {
+        Terminal.error("error: \(error.message)")
+        Terminal.error("usage: \(help.usage(error.path))")
+        Terminal.error("See '\(parser.displayName(error.path)) --help'.")
+        return .usage
     }
 
     /// Whether `--json` was given.
@@ -82,7 +100,10 @@ struct CLI {
         case ["fault", "list"]: return try faultList()
         case ["fault", "clear"]: return try faultClear()
         case ["simulate"]: return try await simulate()
-        case ["demo"]: return try await Demo(home: command.option("home").map(FileSystem.absolute)).run()
+        case ["demo"]:
+            guard command.option("home") != nil else { return try await Demo(home: nil).run() }
+            try HomePath.checkLength(of: home, identifier: World.demoContainerIdentifier)
+            return try await Demo(home: home).run()
 
         default: throw CLIError(.internalError, "no handler for '\(Self.parser.displayName(command.path))'")
         }

@@ -123,7 +123,7 @@ enum CommandTree {
                         "add",
                         abstract: "Add a record; prints its name once it and its pending change are durably stored.",
                         discussion:
-                            "VALUE is read by the field's type: text; an integer; a number; true or false; a date (ISO 8601, or 'now'); base64 bytes; a record name (reference); 'lat,lon' (location). '@FILE' reads the value from a file ('@@' for a literal '@'). Repeat a list field's --field once per element; 'KEY=[]' gives an empty list.",
+                            "VALUE is read by the field's type: text; an integer; a number; true or false; a date (YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SS[.fraction] with Z or ±HH:MM, or 'now'; docs/cli.md); canonical base64 bytes; a record name (reference); 'lat,lon' (location). '@FILE' reads the value from a file ('@@' for a literal '@'). Repeat a list field's --field once per element; 'KEY=[]' gives an empty list.",
                         arguments: [ArgumentSpec("TYPE", help: "The record type.")],
                         options: [
                             device,

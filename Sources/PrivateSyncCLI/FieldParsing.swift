@@ -20,13 +20,16 @@ enum FieldParsing {
         var fields: [String: FieldValue] = [:]
         for assignment in assignments {
             guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
-                throw CLIError(.dataError, "--field needs KEY=VALUE; got '\(assignment.prefix(60))'")
+                throw CLIError(
+                    .dataError, "--field needs KEY=VALUE; got '\(TextEscaping.escape(assignment.prefix(60)))'")
             }
             let key = String(assignment[..<equals])
             var text = String(assignment[assignment.index(after: equals)...])
             guard let field = type.field(named: key) else {
                 let known = type.fields.map(\.name).joined(separator: ", ")
-                throw CLIError(.dataError, "a \(type.name) has no field '\(key.prefix(60))' (its fields: \(known))")
+                throw CLIError(
+                    .dataError,
+                    "a \(type.name) has no field '\(TextEscaping.escape(key.prefix(60)))' (its fields: \(known))")
             }
             if text.hasPrefix("@@") {
                 text.removeFirst()
@@ -39,20 +42,42 @@ enum FieldParsing {
                 if text != "[]" { elements.append(try value(text, as: element, key: key, type: type.name, now: now)) }
                 fields[key] = .list(elements)
             } else {
-                guard fields[key] == nil else { throw CLIError(.dataError, "field '\(key)' was given twice") }
+                guard fields[key] == nil else {
+                    throw CLIError(.dataError, "field '\(TextEscaping.escape(key))' was given twice")
+                }
                 fields[key] = try value(text, as: field.type, key: key, type: type.name, now: now)
             }
         }
         return fields
     }
 
+    /// The value of `key` read from a file: at most one byte more than a record may hold, then refused, so that
+    /// `@/dev/zero` or a huge file costs a megabyte of memory, not all of it.
     private static func readFile(_ path: String, for key: String) throws(CLIError) -> String {
+        let limit = CloudLimits.cloudKit.maximumRecordBytes
+        let shown = TextEscaping.escape(path.prefix(200))
+        let bytes: [UInt8]
         do {
-            return String(decoding: try FileSystem.read(path), as: UTF8.self)
+            bytes = try BoundedFileRead.read(path, limit: limit)
         } catch {
-            throw CLIError(
-                error.isNotFound ? .noInput : .ioError, "cannot read the value of '\(key)' from \(path): \(error)")
+            switch error.code {
+            case .notFound:
+                throw CLIError(.noInput, "cannot read the value of '\(key)' from \(shown): it does not exist")
+            case .isFolder:
+                throw CLIError(.dataError, "cannot read the value of '\(key)' from \(shown): it is a folder")
+            case .tooLarge:
+                throw CLIError(
+                    .dataError,
+                    "the value of '\(key)' in \(shown) is larger than a record may be; CloudKit allows \(limit) bytes per record"
+                )
+            case .unreadable:
+                throw CLIError(.ioError, "cannot read the value of '\(key)' from \(shown): \(error.reason)")
+            }
         }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw CLIError(.dataError, "the value of '\(key)' in \(shown) is not valid UTF-8 text")
+        }
+        return text
     }
 
     private static func value(
@@ -62,8 +87,9 @@ enum FieldParsing {
     {
         func refuse(_ expected: String) -> CLIError {
             CLIError(
-                .dataError, "\(type).\(key) holds \(fieldType.name) values; '\(text.prefix(60))' is not \(expected)")
-
+                .dataError,
+                "\(type).\(key) holds \(fieldType.name) values; '\(TextEscaping.escape(text.prefix(60)))' is not \(expected)"
+            )
         }
         switch fieldType {
         case .string:
@@ -81,16 +107,15 @@ enum FieldParsing {
             default: throw refuse("true or false")
             }
         case .date:
-            if text == "now" { return .date(now) }
-            if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) {
-                return .date(date)
+            guard let date = DateArgument.parse(text, now: now) else {
+                throw refuse("a date; accepted: \(DateArgument.acceptedForms)")
             }
-            if let date = try? Date.ISO8601FormatStyle().parse(text) { return .date(date) }
-            if let date = try? Date.ISO8601FormatStyle().year().month().day().parse(text) { return .date(date) }
-            throw refuse("a date (ISO 8601, such as 2026-11-29T08:30:00Z or 2026-11-29, or 'now')")
+            return .date(date)
         case .bytes:
-            guard let data = Data(base64Encoded: text) else { throw refuse("base64") }
-            return .bytes(data)
+            guard let bytes = Base64Argument.decode(text) else {
+                throw refuse("canonical base64 (A-Z, a-z, 0-9, '+', '/'; '=' padding only at the end)")
+            }
+            return .bytes(Data(bytes))
         case .reference:
             guard CloudKitNames.problem(withRecordName: text) == nil else { throw refuse("a record name") }
             return .reference(

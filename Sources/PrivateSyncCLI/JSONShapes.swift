@@ -52,13 +52,16 @@ enum Formats {
         return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: !whole))
     }
 
-    /// A field value for a human: short.
+    /// A field value for a human: short, and escaped (``TextEscaping``), so that it stays on its line and a string's
+    /// quotes are its own.
     static func human(_ value: FieldValue) -> String {
         switch value {
-        case .string(let text): text.count > 40 ? "\"\(text.prefix(37))...\"" : "\"\(text)\""
+        case .string(let text):
+            text.count > 40
+                ? "\"\(TextEscaping.escape(text.prefix(37)))...\"" : "\"\(TextEscaping.escape(text))\""
         case .date(let date): iso(date)
         case .list(let values): "[" + values.map(human).joined(separator: ", ") + "]"
-        case .reference(let reference): "→" + reference.recordID.recordName
+        case .reference(let reference): "→" + TextEscaping.escape(reference.recordID.recordName)
         default: value.description
         }
     }

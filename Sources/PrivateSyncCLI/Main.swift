@@ -1,3 +1,5 @@
+import ArgumentParsing
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -8,7 +10,8 @@
 @main
 struct PrivateSyncMain {
     static func main() async {
-        let code = await CLI.run(Array(CommandLine.arguments.dropFirst()))
+        // The raw bytes of argv, not `CommandLine.arguments`, which turns bytes that are not UTF-8 into U+FFFD.
+        let code = await CLI.run(argumentBytes: CommandLineArguments.processArgumentBytes())
         exit(code.rawValue)
     }
 }

@@ -7,10 +7,14 @@ import FoundationEssentials
 #endif
 
 /// Where the CLI writes: standard output for results, standard error for errors and progress.
+///
+/// ``line(_:)``, ``error(_:)`` and ``table(_:)`` write one line per call, so any control character in what they are
+/// given is escaped (``TextEscaping``) as a last guard: a value a command forgot to escape still cannot start a
+/// fake line or reach the terminal raw.
 enum Terminal {
     /// Writes a line to standard output.
     static func line(_ text: String = "") {
-        write(text + "\n", to: 1)
+        write(TextEscaping.escape(text, quotes: false) + "\n", to: 1)
     }
 
     /// Writes text to standard output without a newline.
@@ -26,7 +30,7 @@ enum Terminal {
     /// Writes a line to standard error.
 
     static func error(_ text: String) {
-        write(text + "\n", to: 2)
+        write(TextEscaping.escape(text, quotes: false) + "\n", to: 2)
     }
 
     /// Whether standard error is a terminal (progress lines are drawn only then).
@@ -55,8 +59,10 @@ enum Terminal {
         line(String(decoding: data, as: UTF8.self))
     }
 
-    /// Lays out rows as columns, the first row being the header.
+    /// Lays out rows as columns, the first row being the header. Control characters in a cell are escaped first,
+    /// so that widths are counted on what is shown.
     static func table(_ rows: [[String]]) {
+        let rows = rows.map { $0.map { TextEscaping.escape($0, quotes: false) } }
         guard let header = rows.first else { return }
         var widths = header.map(\.count)
         for row in rows {

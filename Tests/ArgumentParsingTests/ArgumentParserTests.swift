@@ -71,4 +71,28 @@ struct ArgumentParserTests {
         #expect(help.contains("--home DIR"))
         #expect(help.contains("-h, --help"))
     }
+
+    @Test("a flag given twice is refused, as an option given twice is")
+    func flagTwice() {
+        #expect(throws: UsageError.self) { try Self.parser.parse(["make", "x", "--size", "1", "--quiet", "--quiet"]) }
+        #expect(throws: UsageError.self) { try Self.parser.parse(["make", "x", "--size", "1", "--size", "2"]) }
+    }
+
+    static let invalidUTF8: [[UInt8]] = [
+        [0xFF], [0x61, 0xC3], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x61, 0x80, 0x62],
+    ]
+
+    @Test("an argument that is not valid UTF-8 is refused, naming its position", arguments: invalidUTF8)
+    func invalidArgument(_ bytes: [UInt8]) throws {
+        let error = try #require(throws: UsageError.self) {
+            try CommandLineArguments.decode([Array("make".utf8), bytes])
+        }
+        #expect(error.message.contains("argument 2 is not valid UTF-8"))
+    }
+
+    @Test("valid UTF-8 arguments, including the empty one, decode unchanged")
+    func validArguments() throws {
+        let arguments = ["", "café", "☕️", "a\u{1B}b", "--x=y"]
+        #expect(try CommandLineArguments.decode(arguments.map { Array($0.utf8) }) == arguments)
+    }
 }

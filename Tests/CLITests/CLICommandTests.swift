@@ -155,7 +155,8 @@ struct CLICommandTests {
         try cli.ok("fault", "inject", "network-unavailable", "--count", "2")
         let waiting = try cli.ok("fault", "list", "--json").json["waiting"] as? [[String: Any]]
         #expect(waiting?.first?["remaining"] as? Int == 2)
-        let failed = try cli.ok("sync", "now", "--device", "phone", "--json").json
+        // A cycle that failed transiently and will be retried exits 75 (EX_TEMPFAIL).
+        let failed = try cli.exits(75, "sync", "now", "--device", "phone", "--json").json
         #expect(failed["outcome"] as? String == "retry:networkUnavailable")
         let status = failed["status"] as? [String: Any]
         #expect(status?["state"] as? String == "on" && status?["detail"] as? String == "waiting")
@@ -179,7 +180,8 @@ struct CLICommandTests {
         try cli.ok("record", "add", "CheckIn", "--device", "phone", "--field", "mood=2", "--field", "date=now")
         try cli.ok("sync", "now", "--device", "phone")
         try cli.ok("account", "sign-in", "bob", "--device", "phone")
-        let paused = try cli.ok("sync", "now", "--device", "phone", "--json").json["status"] as? [String: Any]
+        // Sync paused: 69 (EX_UNAVAILABLE).
+        let paused = try cli.exits(69, "sync", "now", "--device", "phone", "--json").json["status"] as? [String: Any]
         #expect(paused?["reason"] as? String == "accountChanged")
         try cli.ok("account", "start-fresh", "--device", "phone")
         try cli.ok("record", "add", "CheckIn", "--device", "phone", "--field", "mood=5", "--field", "date=now")

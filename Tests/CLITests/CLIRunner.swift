@@ -64,6 +64,19 @@ struct CLIRunner {
     }
 
     /// Runs a command that must succeed, and returns its standard output.
+    /// Runs a command that must exit with `status`.
+    @discardableResult
+    func exits(
+        _ status: Int32, _ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Run {
+        let run = try run(arguments)
+        #expect(
+            run.status == status,
+            "privatesync \(arguments.joined(separator: " ")) exited \(run.status), not \(status): \(run.standardError)",
+            sourceLocation: sourceLocation)
+        return run
+    }
+
     @discardableResult
     func ok(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
         let run = try run(arguments)

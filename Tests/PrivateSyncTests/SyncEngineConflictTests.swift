@@ -47,7 +47,9 @@ struct SyncEngineConflictTests {
 
     @Test("a tie in time is broken by device identifier, the same way on every device")
     func tiesAreDeterministic() async throws {
-        let (_, phone, tablet, name) = try await Self.twoDevicesSharingOneRecord()
+        // The world is kept: it owns the devices' folders (and their sync switches) for as long as it lives.
+        let (world, phone, tablet, name) = try await Self.twoDevicesSharingOneRecord()
+        defer { withExtendedLifetime(world) {} }
         try phone.edit(name, setting: ["note": .string("phone")])
         try tablet.edit(name, setting: ["note": .string("tablet")])
         await syncUntilQuiet([phone, tablet])

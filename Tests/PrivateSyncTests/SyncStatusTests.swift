@@ -27,7 +27,7 @@ struct SyncStatusTests {
             case .accountRestricted: Self.facts(status: .restricted)
             case .accountTemporarilyUnavailable: Self.facts(status: .temporarilyUnavailable)
             case .accountChanged: Self.facts(current: Self.bob)
-            case .userDeletedZone, .quotaExceeded: Self.facts(pause: reason)
+            case .userDeletedZone, .quotaExceeded, .containerUnusable: Self.facts(pause: reason)
             }
         let status = SyncStatus.derive(from: facts)
         #expect(status.state == .paused(reason))

@@ -85,7 +85,7 @@ func containerContents(_ world: TestWorld, _ account: String) throws -> [String:
     Dictionary(
         uniqueKeysWithValues: try world.containerRecords(account: account).map { record in
             var fields = record.fields
-            fields[Schema.reservedFieldName] = nil
+            for key in Schema.reservedFieldNames { fields[key] = nil }
             return (record.recordID.recordName, fields)
         })
 }

@@ -28,6 +28,16 @@ final class InterleavingContainer: ForwardingContainer {
         self.crashSwitch = crashSwitch
     }
 
+    /// Runs a call, telling the scheduler about an error thrown for the whole call (not an item's error).
+    private func forward<T>(_ body: () async throws(CloudError) -> T) async throws(CloudError) -> T {
+        do {
+            return try await body()
+        } catch {
+            scheduler.threw(device: device, code: error.code)
+            throw error
+        }
+    }
+
     /// Lets the scheduler act, then fails if the process died meanwhile.
     private func turn(_ call: String) async throws(CloudError) {
         await scheduler.beforeCall(device: device, instance: instance, call: call)
@@ -41,35 +51,37 @@ final class InterleavingContainer: ForwardingContainer {
 
     func userRecordID() async throws(CloudError) -> UserRecordID {
         try await turn("userRecordID")
-        return try await base.userRecordID()
+        return try await forward { () async throws(CloudError) in try await base.userRecordID() }
     }
 
     func saveZones(_ zones: [RecordZone]) async throws(CloudError) -> [RecordZone] {
         try await turn("saveZones")
-        return try await base.saveZones(zones)
+        return try await forward { () async throws(CloudError) in try await base.saveZones(zones) }
     }
 
     func deleteZones(_ zoneIDs: [ZoneID]) async throws(CloudError) {
         try await turn("deleteZones")
-        try await base.deleteZones(zoneIDs)
+        try await forward { () async throws(CloudError) in try await base.deleteZones(zoneIDs) }
     }
 
     func allZones() async throws(CloudError) -> [RecordZone] {
         try await turn("allZones")
-        return try await base.allZones()
+        return try await forward { () async throws(CloudError) in try await base.allZones() }
     }
 
     func records(for recordIDs: [RecordID]) async throws(CloudError) -> [RecordID: Result<Record, CloudError>] {
         try await turn("records")
-        return try await base.records(for: recordIDs)
+        return try await forward { () async throws(CloudError) in try await base.records(for: recordIDs) }
     }
 
     func modifyRecords(
         saving: [Record], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool
     ) async throws(CloudError) -> ModifyResult {
         try await turn("modifyRecords")
-        let result = try await base.modifyRecords(
-            saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
+        let result = try await forward { () async throws(CloudError) in
+            try await base.modifyRecords(
+                saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
+        }
         let accepted = saving.filter { record in
             if case .success? = result.saveResults[record.recordID] { return true }
             return false
@@ -82,11 +94,15 @@ final class InterleavingContainer: ForwardingContainer {
         in zoneID: ZoneID, since token: ChangeToken?, resultsLimit: Int?
     ) async throws(CloudError) -> RecordZoneChanges {
         try await turn("recordZoneChanges")
-        return try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
+        return try await forward { () async throws(CloudError) in
+            try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
+        }
     }
 
     func databaseChanges(since token: ChangeToken?, resultsLimit: Int?) async throws(CloudError) -> DatabaseChanges {
         try await turn("databaseChanges")
-        return try await base.databaseChanges(since: token, resultsLimit: resultsLimit)
+        return try await forward { () async throws(CloudError) in
+            try await base.databaseChanges(since: token, resultsLimit: resultsLimit)
+        }
     }
 }

@@ -28,6 +28,15 @@ final class Scheduler: @unchecked Sendable {
         await simulation?.interject(device: device, instance: instance, call: call)
     }
 
+    /// Called when a call of a device failed as a whole.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - code: The error's code.
+    func threw(device: String, code: CloudError.Code) {
+        simulation?.noteThrown(device: device, code: code)
+    }
+
     /// Called after a modify request returned, with the saves the server accepted.
     ///
     /// - Parameters:

@@ -125,6 +125,11 @@ extension Simulation {
         }
     }
 
+    /// Counts an error a device's call failed with as a whole.
+    func noteThrown(device name: String, code: CloudError.Code) {
+        devices.first(where: { $0.name == name })?.thrown[code, default: 0] += 1
+    }
+
     /// Invariant 7 on one record that reached a container.
     func checkNotHeldBack(_ record: Record, account: AccountID) {
         let name = record.recordID.recordName

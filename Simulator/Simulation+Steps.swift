@@ -461,6 +461,7 @@ extension Simulation {
         let before = try? engine.state()
         let tallyBefore = observed?.tally ?? ObservedContainer.Tally()
         let refusalsBefore = episodes.refusals(device: device.name)
+        let thrownBefore = device.thrown
         device.cycling = true
         let report = await engine.sync(force: force)
         device.cycling = false
@@ -497,7 +498,7 @@ extension Simulation {
         guard report.ran else { return }
         if same, case .retrying(let code)? = report.outcome {
             // A cycle's outcome says what is left, not what failed on the way.
-            let thrown = tallyAfter.errors[code, default: 0] > tallyBefore.errors[code, default: 0]
+            let thrown = device.thrown[code, default: 0] > thrownBefore[code, default: 0]
             let left = (try? engine.state().pendingChanges) ?? 0
             check(
                 .honestStatus, thrown || left > 0,
@@ -510,7 +511,7 @@ extension Simulation {
         check(
             .countersAgree, report.sentSaves == saves,
             "\(device.name): the engine reported \(report.sentSaves) saves; the container accepted \(saves)")
-        let refused = tallyAfter.errors[.limitExceeded, default: 0] - tallyBefore.errors[.limitExceeded, default: 0]
+        let refused = device.thrown[.limitExceeded, default: 0] - thrownBefore[.limitExceeded, default: 0]
         check(
             .countersAgree, report.refusedRequests == refused,
             "\(device.name): the engine reported \(report.refusedRequests) refused requests; the container refused \(refused)"

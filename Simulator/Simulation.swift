@@ -58,6 +58,8 @@ public final class Simulation {
         var freshFrom: UserRecordID?
         /// Records added on this device since it last started afresh.
         var addedSinceFresh = Set<String>()
+        /// Errors the device's calls failed with as a whole (not items' errors), by code, over every app instance.
+        var thrown: [CloudError.Code: Int] = [:]
         /// Whether a cycle of this device is in flight (interleaved actions never start a second one).
         var cycling = false
 

@@ -1,8 +1,9 @@
 import DeviceStore
 import PrivateCloud
 
-/// The outermost container of every app instance in a run: before each call it lets the ``Scheduler`` run whatever
-/// the seed puts there (a user's action on this or another device, another device's cycle), so that actions land
+/// The outermost container of every app instance in a run: before each call, and after the server answered a
+/// fetch or a modify request (before the app applies the answer), it lets the ``Scheduler`` run whatever the seed
+/// puts there (a user's action on this or another device, another device's cycle), so that actions land
 /// while a cycle is between two requests; and a call made after the instance's process crashed fails, as a dead
 /// process sends nothing.
 final class InterleavingContainer: ForwardingContainer {
@@ -87,6 +88,8 @@ final class InterleavingContainer: ForwardingContainer {
             return false
         }
         if !accepted.isEmpty { scheduler.accepted(device: device, saved: accepted) }
+        // The server has answered; the app has not yet applied the answer.
+        await scheduler.beforeCall(device: device, instance: instance, call: "modifyRecords response")
         return result
     }
 
@@ -94,9 +97,11 @@ final class InterleavingContainer: ForwardingContainer {
         in zoneID: ZoneID, since token: ChangeToken?, resultsLimit: Int?
     ) async throws(CloudError) -> RecordZoneChanges {
         try await turn("recordZoneChanges")
-        return try await forward { () async throws(CloudError) in
+        let changes = try await forward { () async throws(CloudError) in
             try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
         }
+        await scheduler.beforeCall(device: device, instance: instance, call: "recordZoneChanges response")
+        return changes
     }
 
     func databaseChanges(since token: ChangeToken?, resultsLimit: Int?) async throws(CloudError) -> DatabaseChanges {

@@ -98,6 +98,17 @@ extension Simulation {
                 )
                 return
             }
+            // A counted write that lost by the rule lost in a conflict some device recorded: no edit vanishes
+            // silently.
+            if !conflicted.contains(record.name),
+                let lost = mustCount.first(where: { $0.version < final && !superseded.contains($0.version) })
+            {
+                fail(
+                    .mergeRule,
+                    "\(record.type) \(record.name) on \(device.name): \(lost.device)'s write of \(field) (\(lost.version)) vanished without any device recording a conflict"
+                )
+                return
+            }
             // The final write is not one a counted write superseded.
             if let successor = mustCount.first(where: { $0.predecessor == final && $0.version != final }) {
                 fail(

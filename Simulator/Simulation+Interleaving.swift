@@ -38,7 +38,8 @@ extension Simulation {
         case 58..<62: relaunch(target, why: "relaunched by the user")
         case 62..<67: crash(target)
         case 67..<70: await userDeletesAppData(target)
-        case 70..<75: await bulkImport(target)
+        case 70..<73: await bulkImport(target)
+        case 73..<76: await switchAccountAndStartFresh(target)
         default:
             if target !== caller {
                 await sync(target, force: random.chance(0.3), why: "interleaved")
@@ -46,6 +47,24 @@ extension Simulation {
                 await sync(other, force: false, why: "interleaved")
             }
         }
+    }
+
+    /// The user signs into the other account and at once chooses to start afresh with it (the CLI's
+    /// `account start-fresh`, possibly in another process than a sync in flight).
+    func switchAccountAndStartFresh(_ device: Device) async {
+        guard accounts.count > 1, let handle = try? world.device(device.name), let current = handle.session.account,
+            let other = accounts.first(where: { $0 != current })
+        else { return }
+        moment += 1
+        do {
+            try handle.signIn(other)
+        } catch {
+            return fail(.noAcknowledgedWriteLost, "\(device.name): signing in failed: \(error)")
+        }
+        trace("\(device.name): signed into \(other)")
+        accountChanged(device)
+        guard let app = device.app, (try? status(of: app))?.pauseReason == .accountChanged else { return }
+        await resolvePause(device, startFresh: true)
     }
 
     /// What the app does on `CKAccountChanged`: it reacts at once (`LaunchedApp.reactToAccountChange()`), without

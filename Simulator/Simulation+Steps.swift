@@ -164,6 +164,15 @@ extension Simulation {
                     changes[field.name] =
                         field.isOptional && random.chance(0.3)
                         ? .some(nil) : RecordFactory.value(of: field.type, now: device.clock.now(), random: &random)
+                    if name == bigRecord, field.type == .string, changes[field.name] != .some(nil) {
+                        // Near the limit: a text that fits alone, but not together with a like edit made elsewhere.
+                        let room = CloudLimits.cloudKit.maximumRecordBytes - record.encodedSize - 100
+                        let current: Int =
+                            if case .string(let text)? = record.fields[field.name] { text.utf8.count } else { 0 }
+                        if room > 8 {
+                            changes[field.name] = .string(String(repeating: "b", count: current + room * 3 / 4))
+                        }
+                    }
                 }
                 let edited = try app.edit(name, setting: changes)
                 noteWrite(device, before: record, after: edited, fields: Array(changes.keys))
@@ -227,7 +236,7 @@ extension Simulation {
         let fields = schema.recordType(named: record.type)!.fields.filter { $0.type == .string }
         let field = fields[Int(random.next() % UInt64(fields.count))].name
         let current: Int = if case .string(let text)? = record.fields[field] { text.utf8.count } else { 0 }
-        let room = CloudLimits.cloudKit.maximumRecordBytes - record.encodedSize - 30 - Int(random.next() % 60)
+        let room = CloudLimits.cloudKit.maximumRecordBytes - record.encodedSize - 150 - Int(random.next() % 100)
         guard room > 0 else { return }
         moment += 1
         do {
@@ -252,6 +261,8 @@ extension Simulation {
     func crashedInside(_ device: Device, _ what: String) -> Bool {
         guard device.crashSwitch.isDown else { return false }
         noteCrash(device, why: "crashed inside a local write (\(what))")
+        // What the action saved before the crash (the switch's preference, say) holds after the relaunch.
+        refreshBlocked(device)
         return true
     }
 
@@ -381,7 +392,11 @@ extension Simulation {
     }
 
     /// The user acts on a paused status, as the settings copy tells them to.
-    func resolvePause(_ device: Device) async {
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - startFresh: After an account switch, start afresh rather than maybe signing back in.
+    func resolvePause(_ device: Device, startFresh: Bool = false) async {
         guard let app = device.app, let status = try? status(of: app), let reason = status.pauseReason else { return }
         moment += 1
         do {
@@ -403,7 +418,7 @@ extension Simulation {
             case .accountChanged:
                 let handle = try world.device(device.name)
                 let bound = try app.engine?.state().boundUser
-                if random.chance(0.5), let previous = accounts.first(where: { $0.userRecordID == bound }) {
+                if !startFresh, random.chance(0.5), let previous = accounts.first(where: { $0.userRecordID == bound }) {
                     try handle.signIn(previous)
                     trace("\(device.name): signed back into \(previous)")
                     accountChanged(device)
@@ -486,7 +501,15 @@ extension Simulation {
             line += " skipped"
         }
         trace(same ? line : line + " (an app instance since replaced)")
-        for case .mergeTooLarge(let name) in report.events { mergesTooLarge.insert(name) }
+        for event in report.events {
+            switch event {
+            case .mergeTooLarge(let name):
+                mergesTooLarge.insert(name)
+                conflicted.insert(name)
+            case .conflictResolved(let name), .deleteWon(let name): conflicted.insert(name)
+            default: break
+            }
+        }
         if case .paused(.userDeletedZone)? = report.outcome, let account {
             device.learnedDeletion[account.rawValue] = moment
         }
@@ -511,6 +534,16 @@ extension Simulation {
         check(
             .countersAgree, report.sentSaves == saves,
             "\(device.name): the engine reported \(report.sentSaves) saves; the container accepted \(saves)")
+        if report.stoppedBecause != nil {
+            // A cycle stopped by the user (the switch, starting afresh) applies nothing more, even of an answer the
+            // server already gave: it may report less than the container saw, never more.
+            check(
+                .countersAgree,
+                report.sentSaves <= saves && report.sentDeletes <= deletes && report.fetchedModifications <= fetched,
+                "\(device.name): a stopped cycle reported \(report.sentSaves)+\(report.sentDeletes) sent and \(report.fetchedModifications) fetched; the container saw \(saves)+\(deletes) and \(fetched)"
+            )
+            return
+        }
         let refused = device.thrown[.limitExceeded, default: 0] - thrownBefore[.limitExceeded, default: 0]
         check(
             .countersAgree, report.refusedRequests == refused,
@@ -554,6 +587,11 @@ extension Simulation {
                     .honestStatus, reason == injected,
                     "\(device.name): the cycle met \(injected) but paused with \(reason)")
             }
+            // A full iCloud is only ever the server's word, in this cycle.
+            check(
+                .honestStatus, reason != .quotaExceeded || errors.contains(.quotaExceeded),
+                "\(device.name): the cycle paused with quotaExceeded, but the server never said so in it (it said \(errors.map(\.name).sorted()))"
+            )
         }
     }
 

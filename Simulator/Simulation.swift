@@ -137,6 +137,8 @@ public final class Simulation {
     var fieldWrites: [String: [String: [FieldWrite]]] = [:]
     /// Records for which an engine said a merge would exceed the record size limit (the server's side was kept).
     var mergesTooLarge = Set<String>()
+    /// Records for which some device recorded a conflict (merged, a delete won, or a merge too large).
+    var conflicted = Set<String>()
     /// Deletions of each account's app data not yet undone with consent, by account.
     var zoneDeletions: [String: ZoneDeletion] = [:]
     /// How many user-deleted-zone faults had struck each account when last looked at.

@@ -1,3 +1,4 @@
+import DeviceStore
 import FoundationEssentials
 import PrivateCloud
 import SimulatedWorld
@@ -66,8 +67,11 @@ extension CLI {
         if command.flag("trace") && seeds.count != 1 {
             throw CLIError(.usage, "--trace replays one run: give --seed S")
         }
-        let template = SimulationOptions(
+        var template = SimulationOptions(
             seed: 0, devices: devices, steps: steps, backend: backend, keepFullTrace: command.flag("trace"))
+        if let bug = command.option("plant").flatMap(PlantedBug.init(rawValue:)) {
+            template.hooks = SimulationHooks(plantedBugs: [bug])
+        }
 
         let clock = ContinuousClock()
         let started = clock.now

@@ -1,4 +1,5 @@
 import ArgumentParsing
+import DeviceStore
 import PrivateCloud
 
 /// Every command of `privatesync`, declared. Help text and usage errors come from here.
@@ -194,6 +195,10 @@ enum CommandTree {
                         "backend", valueName: "memory|file",
                         help: "Where the accounts' databases live (default memory).",
                         allowedValues: ["memory", "file"]),
+                    OptionSpec(
+                        "plant", valueName: "BUG",
+                        help: "Plant a known bug in every device's stores and engine, to replay a planted-bug proof.",
+                        allowedValues: PlantedBug.allCases.map(\.rawValue)),
                 ],
                 flags: [FlagSpec("trace", help: "Print every step of the run (with --seed)."), json],
                 examples: [

@@ -36,10 +36,10 @@ extension Simulation {
         case 42..<52: changeAccount(target)
         case 52..<58: await resolvePause(target)
         case 58..<62: relaunch(target, why: "relaunched by the user")
-        case 62..<67: crash(target)
-        case 67..<70: await userDeletesAppData(target)
-        case 70..<73: await bulkImport(target)
-        case 73..<76: await switchAccountAndStartFresh(target)
+        case 62..<66: crash(target)
+        case 66..<72: await userDeletesAppData(target)
+        case 72..<74: await bulkImport(target)
+        case 74..<77: await switchAccountAndStartFresh(target)
         default:
             if target !== caller {
                 await sync(target, force: random.chance(0.3), why: "interleaved")

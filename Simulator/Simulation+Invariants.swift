@@ -161,6 +161,13 @@ extension Simulation {
     /// Invariant 3, first half: every record written on a device (and not deleted anywhere) is still on it, in its
     /// stores or in an archive.
     func checkHeld(_ device: Device) {
+        if let previous = device.freshFrom, let app = device.app,
+            (try? app.facts())?.boundUser == previous
+        {
+            // The store went back to that account (signed back in before it bound to the new one): its records
+            // belong here again.
+            device.freshFrom = nil
+        }
         if let previous = device.freshFrom, let app = device.app {
             // After starting afresh, the active store holds none of the previous account's records.
             let strays = ((try? app.stores.userCreated.records()) ?? []).filter {

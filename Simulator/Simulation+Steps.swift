@@ -134,13 +134,17 @@ extension Simulation {
     // MARK: The user
 
     /// The user adds, edits or deletes a record on a device.
-    func userWrite(_ device: Device) async {
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - editing: A record to edit, rather than a write drawn from the seed.
+    func userWrite(_ device: Device, editing: String? = nil) async {
         guard let app = runningApp(device) else { return }
         let schema = world.partition.schema
-        let roll = random.next() % 100
+        let roll = editing == nil ? random.next() % 100 : 60
         moment += 1
         do {
-            if roll < 55 || device.expected.isEmpty {
+            if editing == nil, roll < 55 || device.expected.isEmpty {
                 let type = schema.recordTypes[Int(random.next() % UInt64(schema.recordTypes.count))]
                 let fields = RecordFactory.fields(for: type, now: device.clock.now(), random: &random)
                 let record = try app.add(type.name, fields: fields)
@@ -156,6 +160,7 @@ extension Simulation {
             guard !names.isEmpty else { return }
             var name = names[Int(random.next() % UInt64(names.count))]
             if let big = bigRecord, names.contains(big), random.chance(0.3) { name = big }
+            if let editing { name = editing }
             guard let (record, _) = try app.find(name), let type = schema.recordType(named: record.type) else { return }
             if roll < 85 {
                 var changes: [String: FieldValue?] = [:]
@@ -223,6 +228,28 @@ extension Simulation {
         }
     }
 
+    /// Two devices edit the same record before either syncs (the record near the size limit when there is one):
+    /// their edits meet in a conflict, which the merge rule must settle.
+    func concurrentEdits() async {
+        func holders(_ name: String) -> [Device] {
+            devices.filter { device in (try? device.app?.stores.userCreated.record(named: name)) != nil }
+        }
+        var name = bigRecord
+        if name == nil || holders(name!).count < 2 {
+            let device = devices[Int(random.next() % UInt64(devices.count))]
+            let names = ((try? device.app?.stores.userCreated.recordNames()) ?? []).sorted()
+            guard !names.isEmpty else { return }
+            name = names[Int(random.next() % UInt64(names.count))]
+        }
+        let both = holders(name!)
+        guard both.count >= 2 else { return }
+        let first = Int(random.next() % UInt64(both.count))
+        let second = (first + 1 + Int(random.next() % UInt64(both.count - 1))) % both.count
+        trace("\(both[first].name), \(both[second].name): both edit \(name!.prefix(8))")
+        await userWrite(both[first], editing: name)
+        await userWrite(both[second], editing: name)
+    }
+
     /// The user pastes a long text into a record, leaving it a few bytes under CloudKit's record size limit: two
     /// small edits of other fields made apart can then merge into a record that cannot be uploaded.
     func pasteLongText(_ device: Device) async {
@@ -236,7 +263,7 @@ extension Simulation {
         let fields = schema.recordType(named: record.type)!.fields.filter { $0.type == .string }
         let field = fields[Int(random.next() % UInt64(fields.count))].name
         let current: Int = if case .string(let text)? = record.fields[field] { text.utf8.count } else { 0 }
-        let room = CloudLimits.cloudKit.maximumRecordBytes - record.encodedSize - 150 - Int(random.next() % 100)
+        let room = CloudLimits.cloudKit.maximumRecordBytes - record.encodedSize - 400 - Int(random.next() % 200)
         guard room > 0 else { return }
         moment += 1
         do {
@@ -506,6 +533,9 @@ extension Simulation {
             case .mergeTooLarge(let name):
                 mergesTooLarge.insert(name)
                 conflicted.insert(name)
+                trace(
+                    "\(device.name): a merge of \(name.prefix(8)) would exceed the record size limit; the server's side was kept"
+                )
             case .conflictResolved(let name), .deleteWon(let name): conflicted.insert(name)
             default: break
             }

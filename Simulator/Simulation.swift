@@ -254,9 +254,10 @@ public final class Simulation {
         let device = devices[Int(random.next() % UInt64(devices.count))]
         let roll = random.next() % 1000
         switch roll {
-        case 0..<330: await userWrite(device)
-        case 330..<345: await bulkImport(device)
-        case 345..<350: await pasteLongText(device)
+        case 0..<300: await userWrite(device)
+        case 300..<330: await concurrentEdits()
+        case 330..<342: await bulkImport(device)
+        case 342..<350: await pasteLongText(device)
         case 350..<550: await syncDue()
         case 550..<650: await sync(device, force: false, why: "a push notification")
         case 650..<700: await sync(device, force: true, why: "pull to refresh")

@@ -42,7 +42,11 @@ struct PlantedEngineBugs {
 
     @Test("planted: a cycle running across start-fresh refills the store with the previous account (behaviour 2)")
     func cycleSurvivesStartFresh() async throws {
-        try await Self.expectCaught(.cycleSurvivesStartFresh, by: [.accountsNeverMix, .noAcknowledgedWriteLost])
+        // The old cycle writing anything of the previous account into the fresh store: its records, a pause of its
+        // own (a stale cause), or a re-upload to it.
+        try await Self.expectCaught(
+            .cycleSurvivesStartFresh,
+            by: [.accountsNeverMix, .noAcknowledgedWriteLost, .honestStatus, .deletionNeedsConsent])
     }
 
     @Test("planted: a conflict inside an atomic batch ends the cycle waiting (behaviour 3)")

@@ -88,6 +88,16 @@ final class InterleavingContainer: ForwardingContainer {
             return false
         }
         if !accepted.isEmpty { scheduler.accepted(device: device, saved: accepted) }
+        var own: [(String, String)] = []
+        var received: [(String, String)] = []
+        for (id, outcome) in result.saveResults {
+            switch outcome {
+            case .success(let record): if let tag = record.recordChangeTag { own.append((id.recordName, tag)) }
+            case .failure(let error):
+                if let tag = error.serverRecord?.recordChangeTag { received.append((id.recordName, tag)) }
+            }
+        }
+        scheduler.tags(device: device, own: own, received: received)
         // The server has answered; the app has not yet applied the answer.
         await scheduler.beforeCall(device: device, instance: instance, call: "modifyRecords response")
         return result
@@ -100,6 +110,11 @@ final class InterleavingContainer: ForwardingContainer {
         let changes = try await forward { () async throws(CloudError) in
             try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
         }
+        scheduler.tags(
+            device: device, own: [],
+            received: changes.modifications.compactMap { record in
+                record.recordChangeTag.map { (record.recordID.recordName, $0) }
+            })
         await scheduler.beforeCall(device: device, instance: instance, call: "recordZoneChanges response")
         return changes
     }

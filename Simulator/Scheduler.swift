@@ -37,6 +37,17 @@ final class Scheduler: @unchecked Sendable {
         simulation?.noteThrown(device: device, code: code)
     }
 
+    /// Called with the change tags a device's call brought back: of its own accepted saves, and of server versions
+    /// it received (fetched, or returned with a conflict).
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - own: (record name, change tag) of saves the server accepted from it.
+    ///   - received: (record name, change tag) of server versions it received.
+    func tags(device: String, own: [(String, String)], received: [(String, String)]) {
+        simulation?.noteTags(device: device, own: own, received: received)
+    }
+
     /// Called after a modify request returned, with the saves the server accepted.
     ///
     /// - Parameters:

@@ -144,6 +144,13 @@ extension Simulation {
         }
     }
 
+    /// Notes the change tags a device's call brought back.
+    func noteTags(device name: String, own: [(String, String)], received: [(String, String)]) {
+        guard let device = devices.first(where: { $0.name == name }) else { return }
+        for (record, tag) in own { device.ownThisCycle[record, default: []].insert(tag) }
+        for (record, tag) in received { device.receivedThisCycle[record, default: []].insert(tag) }
+    }
+
     /// Counts an error a device's call failed with as a whole.
     func noteThrown(device name: String, code: CloudError.Code) {
         devices.first(where: { $0.name == name })?.thrown[code, default: 0] += 1

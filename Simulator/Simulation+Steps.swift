@@ -505,8 +505,13 @@ extension Simulation {
         let refusalsBefore = episodes.refusals(device: device.name)
         let thrownBefore = device.thrown
         device.cycling = true
+        device.receivedThisCycle.removeAll()
+        device.ownThisCycle.removeAll()
         let report = await engine.sync(force: force)
         device.cycling = false
+        if !crashSwitch.isDown, report.stoppedBecause == nil {
+            for (record, tags) in device.ownThisCycle { device.ownTags[record, default: []].formUnion(tags) }
+        }
         let tallyAfter = observed?.tally ?? ObservedContainer.Tally()
         // Whether the same app instance is still the running one (nothing relaunched or reconfigured it meanwhile).
         let same = device.instance == instance
@@ -536,7 +541,16 @@ extension Simulation {
                 trace(
                     "\(device.name): a merge of \(name.prefix(8)) would exceed the record size limit; the server's side was kept"
                 )
-            case .conflictResolved(let name), .deleteWon(let name): conflicted.insert(name)
+            case .conflictResolved(let name):
+                conflicted.insert(name)
+                // A conflict is met against a version this device had not seen: never its own save's echo.
+                if let received = device.receivedThisCycle[name], !received.isEmpty {
+                    check(
+                        .mergeRule, !received.isSubset(of: device.ownTags[name] ?? []),
+                        "\(device.name) resolved a conflict on \(name) against its own save (the echo of change tag \(received.sorted().joined(separator: ", ")))"
+                    )
+                }
+            case .deleteWon(let name): conflicted.insert(name)
             default: break
             }
         }

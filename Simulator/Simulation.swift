@@ -60,6 +60,13 @@ public final class Simulation {
         var addedSinceFresh = Set<String>()
         /// Errors the device's calls failed with as a whole (not items' errors), by code, over every app instance.
         var thrown: [CloudError.Code: Int] = [:]
+        /// Change tags of the device's own saves the server accepted (and told it so), by record.
+        var ownTags: [String: Set<String>] = [:]
+        /// Change tags of the device's own saves accepted during its current cycle: they join ``ownTags`` only if the
+        /// cycle ends without a crash or a stop (else the app may never have recorded them).
+        var ownThisCycle: [String: Set<String>] = [:]
+        /// Change tags of server versions the device received during its current cycle, by record.
+        var receivedThisCycle: [String: Set<String>] = [:]
         /// Whether a cycle of this device is in flight (interleaved actions never start a second one).
         var cycling = false
 

@@ -66,6 +66,18 @@ extension Simulation {
         if !consenting.isEmpty { zoneDeletions[account.rawValue] = nil }
     }
 
+    /// Notes when a device first knows of a deletion of its account's app data (its engine recorded the pause), for
+    /// invariant 8.
+    func noteLearned(_ device: Device, facts: SyncFacts) {
+        guard facts.enginePause == .userDeletedZone,
+            let account = accounts.first(where: { $0.userRecordID == facts.boundUser })
+        else { return }
+        let since = zoneDeletions[account.rawValue]?.moment ?? 0
+        if (device.learnedDeletion[account.rawValue] ?? -1) < since {
+            device.learnedDeletion[account.rawValue] = moment
+        }
+    }
+
     /// Invariant 5: the status is exactly what the simulator's own model (``StatusOracle``) computes from the facts;
     /// it never reads on while sync cannot run, and a pause has a cause that really happened.
     func checkStatus(_ device: Device) {
@@ -78,6 +90,7 @@ extension Simulation {
         } catch {
             return fail(.honestStatus, "\(device.name): the status cannot be read: \(error)")
         }
+        noteLearned(device, facts: facts)
         let expected = StatusOracle.expected(facts)
         check(
             .honestStatus,

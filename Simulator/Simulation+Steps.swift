@@ -333,6 +333,7 @@ extension Simulation {
     func flipSwitch(_ device: Device) {
         guard let app = runningApp(device) else { return }
         let on = !app.record.syncWanted
+        if let facts = try? app.facts() { noteLearned(device, facts: facts) }
         moment += 1
         do {
             device.app = try app.setSyncEnabled(on)

@@ -43,6 +43,8 @@ public enum SyncStateKey: String, Sendable, CaseIterable {
     case batchSize = "batch_size"
     /// Modify requests accepted in a row at the current batch size; after enough of them the size grows back.
     case batchStreak = "batch_streak"
+    /// Set by a reset of the bookkeeping: the next full fetch queues the records the server did not return.
+    case requeueOnFullFetch = "requeue_on_full_fetch"
 }
 
 /// A pending change as the engine reads it: with a revision that grows each time the record is written again, so
@@ -326,6 +328,32 @@ public struct SyncTransaction {
             FROM records WHERE origin_user IS NULL OR origin_user = ?1
             ON CONFLICT (record_name) DO UPDATE SET kind = 'save', revision = \(RecordStore<UserCreated>.nextRevision)
             """, .text(user?.recordName ?? ""))
+    }
+
+    /// Forgets every server version the store cached (change tags, server dates), keeping the records.
+    public func clearServerFields() throws {
+        try connection.run(
+            """
+            UPDATE records SET server_change_tag = NULL, server_created_at = NULL, server_modified_at = NULL,
+                server_creator = NULL, server_last_modifier = NULL
+            """)
+    }
+
+    /// After a full fetch that followed a reset of the engine's bookkeeping: queues for saving every record of
+    /// `user` (or of no account) that the fetch did not return and that waits for nothing, so that a record the
+    /// server lacks is sent rather than lost. Returns their names.
+    public func queueRecordsNotSeen(for user: UserRecordID) throws -> [String] {
+        let rows = try connection.query(
+            """
+            SELECT record_name, record_type FROM records WHERE (origin_user IS NULL OR origin_user = ?)
+                AND record_name NOT IN (SELECT record_name FROM refetch_seen)
+                AND record_name NOT IN (SELECT record_name FROM pending_changes)
+            ORDER BY created_at, record_name
+            """, .text(user.recordName)
+        ) { ($0.text(0), $0.text(1)) }
+        for (name, type) in rows { try queue(.save, name: name, type: type) }
+        try connection.run("DELETE FROM refetch_seen")
+        return rows.map(\.0)
     }
 
     /// Deletes the records written under `user` and their pending changes (after they were archived).

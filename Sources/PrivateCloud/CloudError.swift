@@ -135,6 +135,9 @@ public struct CloudError: Error, Sendable, CustomStringConvertible {
     /// For `internalError` raised by a container's own storage: the underlying error (for example a
     /// `DatabaseFileError` naming a damaged file). A real CloudKit server never reports such a thing; this fake can.
     public var storageError: (any Error)?
+    /// The fault that produced this error, when a fault-injecting container made it up (its CLI name, such as
+    /// `network-unavailable`); `nil` for an error the container itself reported.
+    public var injectedFault: String?
 
     /// Whether this is a failure of the container's own storage that no retry can cure: a damaged file, a file that
     /// is not this container's database, or one whose tables are missing. A busy lock or a full disk is not one.

@@ -40,6 +40,12 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
 
     /// The error a fault of a kind that fails the whole call produces.
     private func callError(_ fault: Fault, _ what: String) -> CloudError {
+        var error = plainError(fault, what)
+        error.injectedFault = fault.kind.rawValue
+        return error
+    }
+
+    private func plainError(_ fault: Fault, _ what: String) -> CloudError {
         switch fault.kind {
         case .networkUnavailable:
             CloudError(.networkUnavailable, "the network is unavailable (injected) during \(what)")
@@ -136,7 +142,8 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
         async throws(CloudError) -> ModifyResult
     {
         let victim = saving.first?.recordID ?? deleting[0]
-        let victimError = CloudError(.serverRejectedRequest, "the server rejected record \(victim) (injected)")
+        var victimError = CloudError(.serverRejectedRequest, "the server rejected record \(victim) (injected)")
+        victimError.injectedFault = FaultKind.partialFailure.rawValue
         let batchFailed = CloudError(
             .batchRequestFailed, "not applied: another item in the atomic batch for zone \(victim.zoneID) failed")
         let failsWithVictim = { (id: RecordID) in

@@ -134,6 +134,20 @@ public final class LaunchedApp: Sendable {
             pendingChanges: engineState.pendingChanges, now: now)
     }
 
+    /// Resets the sync engine's bookkeeping and keeps the data (``SyncEngine/resetBookkeeping(of:)``).
+    ///
+    /// - Throws: ``StoreError`` when the store cannot be written.
+    public func resetSyncBookkeeping() throws(StoreError) {
+        try SyncEngine.resetBookkeeping(of: stores.userCreated)
+    }
+
+    /// The sync engine's state, read from the user-created store (also when sync does not run on this launch).
+    ///
+    /// - Throws: ``StoreError`` when the store cannot be read.
+    public func engineState() throws(StoreError) -> EngineState {
+        try stores.userCreated.syncSnapshot { try EngineState($0) }
+    }
+
     /// The status the settings screen shows, derived from the facts.
     public func status() throws(StoreError) -> SyncStatus {
         SyncStatus.derive(from: try facts())
@@ -147,6 +161,26 @@ public final class LaunchedApp: Sendable {
     @discardableResult
     public func sync(force: Bool = false) async -> SyncReport? {
         await engine?.sync(force: force)
+    }
+
+    /// Half a cycle: sends pending changes without fetching first, or `nil` when sync does not run. A test stops a
+    /// device here to make an upload meet a conflict deterministically.
+    ///
+    /// - Parameter force: Ignore the retry schedule.
+    /// - Returns: What moved, and how the attempt ended.
+    @discardableResult
+    public func sendChanges(force: Bool = true) async -> SyncReport? {
+        await engine?.sendChanges(force: force)
+    }
+
+    /// Half a cycle: fetches changes without sending, or `nil` when sync does not run. A test sees the state straight
+    /// after a conflict was merged at fetch (its pending count and local value) before anything is sent.
+    ///
+    /// - Parameter force: Ignore the retry schedule.
+    /// - Returns: What moved, and how the attempt ended.
+    @discardableResult
+    public func fetchChanges(force: Bool = true) async -> SyncReport? {
+        await engine?.fetchChanges(force: force)
     }
 
     /// Flips the sync switch as the app does: saves the preference and reconfigures the stores, as a new

@@ -20,13 +20,17 @@ extension SyncEngine {
                     try state.clearSeenRecords()
                     try state.setState(.reconcileOnFullFetch, .integer(1))
                 }
-                return (token, try state.integer(.reconcileOnFullFetch) == 1)
+                let requeue = try token == nil && state.integer(.requeueOnFullFetch) == 1
+                return (token, try state.integer(.reconcileOnFullFetch) == 1 || requeue)
             }
             // Every call goes to whoever is signed in: make sure that is still the bound user.
-            try await verifyUser(user)
+            try await verifyUser(user, &report)
             let page: RecordZoneChanges
             do {
-                page = try await container.recordZoneChanges(in: zoneID, since: token, resultsLimit: nil)
+                page = try await request(.recordZoneChanges, zone: zoneID, &report) { () async throws(CloudError) in
+                    try await container.recordZoneChanges(in: zoneID, since: token, resultsLimit: nil)
+                }
+                report.requests[report.requests.count - 1].received = page.modifications.count + page.deletions.count
             } catch  where error.code == .changeTokenExpired && restarts < 3 {
                 restarts += 1
                 if !isPlanted(.keepsExpiredZoneToken) {
@@ -58,6 +62,7 @@ extension SyncEngine {
                 emit(.ignoredFetchedRecord(recordName: name, recordType: type), &report)
             }
             if let removed = applied.reconciled { emit(.reconciled(removed: removed), &report) }
+            if let requeued = applied.requeued { emit(.requeuedAfterReset(records: requeued), &report) }
             if !page.moreComing { return }
         }
     }
@@ -70,6 +75,7 @@ extension SyncEngine {
         var deleteWins: [String] = []
         var ignored: [(String, String)] = []
         var reconciled: Int?
+        var requeued: Int?
     }
 
     /// Applies one page and its token.
@@ -127,7 +133,12 @@ extension SyncEngine {
         try state.add(applied.deletions, to: .fetchedDeletions)
         try state.add(applied.conflicts.count, to: .conflictsResolved)
         if !page.moreComing {
-            if reconciling {
+            if try state.integer(.requeueOnFullFetch) == 1 {
+                // After a reset nothing is known to be synced: what the server lacks is sent, never deleted.
+                applied.requeued = try state.queueRecordsNotSeen(for: user).count
+                try state.setState(.requeueOnFullFetch, nil)
+                try state.setState(.reconcileOnFullFetch, nil)
+            } else if reconciling {
                 applied.reconciled = try state.deleteSyncedRecordsNotSeen(of: user).count
                 try state.setState(.reconcileOnFullFetch, nil)
             }

@@ -9,12 +9,15 @@ extension SyncEngine {
     /// - Returns: What the cycle starts from: the user record the store is bound to (and the account signed in), and
     ///   the store's epoch.
     func prepare(_ report: inout SyncReport) async throws(Stop) -> CycleGuard {
+        report.requests.append(ContainerRequest(operation: .accountStatus))
         if let reason = PauseReason(accountStatus: await container.accountStatus()) {
             throw .accountUnusable(reason)
         }
         let user: UserRecordID
         do {
-            user = try await container.userRecordID()
+            user = try await request(.userRecordID, &report) { () async throws(CloudError) in
+                try await container.userRecordID()
+            }
         } catch {
             throw stop(for: error)
         }
@@ -53,11 +56,13 @@ extension SyncEngine {
 
     /// Makes sure, before a request, that the user still wants sync and the signed-in user is still the bound one:
     /// every container call goes to whoever is signed in at that moment.
-    func verifyUser(_ user: UserRecordID) async throws(Stop) {
+    func verifyUser(_ user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
         try checkStillWanted()
         let current: UserRecordID
         do {
-            current = try await container.userRecordID()
+            current = try await request(.userRecordID, &report) { () async throws(CloudError) in
+                try await container.userRecordID()
+            }
         } catch {
             throw stop(for: error)
         }
@@ -69,7 +74,9 @@ extension SyncEngine {
         let ready = try transaction { try $0.integer(.zoneReady) == 1 }
         guard !ready else { return }
         do {
-            _ = try await container.saveZones([RecordZone(zoneID: zoneID)])
+            _ = try await request(.saveZones, zone: zoneID, &report) { () async throws(CloudError) in
+                try await container.saveZones([RecordZone(zoneID: zoneID)])
+            }
         } catch {
             throw stop(for: error)
         }
@@ -97,7 +104,9 @@ extension SyncEngine {
             let page: DatabaseChanges
             try checkStillWanted()
             do {
-                page = try await container.databaseChanges(since: token, resultsLimit: nil)
+                page = try await request(.databaseChanges, &report) { () async throws(CloudError) in
+                    try await container.databaseChanges(since: token, resultsLimit: nil)
+                }
             } catch  where error.code == .changeTokenExpired && expired < 3 {
                 expired += 1
                 try transaction { try $0.setState(.databaseToken, nil) }

@@ -298,6 +298,36 @@ public final class SyncEngine: Sendable {
         if resumed { emit(.resumed, &report) }
     }
 
+    /// Makes a container call and logs it in the report, whatever its outcome.
+    ///
+    /// - Parameters:
+    ///   - operation: The call.
+    ///   - zone: The zone it concerns.
+    ///   - items: For a modify request, its items (their outcomes are filled in by the caller).
+    ///   - batchSize: For a modify request, the batch size in use.
+    ///   - report: The report whose request log grows.
+    ///   - call: The call itself.
+    /// - Returns: What the call returned.
+    /// - Throws: What the call threw.
+    func request<T>(
+        _ operation: ContainerRequest.Operation, zone: ZoneID? = nil, items: [ContainerRequest.Item] = [],
+        batchSize: Int? = nil, _ report: inout SyncReport, _ call: () async throws(CloudError) -> T
+    ) async throws(CloudError) -> T {
+        var entry = ContainerRequest(operation: operation, zone: zone)
+        entry.items = items
+        entry.batchSize = batchSize
+        do {
+            let value = try await call()
+            report.requests.append(entry)
+            return value
+        } catch {
+            entry.error = error.code
+            entry.fault = error.injectedFault
+            report.requests.append(entry)
+            throw error
+        }
+    }
+
     func emit(_ event: SyncEvent, _ report: inout SyncReport) {
         report.events.append(event)
         observer?(event)
@@ -357,6 +387,16 @@ public struct EngineState: Sendable, Hashable {
     /// Changes waiting to be sent to the bound account (changes written under another account wait for that one and
     /// are not counted).
     public let pendingChanges: Int
+    /// The zone change token, opaque; `nil` before the first page (or after it expired or was reset).
+    public let zoneChangeToken: [UInt8]?
+    /// The database change token, opaque; `nil` before the first read.
+    public let databaseChangeToken: [UInt8]?
+    /// Whether the store knows its zone exists.
+    public let zoneReady: Bool
+    /// Whether the user's consent to upload again after a deletion of the app's iCloud data is waiting to be used.
+    public let reuploadConsent: Bool
+    /// The most records a modify request carries now (400, or less after `limitExceeded`).
+    public let batchSize: Int
 
     /// Totals since the store was created.
     public let sentSaves: Int
@@ -374,6 +414,11 @@ public struct EngineState: Sendable, Hashable {
         lastAttempt = try state.date(.lastAttemptAt)
         initialFetchDone = try state.integer(.initialFetchDone) == 1
         pendingChanges = try state.sendablePendingCount(for: boundUser)
+        zoneChangeToken = try state.bytes(.zoneToken)
+        databaseChangeToken = try state.bytes(.databaseToken)
+        zoneReady = try state.integer(.zoneReady) == 1
+        reuploadConsent = try state.integer(.reuploadConsent) == 1
+        batchSize = try SyncEngine.batchSize(in: state, limits: .cloudKit)
         sentSaves = Int(try state.integer(.sentSaves))
         sentDeletes = Int(try state.integer(.sentDeletes))
         fetchedModifications = Int(try state.integer(.fetchedModifications))

@@ -19,7 +19,43 @@ extension CLI {
         let pendingChanges: Int
         let storeFiles: [String]
         let containerFile: String?
+        let engine: EngineJSON?
         let status: StatusJSON
+    }
+
+    /// The engine's state, as `inspect --json` shows it: tokens are opaque (hex), as CKSyncEngine's are.
+    private struct EngineJSON: Encodable {
+        let boundUser: String?
+        let zone: String
+        let zoneReady: Bool
+        let zoneChangeToken: String?
+        let databaseChangeToken: String?
+        let reuploadConsent: Bool
+        let pause: String?
+        let lastOutcome: String?
+        let lastError: String?
+        let nextAttempt: String?
+        let batchSize: Int
+        let initialFetchDone: Bool
+
+        init(_ state: EngineState, zone: String) {
+            func hex(_ bytes: [UInt8]?) -> String? {
+                let digits = Array("0123456789abcdef")
+                return bytes.map { String($0.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }) }
+            }
+            boundUser = state.boundUser?.recordName
+            self.zone = zone
+            zoneReady = state.zoneReady
+            zoneChangeToken = hex(state.zoneChangeToken)
+            databaseChangeToken = hex(state.databaseChangeToken)
+            reuploadConsent = state.reuploadConsent
+            pause = state.pause?.rawValue
+            lastOutcome = state.lastOutcome?.encoded
+            lastError = state.lastError
+            nextAttempt = state.nextAttempt.map(Formats.iso)
+            batchSize = state.batchSize
+            initialFetchDone = state.initialFetchDone
+        }
     }
 
     func inspect() throws -> ExitCode {
@@ -52,6 +88,9 @@ extension CLI {
             device: app.device.name, account: account?.rawValue, types: types,
             pendingChanges: try app.stores.userCreated.pendingChangeCount(),
             storeFiles: [app.stores.userCreated.path, app.stores.localOnly.path], containerFile: containerFile,
+            engine: EngineJSON(
+                try app.engineState(),
+                zone: app.engine?.zoneID.zoneName ?? SyncEngine.defaultZoneName),
             status: StatusJSON(status))
         if json {
             Terminal.json(report)
@@ -76,6 +115,7 @@ extension CLI {
     }
 
     func audit() throws -> ExitCode {
+        if command.flag("convergence") { return try convergenceAudit() }
         let world = try world()
         let report = try world.audit()
         if json {

@@ -90,6 +90,7 @@ struct CLI {
         case ["sync", "off"]: return try syncSwitch(on: false)
         case ["sync", "now"]: return try await syncNow()
         case ["sync", "status"]: return try syncStatus()
+        case ["sync", "reset"]: return try syncReset()
         case ["record", "add"]: return try recordAdd()
         case ["record", "edit"]: return try recordEdit()
         case ["record", "delete"]: return try recordDelete()

@@ -112,9 +112,27 @@ enum CommandTree {
                     ),
                     CommandSpec(
                         "now", abstract: "One send-and-fetch cycle right away, whatever the retry schedule says.",
-                        options: [device], flags: [json]),
+                        discussion:
+                            "Exit 0 when the cycle finished, 75 when it failed transiently (it will be retried), 69 when sync is paused, 78 when sync is off, 74 when the container cannot be read (docs/cli.md).",
+                        options: [device],
+                        flags: [
+                            json,
+                            FlagSpec("send-only", help: "Half a cycle: send pending changes, fetch nothing."),
+                            FlagSpec("fetch-only", help: "Half a cycle: fetch changes, send nothing."),
+                            FlagSpec("verbose", help: "Also print every container request the cycle made."),
+                        ],
+                        examples: [
+                            "privatesync sync now --device phone --fetch-only",
+                            "privatesync sync now --device phone --json",
+                        ]),
                     CommandSpec(
                         "status", abstract: "The status the settings screen shows.", options: [device], flags: [json]),
+                    CommandSpec(
+                        "reset",
+                        abstract: "Drop the engine's bookkeeping (tokens, binding, server versions); keep the data.",
+                        discussion:
+                            "The next cycle fetches everything again and merges it with the device's records, without duplicating or losing any: what the server lacks is sent again.",
+                        options: [device], flags: [json]),
                 ]),
             CommandSpec(
                 "record", abstract: "Add, edit, delete and list records on a device.",
@@ -155,7 +173,13 @@ enum CommandTree {
             CommandSpec(
                 "audit",
                 abstract: "Read every container file and report local-only records and records in the wrong account.",
-                discussion: "Exit 0 when clean, 1 when not.", flags: [json]),
+                discussion:
+                    "Exit 0 when clean, 1 when not. With --convergence: each device's user-created records against its account's container (fields and record times); exit 1 on a difference no pending change explains.",
+                flags: [
+                    json,
+                    FlagSpec(
+                        "convergence", help: "Compare each device with its account's container instead."),
+                ]),
             CommandSpec(
                 "fault", abstract: "Faults that the next commands meet.",
                 subcommands: [

@@ -8,6 +8,10 @@
 @main
 struct PrivateSyncMain {
     static func main() async {
+        // Every file and folder the world holds is the user's alone (0600, 0700), whatever umask the shell has: the
+        // files this process creates with explicit modes are narrowed by the umask anyway, and those SQLite and
+        // `VACUUM INTO` create (a store's `-wal` and `-shm`, an archive) take their mode from it.
+        umask(0o077)
         let code = await CLI.run(Array(CommandLine.arguments.dropFirst()))
         exit(code.rawValue)
     }

@@ -186,6 +186,13 @@ public final class World: Sendable {
         guard FileSystem.exists(settingsPath) else {
             throw WorldError(.notFound, "no world at \(home) (create one with: privatesync init)")
         }
+        // Before anything is read: a link anywhere in the world (in place of a device's folder, an account's
+        // folder, `Application Support`, a file) could lead a command to read, write or delete outside it.
+        do {
+            try FileSystem.refuseLinksAndSpecialFiles(under: home)
+        } catch {
+            throw WorldError(.damaged, error.description)
+        }
         let settings: Settings
         do {
             settings = try Settings.read(json: try FileSystem.read(settingsPath))

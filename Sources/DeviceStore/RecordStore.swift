@@ -101,6 +101,11 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             let connection = try DatabaseFile.open(
                 at: configuration.path, format: format, create: true, durability: durability,
                 verifyIntegrity: verifyIntegrity)
+            // Every value the package computes with is checked before anything is read or written.
+            if let problem = try StoreStateCheck.firstProblem(connection) {
+                throw StoreError(
+                    .damagedFile, "\(configuration.path) is damaged: \(problem); it was left unchanged")
+            }
             try connection.transaction {
                 let stored = try connection.scalarText("SELECT value FROM store_meta WHERE key = 'partition'")
                 if stored == nil {

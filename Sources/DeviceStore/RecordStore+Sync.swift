@@ -146,7 +146,8 @@ public struct SyncTransaction {
         }
         if let problem = StoreStateCheck.dateProblem(seconds) {
             throw StoreError(
-                .damagedFile, "\(connection.path) is damaged: sync_state \(key.rawValue) \(problem); it was left unchanged")
+                .damagedFile,
+                "\(connection.path) is damaged: sync_state \(key.rawValue) \(problem); it was left unchanged")
         }
         return Date(timeIntervalSinceReferenceDate: seconds)
     }

@@ -48,7 +48,8 @@ enum StoreStateCheck {
         case (.bytes, .blob(let bytes)): return bytes.count <= 1 << 20 ? nil : "is longer than 1 MiB"
         case (.date, .real(let seconds)): return dateProblem(seconds)
         case (.date, .integer(let seconds)): return dateProblem(Double(seconds))
-        case (.counter, .integer(let count)): return (0...counterLimit).contains(count) ? nil : "is \(count), out of range"
+        case (.counter, .integer(let count)):
+            return (0...counterLimit).contains(count) ? nil : "is \(count), out of range"
         case (.retryAttempt, .integer(let count)):
             return (0...retryAttemptLimit).contains(count) ? nil : "is \(count), out of range"
         case (.revision, .integer(let count)):

@@ -178,12 +178,14 @@ public struct LaunchSequence: Sendable {
 
     /// Reopens the app as its last launch left it, for a command that acts within that launch.
     ///
+    /// - Parameter readOnly: Whether the command only reads: the stores are then opened read-only, so that it
+    ///   works on a read-only world and writes nothing.
     /// - Returns: The app, configured as at its last launch.
     /// - Throws: ``LaunchError`` `neverLaunched` when the device has no launch since installation.
-    public func resume() throws(LaunchError) -> LaunchedApp {
+    public func resume(readOnly: Bool = false) throws(LaunchError) -> LaunchedApp {
         let record = try lastLaunch()
         do {
-            let stores = try openStores(cloud: record.userCreatedStore == .cloud)
+            let stores = try openStores(cloud: record.userCreatedStore == .cloud, readOnly: readOnly)
             return LaunchedApp(device: device, environment: environment, record: record, stores: stores)
         } catch {
             throw LaunchError(opening: error)
@@ -204,7 +206,7 @@ public struct LaunchSequence: Sendable {
                 userCreatedConfiguration(cloud: record.userCreatedStore == .cloud), partition: environment.partition,
                 deviceID: device.name, clock: environment.clock, names: environment.names,
                 durability: environment.durability, crashSwitch: environment.crashSwitch,
-                verifyIntegrity: environment.verifyIntegrity)
+                verifyIntegrity: environment.verifyIntegrity, readOnly: true)
             return SyncStatus.derive(from: try LaunchedApp.facts(device: device, record: record, userCreated: store))
         } catch {
             throw LaunchError(opening: error)
@@ -229,7 +231,7 @@ public struct LaunchSequence: Sendable {
             cloudKitDatabase: cloud ? .private(environment.containerIdentifier) : .none)
     }
 
-    private func openStores(cloud: Bool) throws(StoreError) -> DeviceStores {
+    private func openStores(cloud: Bool, readOnly: Bool = false) throws(StoreError) -> DeviceStores {
         let localOnly = StoreConfiguration(
             name: StoreConfiguration.localOnlyName, directory: device.appGroup.applicationSupport,
             cloudKitDatabase: .none)
@@ -237,7 +239,7 @@ public struct LaunchSequence: Sendable {
             localOnly: localOnly, userCreated: userCreatedConfiguration(cloud: cloud),
             partition: environment.partition, deviceID: device.name, clock: environment.clock,
             names: environment.names, durability: environment.durability, crashSwitch: environment.crashSwitch,
-            verifyIntegrity: environment.verifyIntegrity)
+            verifyIntegrity: environment.verifyIntegrity, readOnly: readOnly)
     }
 }
 

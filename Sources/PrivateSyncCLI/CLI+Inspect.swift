@@ -24,7 +24,7 @@ extension CLI {
 
     func inspect() throws -> ExitCode {
         let world = try world()
-        let app = try resumedApp(in: world)
+        let app = try resumedApp(in: world, readOnly: true)
         let account = app.device.session.account
         let userCounts = try app.stores.userCreated.countsByType()
         let localCounts = try app.stores.localOnly.countsByType()

@@ -1,3 +1,4 @@
+import FileSystem
 import FoundationEssentials
 import PrivateCloud
 import SQLite
@@ -65,6 +66,16 @@ public final class PersistentFaults: FaultSource {
         }
     }
 
+    /// A read-only connection to the file, or `nil` when there is none: listing and checking the faults creates
+    /// and writes nothing, and works on a read-only world.
+    ///
+    /// - Throws: `DatabaseFileError` when the file is damaged or foreign.
+    private func readingConnection() throws -> Connection? {
+        guard FileSystem.exists(path) else { return nil }
+        return try DatabaseFile.open(
+            at: path, format: Self.format, create: false, readOnly: true, verifyIntegrity: verifyIntegrity)
+    }
+
     /// Opens the file now and checks every row, so that a damaged file, or a row out of range (an unknown kind, a
     /// retry-after beyond a day, a count below 1), is reported before a command relies on its faults.
     ///
@@ -80,7 +91,9 @@ public final class PersistentFaults: FaultSource {
 
     /// A row of `faults` checked: its values, or why it is out of range.
     private static func entry(_ row: Statement) -> Result<Entry, RowProblem> {
-        guard case .integer(let id) = row.value(0) else { return .failure(RowProblem("a fault's id is not an integer")) }
+        guard case .integer(let id) = row.value(0) else {
+            return .failure(RowProblem("a fault's id is not an integer"))
+        }
         guard case .text(let kindName) = row.value(1), let kind = FaultKind(rawValue: kindName) else {
             return .failure(RowProblem("fault \(id)'s kind \(row.value(1).brief) is not a fault kind"))
         }
@@ -95,7 +108,8 @@ public final class PersistentFaults: FaultSource {
         default: return .failure(RowProblem("fault \(id)'s account \(row.value(2).brief) is not text"))
         }
         guard case .integer(let remaining) = row.value(3), (1...maximumCount).contains(remaining) else {
-            return .failure(RowProblem("fault \(id)'s remaining count \(row.value(3).brief) is not from 1 to \(maximumCount)"))
+            return .failure(
+                RowProblem("fault \(id)'s remaining count \(row.value(3).brief) is not from 1 to \(maximumCount)"))
         }
         var retryAfter: Double?
         switch row.value(4) {
@@ -106,7 +120,8 @@ public final class PersistentFaults: FaultSource {
         default:
             return .failure(
                 RowProblem(
-                    "fault \(id)'s retry_after \(row.value(4).brief) is not a number of seconds from 0 to \(maximumRetryAfter)"))
+                    "fault \(id)'s retry_after \(row.value(4).brief) is not a number of seconds from 0 to \(maximumRetryAfter)"
+                ))
         }
         return .success(Entry(id: id, kind: kind, account: account, remaining: Int(remaining), retryAfter: retryAfter))
     }
@@ -115,11 +130,10 @@ public final class PersistentFaults: FaultSource {
     ///
     /// - Throws: `DatabaseFileError` when the file is damaged or a row is out of range.
     public func entries() throws -> [Entry] {
-        let results = try connection.withConnection { connection throws in
-            try connection.query("SELECT id, kind, account, remaining, retry_after FROM faults ORDER BY id") {
-                Self.entry($0)
-            }
-        }
+        guard let connection = try readingConnection() else { return [] }
+        let results = try connection.query(
+            "SELECT id, kind, account, remaining, retry_after FROM faults ORDER BY id"
+        ) { Self.entry($0) }
         return try results.map { result throws(DatabaseFileError) in
             switch result {
             case .success(let entry): return entry
@@ -132,9 +146,8 @@ public final class PersistentFaults: FaultSource {
     ///
     /// - Throws: `DatabaseFileError` when the file is damaged or a row is out of range.
     public func struckCounts() throws -> [FaultKind: Int] {
-        let rows = try connection.withConnection { connection throws in
-            try connection.query("SELECT kind, count FROM struck") { ($0.value(0), $0.value(1)) }
-        }
+        guard let connection = try readingConnection() else { return [:] }
+        let rows = try connection.query("SELECT kind, count FROM struck") { ($0.value(0), $0.value(1)) }
         var counts: [FaultKind: Int] = [:]
         for (kind, count) in rows {
             guard case .text(let name) = kind, let kind = FaultKind(rawValue: name) else {

@@ -331,17 +331,17 @@ public final class World: Sendable {
         return try LaunchSequence(device: device, environment: environment).run(options: options)
     }
 
-    /// Reopens the app on a device as its last launch left it.
+    /// Reopens the app on a device as its last launch left it; read-only for a command that only reads.
     ///
     /// - Throws: ``WorldError`` for an unknown device, ``LaunchError`` `neverLaunched`.
     public func resume(
-        _ name: String, crashSwitch: CrashSwitch? = nil, wrapContainer: ContainerWrapper? = nil
+        _ name: String, crashSwitch: CrashSwitch? = nil, wrapContainer: ContainerWrapper? = nil, readOnly: Bool = false
     ) throws
         -> LaunchedApp
     {
         let device = try device(name)
         let environment = environment(for: device, crashSwitch: crashSwitch, wrapContainer: wrapContainer)
-        return try LaunchSequence(device: device, environment: environment).resume()
+        return try LaunchSequence(device: device, environment: environment).resume(readOnly: readOnly)
     }
 
     // MARK: Containers

@@ -271,3 +271,90 @@ struct CLIFilesTests {
         #expect(!FileManager.default.fileExists(atPath: outside))
     }
 }
+
+/// Commands that only read open the world's files read-only: they work on a read-only world, leave nothing
+/// read-only behind, and a write that cannot be made names its real cause.
+@Suite("CLI: read-only files")
+struct CLIReadOnlyTests {
+    static let reads: [[String]] = [
+        ["sync", "status", "--device", "A"], ["record", "list", "--device", "A"], ["inspect", "--device", "A"],
+        ["audit"], ["device", "list"], ["fault", "list"],
+    ]
+
+    static func store(_ cli: CLIRunner) -> String {
+        cli.home + "/devices/A/AppGroup/Library/Application Support/UserCreated.store"
+    }
+
+    static func setMode(_ mode: Int, _ path: String) throws {
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+    }
+
+    /// Sets every folder under `root` (itself included) and every file to the given modes.
+    static func setModes(under root: String, folders: Int, files: Int) throws {
+        var pending = [root]
+        while let folder = pending.popLast() {
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+                let path = folder + "/" + name
+                var isDirectory: ObjCBool = false
+                _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+                if isDirectory.boolValue { pending.append(path) } else { try setMode(files, path) }
+            }
+            try setMode(folders, folder)
+        }
+    }
+
+    @Test("reads of a 0400 store leave no read-only -shm, and writes work once permissions come back")
+    func readOnlyStoreLeavesNothingBehind() throws {
+        let cli = try CLIRangeTests.world()
+        let store = Self.store(cli)
+        try Self.setMode(0o400, store)
+        for arguments in Self.reads {
+            let run = try cli.run(arguments)
+            #expect(run.status == 0, "\(arguments.joined(separator: " ")): \(run.standardError)")
+        }
+        for suffix in ["-shm", "-wal"] {
+            #expect(!FileManager.default.fileExists(atPath: store + suffix), "a read left \(suffix) behind")
+        }
+        try Self.setMode(0o600, store)
+        try cli.ok("record", "add", "CheckIn", "--device", "A", "--field", "mood=4", "--field", "date=now")
+        try cli.ok("sync", "now", "--device", "A")
+    }
+
+    @Test("on a read-only world, every read works and writes nothing; audit finds every store readable")
+    func readsWorkOnAReadOnlyWorld() throws {
+        let cli = try CLIRangeTests.world()
+        try cli.ok("fault", "inject", "zone-busy")
+        let before = try cli.worldDigest()
+        let paths = Set(FileManager.default.subpaths(atPath: cli.home) ?? [])
+        try Self.setModes(under: cli.home, folders: 0o500, files: 0o400)
+        defer { try? Self.setModes(under: cli.home, folders: 0o700, files: 0o600) }
+        for arguments in Self.reads {
+            let run = try cli.run(arguments)
+            #expect(run.status == 0, "\(arguments.joined(separator: " ")): \(run.standardError)")
+            #expect(!run.standardError.contains("unreadable"), "\(arguments.joined(separator: " "))")
+        }
+        #expect(try cli.worldDigest() == before)
+        // Not even a `-shm` or `-wal` was created (root, whom permissions do not stop, would otherwise create them).
+        #expect(Set(FileManager.default.subpaths(atPath: cli.home) ?? []) == paths)
+    }
+
+    @Test("a write to a read-only store names the store; a read-only -shm is named as the cause")
+    func writeErrorsNameTheRealCause() throws {
+        let cli = try CLIRangeTests.world()
+        let store = Self.store(cli)
+        let add = ["record", "add", "CheckIn", "--device", "A", "--field", "mood=4", "--field", "date=now"]
+        try Self.setMode(0o400, store)
+        let readOnlyStore = try cli.run(add)
+        #expect(readOnlyStore.status == 74)
+        #expect(readOnlyStore.standardError.contains(store + " cannot be written"), "\(readOnlyStore.standardError)")
+        try Self.setMode(0o600, store)
+        // A read-only -shm, as an older build's read of a 0400 store left.
+        #expect(FileManager.default.createFile(atPath: store + "-shm", contents: Data(count: 32_768)))
+        try Self.setMode(0o400, store + "-shm")
+        let readOnlyIndex = try cli.run(add)
+        #expect(readOnlyIndex.status == 74)
+        #expect(readOnlyIndex.standardError.contains(store + "-shm"), "\(readOnlyIndex.standardError)")
+        try FileManager.default.removeItem(atPath: store + "-shm")
+        #expect(try cli.run(add).status == 0)
+    }
+}

@@ -60,8 +60,9 @@ struct CLIRangeTests {
         }
     }
 
-    @Test("a store already holding an out-of-range retry time is refused with 74, never trapping",
-          arguments: ["1e19", "-1e300", "'soon'", "9.9e15"])
+    @Test(
+        "a store already holding an out-of-range retry time is refused with 74, never trapping",
+        arguments: ["1e19", "-1e300", "'soon'", "9.9e15"])
     func outOfRangeNextAttemptIsRefused(value: String) throws {
         let cli = try Self.world()
         let store = cli.home + "/devices/A/AppGroup/Library/Application Support/UserCreated.store"
@@ -75,13 +76,14 @@ struct CLIRangeTests {
         }
     }
 
-    @Test("a device.json with an invalid account, status or build is a damaged file, not signed out",
-          arguments: [
+    @Test(
+        "a device.json with an invalid account, status or build is a damaged file, not signed out",
+        arguments: [
             ("\"account\" : \"alice\"", "\"account\" : \"not a name!\""),
             ("\"accountStatus\" : \"available\"", "\"accountStatus\" : \"sunny\""),
             ("\"version\" : 1", "\"version\" : 9223372036854775807"),
             ("\"version\" : 1", "\"version\" : -4"),
-          ])
+        ])
     func damagedDeviceProfileIsRefused(from: String, to: String) throws {
         let cli = try Self.world()
         let path = cli.home + "/devices/A/device.json"
@@ -96,8 +98,9 @@ struct CLIRangeTests {
         }
     }
 
-    @Test("a launch record with a launch time out of range is refused, naming it",
-          arguments: ["1e300", "-1e19"])
+    @Test(
+        "a launch record with a launch time out of range is refused, naming it",
+        arguments: ["1e300", "-1e19"])
     func launchTimeOutOfRangeIsRefused(value: String) throws {
         let cli = try Self.world()
         let path = cli.home + "/devices/A/AppGroup/Library/Preferences/last-launch.json"

@@ -73,7 +73,8 @@ struct CLIRunner {
         return run
     }
 
-    /// A hash of every file in the world (path, size and bytes), ignoring SQLite's shared-memory index files.
+    /// A hash of every file in the world (path, size and bytes), ignoring SQLite's shared-memory index files and empty
+    /// WAL files (a read-only connection may leave both; neither holds data).
     func worldDigest() throws -> [String: Data] {
         var digest: [String: Data] = [:]
         guard let enumerator = FileManager.default.enumerator(atPath: home) else { return digest }
@@ -83,7 +84,9 @@ struct CLIRunner {
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
                 !relative.hasSuffix("-shm")
             else { continue }
-            digest[relative] = try Data(contentsOf: URL(fileURLWithPath: path))
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            if relative.hasSuffix("-wal") && bytes.isEmpty { continue }
+            digest[relative] = bytes
         }
         return digest
     }

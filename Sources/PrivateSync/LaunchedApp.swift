@@ -195,8 +195,17 @@ public final class LaunchedApp: Sendable {
         }
         var index = 1
         while FileSystem.exists("\(folder)/UserCreated-\(previous.recordName)-\(index).store") { index += 1 }
-        let path = "\(folder)/UserCreated-\(previous.recordName)-\(index).store"
-        let count = try stores.userCreated.archiveRecords(of: previous, to: path)
+        var path = "\(folder)/UserCreated-\(previous.recordName)-\(index).store"
+        let count: Int
+        // A start-fresh interrupted after writing its archive left the newest one holding exactly the records still
+        // here: it is taken as this run's archive rather than written again beside itself.
+        let newest = "\(folder)/UserCreated-\(previous.recordName)-\(index - 1).store"
+        if index > 1, let held = try stores.userCreated.archivedCount(ifSameAs: previous, at: newest) {
+            path = newest
+            count = held
+        } else {
+            count = try stores.userCreated.archiveRecords(of: previous, to: path)
+        }
         let current = device.session.account?.userRecordID
         try stores.userCreated.syncTransaction { state in
             try state.removeRecords(of: previous)
@@ -209,12 +218,9 @@ public final class LaunchedApp: Sendable {
             let archives = ((try? FileSystem.contents(ofDirectory: folder)) ?? [])
                 .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".store") }.sorted()
             for archive in archives {
+                // Once its records are back (committed), the archive and its -wal and -shm go: nothing is kept twice.
                 try stores.userCreated.restoreArchive(at: "\(folder)/\(archive)")
-                do {
-                    try FileSystem.move("\(folder)/\(archive)", to: "\(folder)/\(archive).restored")
-                } catch {
-                    throw StoreError(.storage, "cannot mark \(archive) as restored: \(error)", underlying: error)
-                }
+                try stores.userCreated.removeRestoredArchive(at: "\(folder)/\(archive)")
             }
         }
         return (path, count)

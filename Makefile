@@ -48,9 +48,11 @@ bench:
 	$(SWIFT) build -c release --static-swift-stdlib --product privatesync-bench
 	.build/release/privatesync-bench --cli $(CURDIR)/.build/release/privatesync
 
-## torture: the kill (200 SIGKILLs), corruption, bad-input and disk-full torture suites (make test runs 20 kills).
+## torture: the kill (200 SIGKILLs), corruption, bad-input, disk-full and files (every garbage case, 200 races,
+## 150 signals) torture suites (make test runs 20 kills, 12 garbage cases, 20 races, 15 signals).
 torture: build
-	PRIVATESYNC_TORTURE_KILLS=200 $(SWIFT) test --filter 'Torture|CLIBadInputTests'
+	PRIVATESYNC_TORTURE_KILLS=200 PRIVATESYNC_TORTURE_GARBAGE=all PRIVATESYNC_TORTURE_RACES=200 \
+		PRIVATESYNC_TORTURE_SIGNALS=150 $(SWIFT) test --filter 'Torture|CLIBadInputTests'
 
 ## sweep: a long simulator sweep on the release build: 10,000 seeds in memory, then 1,000 on SQLite files.
 sweep:

@@ -206,6 +206,10 @@ public final class World: Sendable {
         let partition: SyncPartition
         do {
             identifier = try ContainerIdentifier(settings.containerIdentifier)
+        } catch {
+            throw WorldError(.damaged, "\(settingsPath) cannot be read: \(error); it was left unchanged")
+        }
+        do {
             partition = try SyncPartition.load(fromFile: home + "/schema.json")
         } catch {
             throw WorldError(.damaged, "\(error); the world was left unchanged")

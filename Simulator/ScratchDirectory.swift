@@ -24,12 +24,20 @@ enum ScratchDirectory {
     static func create(in parent: String) throws(FileSystemError) -> String {
         SignalCleanup.installOnce()
         removeStale(in: parent)
-        let path = try FileSystem.makeTemporaryDirectory(prefix: "\(prefix)-\(getpid())", in: parent)
+        // The cleanup waits for creations in flight, so that a folder made while it looks is not left behind.
+        SignalCleanup.creating.add(1, ordering: .sequentiallyConsistent)
         if SignalCleanup.terminating.load(ordering: .sequentiallyConsistent) {
-            // A signal arrived: the process is ending, and this folder may have been made after the cleanup looked.
-            try? FileSystem.removeItem(path)
+            SignalCleanup.creating.subtract(1, ordering: .sequentiallyConsistent)
             while true { pause() }
         }
+        let path: String
+        do {
+            path = try FileSystem.makeTemporaryDirectory(prefix: "\(prefix)-\(getpid())", in: parent)
+        } catch {
+            SignalCleanup.creating.subtract(1, ordering: .sequentiallyConsistent)
+            throw error
+        }
+        SignalCleanup.creating.subtract(1, ordering: .sequentiallyConsistent)
         return path
     }
 
@@ -52,11 +60,17 @@ enum ScratchDirectory {
     }
 
     /// Removes this process's scratch folders in `parent`.
-    static func removeOwn(in parent: String) {
-        guard let names = try? FileSystem.contents(ofDirectory: parent) else { return }
+    ///
+    /// - Returns: Whether there was any.
+    @discardableResult
+    static func removeOwn(in parent: String) -> Bool {
+        guard let names = try? FileSystem.contents(ofDirectory: parent) else { return false }
+        var found = false
         for name in names where owner(of: name) == getpid() {
+            found = true
             try? FileSystem.removeItem(parent + "/" + name)
         }
+        return found
     }
 }
 
@@ -72,6 +86,8 @@ private enum SignalCleanup {
     nonisolated(unsafe) static var writeEnd: Int32 = -1
     /// Set when a signal arrived and the process is ending.
     static let terminating = Atomic<Bool>(false)
+    /// Scratch folders being created now.
+    static let creating = Atomic<Int>(0)
     /// Where scratch folders are made.
     static let parents = ["/dev/shm", "/tmp"]
     /// The installation, run once however many threads make scratch folders (a `static let` is initialized once,
@@ -95,7 +111,15 @@ private enum SignalCleanup {
                 while read(descriptor, &number, 1) < 0 && errno == EINTR {}
                 // New folders are refused from here on (see `ScratchDirectory.create`), then the made ones removed.
                 SignalCleanup.terminating.store(true, ordering: .sequentiallyConsistent)
-                for parent in SignalCleanup.parents { ScratchDirectory.removeOwn(in: parent) }
+                while SignalCleanup.creating.load(ordering: .sequentiallyConsistent) > 0 { sched_yield() }
+                // A simulation still running may re-create a removed folder (creating a file's missing parents)
+                // until the process dies: passes repeat until one finds nothing, leaving the narrowest window.
+                for _ in 0..<100 {
+                    var found = false
+                    for parent in SignalCleanup.parents where ScratchDirectory.removeOwn(in: parent) { found = true }
+                    if !found { break }
+                    sched_yield()
+                }
                 // This thread inherited its creator's signal mask, which may block the signal: unblock it here, so
                 // that raising it again ends the process with it.
                 signal(Int32(number), SIG_DFL)

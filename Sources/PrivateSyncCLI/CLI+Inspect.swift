@@ -60,7 +60,7 @@ extension CLI {
 
     func inspect() throws -> ExitCode {
         let world = try world()
-        let app = try resumedApp(in: world)
+        let app = try resumedApp(in: world, readOnly: true)
         let account = app.device.session.account
         let userCounts = try app.stores.userCreated.countsByType()
         let localCounts = try app.stores.localOnly.countsByType()
@@ -236,8 +236,8 @@ extension CLI {
         guard let faults = world.faults as? PersistentFaults else {
             throw CLIError(.internalError, "this world keeps no fault file")
         }
-        let count = try faults.entries().count
-        try faults.clear()
+        // Rows are removed without being read, so that a hand-edited row out of range can be cleared.
+        let count = try faults.clear()
         Terminal.line("Cleared \(count) waiting fault(s).")
         return .success
     }

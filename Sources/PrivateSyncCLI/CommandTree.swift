@@ -128,8 +128,16 @@ enum CommandTree {
                         options: [
                             device,
                             OptionSpec("field", valueName: "KEY=VALUE", help: "A field value.", isRepeatable: true),
+                            OptionSpec(
+                                "name", valueName: "NAME",
+                                help:
+                                    "The record's name, checked as CloudKit checks record names (default: a new UUID); refused if a record on the device has it."
+                            ),
                         ], flags: [json],
-                        examples: ["privatesync record add CheckIn --device phone --field mood=4 --field date=now"]),
+                        examples: [
+                            "privatesync record add CheckIn --device phone --field mood=4 --field date=now",
+                            "privatesync record add CheckIn --device phone --name checkin-2026-11-29 --field mood=4 --field date=now",
+                        ]),
                     CommandSpec(
                         "edit", abstract: "Change fields of a record.",
                         arguments: [ArgumentSpec("NAME", help: "The record's name.")],

@@ -1,4 +1,5 @@
 import DeviceStore
+import FileSystem
 import FoundationEssentials
 import PrivateCloud
 import SimulatedWorld
@@ -35,6 +36,21 @@ extension CLI {
         return (world, world.cloud(account: account))
     }
 
+    /// Whether the account's database exists: with the file backend, an account nothing was ever written to has no
+    /// file, and only `put` may create one, so that a command refused changes nothing.
+    private func hasDatabase(_ world: World, _ cloud: AccountCloud) -> Bool {
+        world.memoryCloud != nil || FileSystem.exists(world.containerPath(account: cloud.account))
+    }
+
+    /// Refuses (66) a command that needs the account's database when it has none.
+    private func requireDatabase(_ world: World, _ cloud: AccountCloud, for what: String) throws(CLIError) {
+        guard hasDatabase(world, cloud) else {
+            throw CLIError(
+                .noInput, "\(what): account \(cloud.account) has no container database (nothing was ever written to it)"
+            )
+        }
+    }
+
     /// The zone named by `--zone`, checked as CloudKit checks zone names; `nil` for the engine's zone.
     private func zoneOption() throws(CLIError) -> ZoneID? {
         try command.option("zone").map { text throws(CLIError) in try zoneID(text) }
@@ -44,7 +60,7 @@ extension CLI {
         do {
             return try ZoneID(text)
         } catch {
-            throw CLIError(.dataError, "invalid zone name: \(TextEscaping.escape(error.message))")
+            throw CLIError(.dataError, "invalid zone name: \(error.message)")
         }
     }
 
@@ -53,7 +69,7 @@ extension CLI {
         do {
             return try await body()
         } catch let error as CloudError where error.storageError == nil {
-            let shown = "\(TextEscaping.escape(error.message)) (\(error.code.name), \(error.code.rawValue))"
+            let shown = "\(error.message) (\(error.code.name), \(error.code.rawValue))"
             switch error.code {
             case .unknownItem, .zoneNotFound, .userDeletedZone: throw CLIError(.noInput, shown)
             case .invalidArguments, .serverRecordChanged, .limitExceeded, .quotaExceeded:
@@ -67,7 +83,7 @@ extension CLI {
         let (world, cloud) = try accountCloud()
         let type = command.option("type") ?? ""
         if let problem = CloudKitNames.problem(withIdentifier: type, kind: "record type") {
-            throw CLIError(.dataError, "invalid record type: \(TextEscaping.escape(problem))")
+            throw CLIError(.dataError, "invalid record type: \(problem)")
         }
         let name = try command.option("name").map { text throws(CLIError) in try recordName(text) }
         let zone = try zoneOption()
@@ -88,6 +104,7 @@ extension CLI {
         let name = try recordName(command.arguments[0])
         let zone = try zoneOption()
         let stale = command.flag("stale")
+        try requireDatabase(world, cloud, for: "no record named \(name)")
         // The record's type decides how declared fields are read, so it is fetched first (reading changes nothing).
         let existing = try await cloudCall {
             try await cloud.container.record(
@@ -132,18 +149,20 @@ extension CLI {
     }
 
     func cloudRecordDelete() async throws -> ExitCode {
-        let (_, cloud) = try accountCloud()
+        let (world, cloud) = try accountCloud()
         let name = try recordName(command.arguments[0])
         let zone = try zoneOption()
+        try requireDatabase(world, cloud, for: "no record named \(name)")
         try await cloudCall { try await cloud.delete(name, zone: zone) }
         Terminal.line("Deleted \(name) from \((zone ?? AccountCloud.defaultZone).zoneName) of \(cloud.account)")
         return .success
     }
 
     func cloudRecordList() async throws -> ExitCode {
-        let (_, cloud) = try accountCloud()
+        let (world, cloud) = try accountCloud()
         let zone = try zoneOption()
-        let records = try await cloudCall { try await cloud.records(zone: zone) }
+        if let zone, !zone.isDefault { try requireDatabase(world, cloud, for: "no zone \(zone.zoneName)") }
+        let records = hasDatabase(world, cloud) ? try await cloudCall { try await cloud.records(zone: zone) } : []
         if json {
             struct List: Encodable { let records: [CloudRecordJSON] }
             Terminal.json(List(records: records.map(CloudRecordJSON.init)))
@@ -164,8 +183,8 @@ extension CLI {
     }
 
     func cloudZoneList() async throws -> ExitCode {
-        let (_, cloud) = try accountCloud()
-        let zones = try await cloudCall { try await cloud.zones() }
+        let (world, cloud) = try accountCloud()
+        let zones = hasDatabase(world, cloud) ? try await cloudCall { try await cloud.zones() } : [ZoneID.default]
         if json {
             struct List: Encodable { let zones: [String] }
             Terminal.json(List(zones: zones.map(\.zoneName)))
@@ -176,9 +195,10 @@ extension CLI {
     }
 
     func cloudZoneDelete() async throws -> ExitCode {
-        let (_, cloud) = try accountCloud()
+        let (world, cloud) = try accountCloud()
         let zone = try zoneID(command.arguments[0])
         if zone.isDefault { throw CLIError(.dataError, "the default zone cannot be deleted") }
+        try requireDatabase(world, cloud, for: "no zone \(zone.zoneName)")
         try await cloudCall { try await cloud.deleteZone(zone) }
         Terminal.line("Deleted zone \(zone.zoneName) and its records from \(cloud.account)'s container")
         return .success

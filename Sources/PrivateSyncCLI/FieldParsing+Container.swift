@@ -32,7 +32,7 @@ extension FieldParsing {
             var text = String(assignment[assignment.index(after: equals)...])
             let key = String(left.prefix(while: { $0 != ":" }))
             if let problem = CloudKitNames.problem(withIdentifier: key, kind: "field key") {
-                throw CLIError(.dataError, "invalid field: \(TextEscaping.escape(problem))")
+                throw CLIError(.dataError, "invalid field: \(problem)")
             }
             var given: FieldType?
             if key.count < left.count {

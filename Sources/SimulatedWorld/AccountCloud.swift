@@ -41,7 +41,7 @@ public struct AccountCloud: Sendable {
         self.readRecords = readRecords
     }
 
-    /// Creates a record, creating its zone first when missing, as a client's first save does.
+    /// Creates a record, creating its zone when missing (or deleted by the user), as a client's first save does.
     ///
     /// - Parameters:
     ///   - type: The record type: any CloudKit identifier, declared in the app's schema or not.
@@ -60,10 +60,14 @@ public struct AccountCloud: Sendable {
         var record = try Record(
             recordType: type, recordID: RecordID(recordName: name ?? UUID().uuidString, zoneID: zone))
         for (key, value) in fields { record[key] = value }
-        if !zone.isDefault, try await !container.allZones().contains(where: { $0.zoneID == zone }) {
+        do {
+            return try await save(record, policy: .ifServerRecordUnchanged)
+        } catch  where !zone.isDefault && (error.code == .zoneNotFound || error.code == .userDeletedZone) {
+            // Saved first and the zone created only when missing, so a record the container refuses changes
+            // nothing; a client creates a zone the user deleted again, as apps do.
             _ = try await container.saveZones([RecordZone(zoneID: zone)])
+            return try await save(record, policy: .ifServerRecordUnchanged)
         }
-        return try await save(record, policy: .ifServerRecordUnchanged)
     }
 
     /// Changes fields of an existing record.

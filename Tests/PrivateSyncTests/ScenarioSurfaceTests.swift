@@ -86,14 +86,11 @@ struct ScenarioSurfaceTests {
         try phone.add("CheckIn", name: "again", fields: checkIn(world, mood: 2))
         await phone.sync()
         await phone.sync()
-        // The engine (Sources/PrivateSync, not this change) applies the echo of its own delete over the new record
-        // and drops its pending save: the record is lost on the device and never reaches iCloud.
+        // The echo of its own delete names the old record, which the server held; the new one it never saw.
         let onDevice = try phone.stores.userCreated.record(named: "again")?.fields["mood"]
         let inCloud = try world.containerRecords(account: "alice").map(\.recordID.recordName)
-        withKnownIssue("the engine applies its own delete's echo over a record created again under the name") {
-            #expect(onDevice == .int64(2))
-            #expect(inCloud == ["again"])
-        }
+        #expect(onDevice == .int64(2))
+        #expect(inCloud == ["again"])
     }
 
     @Test("two devices creating the same name converge on one record, through a conflict")

@@ -97,3 +97,40 @@ struct SyncEngineToolsTests {
         #expect(try world.world.convergenceAudit().allSatisfy(\.isConverged))
     }
 }
+
+/// The engine's response when the zone goes away for a reason other than the user's choice.
+@Suite("Sync engine: the zone gone, by reason")
+struct SyncEngineZoneGoneTests {
+    static func syncedPhone() async throws -> (TestWorld, LaunchedApp, [String]) {
+        let world = try TestWorld()
+        try world.addDevice("phone", account: "alice", sync: true)
+        let phone = try world.launch("phone")
+        let names = try (1...3).map { try phone.checkIn(Int64($0)).name }
+        await phone.sync()
+        return (world, phone, names)
+    }
+
+    @Test("after an encrypted-data reset the device uploads everything again, without asking")
+    func encryptedDataResetReuploads() async throws {
+        let (world, phone, names) = try await Self.syncedPhone()
+        try world.inject(.encryptedDataReset)
+        // The reset strikes a call of this cycle; the engine learns why from the database changes.
+        for _ in 0..<3 { await phone.sync(force: true) }
+        #expect(Set(try world.containerRecords(account: "alice").map(\.recordID.recordName)) == Set(names))
+        #expect(try phone.status().state == .on(.upToDate))
+    }
+
+    @Test(
+        "a zone gone without the user, or deleted by them, pauses until the user consents; a forced sync sends nothing")
+    func zoneNotFoundPauses() async throws {
+        let (world, phone, _) = try await Self.syncedPhone()
+        try world.inject(.zoneNotFound)
+        try phone.checkIn(9)
+        for _ in 0..<3 { await phone.sync(force: true) }
+        #expect(try phone.status().pauseReason == .userDeletedZone)
+        #expect(try world.containerRecords(account: "alice").isEmpty, "nothing put back without consent")
+        let consenting = try phone.setSyncEnabled(false).setSyncEnabled(true)
+        await consenting.sync()
+        #expect(try world.containerRecords(account: "alice").count == 4)
+    }
+}

@@ -43,6 +43,8 @@ public enum SyncStateKey: String, Sendable, CaseIterable {
     case batchSize = "batch_size"
     /// Modify requests accepted in a row at the current batch size; after enough of them the size grows back.
     case batchStreak = "batch_streak"
+    /// Set by a reset of the bookkeeping: the next full fetch queues the records the server did not return.
+    case requeueOnFullFetch = "requeue_on_full_fetch"
 }
 
 /// A pending change as the engine reads it: with a revision that grows each time the record is written again, so
@@ -110,8 +112,16 @@ public struct SyncTransaction {
     }
 
     /// Sets a state value; `nil` removes it.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue` for a value out of the key's range (a date years away, a negative
+    ///   counter), which is never written: a store must never hold what opening it would refuse.
     public func setState(_ key: SyncStateKey, _ value: SQLiteValue?) throws {
         if let value {
+            if let shape = StoreStateCheck.shape(of: key.rawValue),
+                let problem = StoreStateCheck.problem(with: value, shape: shape)
+            {
+                throw StoreError(.invalidValue, "refused to save sync state \(key.rawValue), which \(problem)")
+            }
             try connection.run(
                 "INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 .text(key.rawValue), value)
@@ -133,12 +143,21 @@ public struct SyncTransaction {
     }
 
     /// A date state value (stored as seconds since 2001).
+    ///
+    /// - Throws: ``StoreError`` `damagedFile` for a date out of range, which no arithmetic may meet.
     public func date(_ key: SyncStateKey) throws -> Date? {
+        let seconds: Double
         switch try state(key) {
-        case .real(let value)?: Date(timeIntervalSinceReferenceDate: value)
-        case .integer(let value)?: Date(timeIntervalSinceReferenceDate: Double(value))
-        default: nil
+        case .real(let value)?: seconds = value
+        case .integer(let value)?: seconds = Double(value)
+        default: return nil
         }
+        if let problem = StoreStateCheck.dateProblem(seconds) {
+            throw StoreError(
+                .damagedFile,
+                "\(connection.path) is damaged: sync_state \(key.rawValue) \(problem); it was left unchanged")
+        }
+        return Date(timeIntervalSinceReferenceDate: seconds)
     }
 
     /// Bytes of a state value.
@@ -150,7 +169,11 @@ public struct SyncTransaction {
     /// Adds to a counter.
     public func add(_ amount: Int, to key: SyncStateKey) throws {
         guard amount != 0 else { return }
-        try setState(key, .integer(try integer(key) + Int64(amount)))
+        let (sum, overflow) = try integer(key).addingReportingOverflow(Int64(amount))
+        guard !overflow else {
+            throw StoreError(.damagedFile, "\(connection.path): sync_state \(key.rawValue) would overflow")
+        }
+        try setState(key, .integer(sum))
     }
 
     // MARK: Records
@@ -326,6 +349,32 @@ public struct SyncTransaction {
             FROM records WHERE origin_user IS NULL OR origin_user = ?1
             ON CONFLICT (record_name) DO UPDATE SET kind = 'save', revision = \(RecordStore<UserCreated>.nextRevision)
             """, .text(user?.recordName ?? ""))
+    }
+
+    /// Forgets every server version the store cached (change tags, server dates), keeping the records.
+    public func clearServerFields() throws {
+        try connection.run(
+            """
+            UPDATE records SET server_change_tag = NULL, server_created_at = NULL, server_modified_at = NULL,
+                server_creator = NULL, server_last_modifier = NULL
+            """)
+    }
+
+    /// After a full fetch that followed a reset of the engine's bookkeeping: queues for saving every record of
+    /// `user` (or of no account) that the fetch did not return and that waits for nothing, so that a record the
+    /// server lacks is sent rather than lost. Returns their names.
+    public func queueRecordsNotSeen(for user: UserRecordID) throws -> [String] {
+        let rows = try connection.query(
+            """
+            SELECT record_name, record_type FROM records WHERE (origin_user IS NULL OR origin_user = ?)
+                AND record_name NOT IN (SELECT record_name FROM refetch_seen)
+                AND record_name NOT IN (SELECT record_name FROM pending_changes)
+            ORDER BY created_at, record_name
+            """, .text(user.recordName)
+        ) { ($0.text(0), $0.text(1)) }
+        for (name, type) in rows { try queue(.save, name: name, type: type) }
+        try connection.run("DELETE FROM refetch_seen")
+        return rows.map(\.0)
     }
 
     /// Deletes the records written under `user` and their pending changes (after they were archived).

@@ -22,15 +22,25 @@ public final class LaunchedApp: Sendable {
     /// The engine, when the user-created store is cloud-configured.
     public let engine: SyncEngine?
 
-    init(device: SimulatedDevice, environment: LaunchEnvironment, record: LaunchRecord, stores: DeviceStores) {
+    /// Whether this app is a read-only view of a device (a command that only reads): it shows the status the app
+    /// would show at its next action, so a launch that fell back for an account that has since changed reads as
+    /// reconfigured rather than naming a cause that no longer holds.
+    let isReadOnlyView: Bool
+
+    init(
+        device: SimulatedDevice, environment: LaunchEnvironment, record: LaunchRecord, stores: DeviceStores,
+        isReadOnlyView: Bool = false
+    ) {
+        self.isReadOnlyView = isReadOnlyView
         self.device = device
         self.environment = environment
         self.record = record
         self.stores = stores
         stores.userCreated.plant(environment.plantedBugs)
         stores.localOnly.plant(environment.plantedBugs)
-        if record.userCreatedStore == .cloud {
-            // Step 6. Without the entitlement (and with its check skipped) this traps, as CKContainer does.
+        if record.userCreatedStore == .cloud && !isReadOnlyView {
+            // Step 6. Without the entitlement (and with its check skipped) this traps, as CKContainer does. A
+            // read-only view (a command that only reads) never touches the container, so it opens none.
             let container = environment.opener.openContainer(
                 identifier: environment.containerIdentifier, entitlements: device.entitlements)
             self.container = container
@@ -117,21 +127,65 @@ public final class LaunchedApp: Sendable {
 
     /// The facts the status is derived from, read now.
     public func facts() throws(StoreError) -> SyncFacts {
-        try Self.facts(device: device, record: record, userCreated: stores.userCreated, now: environment.clock.now())
+        try Self.facts(
+            device: device, record: record, userCreated: stores.userCreated, now: environment.clock.now(),
+            asAtNextAction: isReadOnlyView ? environment : nil)
     }
 
     /// The facts of a device's app, read from its launch record, its account and its user-created store.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - record: Its last launch.
+    ///   - userCreated: Its user-created store.
+    ///   - now: The time the facts are read.
+    ///   - environment: For a view of a command that only reads: the facts as the app's next action will have
+    ///     them (the CLI's next command that writes reopens the app), so the view never shows a state whose cause
+    ///     is gone; `nil` for a running app, which reacts by itself (``reactToAccountChange()``, a relaunch).
+    /// - Returns: The facts.
+    /// - Throws: ``StoreError`` when the store cannot be read.
     static func facts(
-        device: SimulatedDevice, record: LaunchRecord, userCreated: RecordStore<UserCreated>, now: Date? = nil
+        device: SimulatedDevice, record: LaunchRecord, userCreated: RecordStore<UserCreated>, now: Date? = nil,
+        asAtNextAction environment: LaunchEnvironment? = nil
     ) throws(StoreError) -> SyncFacts {
-        let engineState = try userCreated.syncSnapshot { state in try EngineState(state) }
+        let engineState = try EngineState.read(from: userCreated)
         let (account, status) = device.session.current
-        return SyncFacts(
+        var facts = SyncFacts(
             syncWanted: record.syncWanted, userCreatedStoreIsCloud: record.userCreatedStore == .cloud,
             launchFallback: record.fallbackReason, accountStatus: status, currentUser: account?.userRecordID,
             boundUser: engineState.boundUser, enginePause: engineState.pause, lastOutcome: engineState.lastOutcome,
             nextAttempt: engineState.nextAttempt, initialFetchDone: engineState.initialFetchDone,
             pendingChanges: engineState.pendingChanges, now: now)
+        guard let environment else { return facts }
+        if LaunchSequence.buildLostEntitlement(since: record, device: device, environment: environment) {
+            // Upgraded since to a build without the entitlement: the next open is a cold start of that build, which
+            // falls back (missingEntitlement). Never "on" meanwhile.
+            facts.userCreatedStoreIsCloud = false
+            facts.launchFallback = .missingEntitlement
+        } else if !environment.plantedBugs.contains(.ignoresAccountChange),
+            LaunchSequence.accountChanged(since: record, device: device)
+        {
+            // The launch fell back for the account, and the account has changed since: the app reconfigures at its
+            // next action, so the view shows the status that reconfiguration gives, never a cause that no longer
+            // holds. (The store file is the same either way.)
+            facts.userCreatedStoreIsCloud = true
+            facts.launchFallback = nil
+        }
+        return facts
+    }
+
+    /// Resets the sync engine's bookkeeping and keeps the data (``SyncEngine/resetBookkeeping(of:)``).
+    ///
+    /// - Throws: ``StoreError`` when the store cannot be written.
+    public func resetSyncBookkeeping() throws(StoreError) {
+        try SyncEngine.resetBookkeeping(of: stores.userCreated)
+    }
+
+    /// The sync engine's state, read from the user-created store (also when sync does not run on this launch).
+    ///
+    /// - Throws: ``StoreError`` when the store cannot be read.
+    public func engineState() throws(StoreError) -> EngineState {
+        try EngineState.read(from: stores.userCreated)
     }
 
     /// The status the settings screen shows, derived from the facts.
@@ -147,6 +201,26 @@ public final class LaunchedApp: Sendable {
     @discardableResult
     public func sync(force: Bool = false) async -> SyncReport? {
         await engine?.sync(force: force)
+    }
+
+    /// Half a cycle: sends pending changes without fetching first, or `nil` when sync does not run. A test stops a
+    /// device here to make an upload meet a conflict deterministically.
+    ///
+    /// - Parameter force: Ignore the retry schedule.
+    /// - Returns: What moved, and how the attempt ended.
+    @discardableResult
+    public func sendChanges(force: Bool = true) async -> SyncReport? {
+        await engine?.sendChanges(force: force)
+    }
+
+    /// Half a cycle: fetches changes without sending, or `nil` when sync does not run. A test sees the state straight
+    /// after a conflict was merged at fetch (its pending count and local value) before anything is sent.
+    ///
+    /// - Parameter force: Ignore the retry schedule.
+    /// - Returns: What moved, and how the attempt ended.
+    @discardableResult
+    public func fetchChanges(force: Bool = true) async -> SyncReport? {
+        await engine?.fetchChanges(force: force)
     }
 
     /// Flips the sync switch as the app does: saves the preference and reconfigures the stores, as a new
@@ -196,7 +270,7 @@ public final class LaunchedApp: Sendable {
     /// - Throws: ``StoreError`` when the store is not bound to another account, or the archive cannot be written.
     @discardableResult
     public func startFreshForSignedInAccount() throws(StoreError) -> (path: String, records: Int) {
-        let state = try stores.userCreated.syncSnapshot { try EngineState($0) }
+        let state = try EngineState.read(from: stores.userCreated)
         guard let previous = state.boundUser, previous != device.session.account?.userRecordID else {
             throw StoreError(
                 .invalidValue,
@@ -211,8 +285,17 @@ public final class LaunchedApp: Sendable {
         }
         var index = 1
         while FileSystem.exists("\(folder)/UserCreated-\(previous.recordName)-\(index).store") { index += 1 }
-        let path = "\(folder)/UserCreated-\(previous.recordName)-\(index).store"
-        let count = try stores.userCreated.archiveRecords(of: previous, to: path)
+        var path = "\(folder)/UserCreated-\(previous.recordName)-\(index).store"
+        let count: Int
+        // A start-fresh interrupted after writing its archive left the newest one holding exactly the records still
+        // here: it is taken as this run's archive rather than written again beside itself.
+        let newest = "\(folder)/UserCreated-\(previous.recordName)-\(index - 1).store"
+        if index > 1, let held = try stores.userCreated.archivedCount(ifSameAs: previous, at: newest) {
+            path = newest
+            count = held
+        } else {
+            count = try stores.userCreated.archiveRecords(of: previous, to: path)
+        }
         let current = device.session.account?.userRecordID
         try stores.userCreated.syncTransaction { state in
             try state.removeRecords(of: previous)
@@ -229,12 +312,9 @@ public final class LaunchedApp: Sendable {
             let archives = ((try? FileSystem.contents(ofDirectory: folder)) ?? [])
                 .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".store") }.sorted()
             for archive in archives {
+                // Once its records are back (committed), the archive and its -wal and -shm go: nothing is kept twice.
                 try stores.userCreated.restoreArchive(at: "\(folder)/\(archive)")
-                do {
-                    try FileSystem.move("\(folder)/\(archive)", to: "\(folder)/\(archive).restored")
-                } catch {
-                    throw StoreError(.storage, "cannot mark \(archive) as restored: \(error)", underlying: error)
-                }
+                try stores.userCreated.removeRestoredArchive(at: "\(folder)/\(archive)")
             }
         }
         return (path, count)

@@ -20,13 +20,22 @@ extension SyncEngine {
                     try state.clearSeenRecords()
                     try state.setState(.reconcileOnFullFetch, .integer(1))
                 }
-                return (token, try state.integer(.reconcileOnFullFetch) == 1)
+                let requeue = try token == nil && state.integer(.requeueOnFullFetch) == 1
+                return (token, try state.integer(.reconcileOnFullFetch) == 1 || requeue)
             }
             // Every call goes to whoever is signed in: make sure that is still the bound user.
-            try await verifyUser(user)
+            try await verifyUser(user, &report)
             let page: RecordZoneChanges
             do {
-                page = try await container.recordZoneChanges(in: zoneID, since: token, resultsLimit: nil)
+                let outcome: Result<RecordZoneChanges, CloudError>
+                do {
+                    outcome = .success(
+                        try await container.recordZoneChanges(in: zoneID, since: token, resultsLimit: nil))
+                } catch {
+                    outcome = .failure(error)
+                }
+                page = try log(.recordZoneChanges, zone: zoneID, outcome, &report).get()
+                report.requests[report.requests.count - 1].received = page.modifications.count + page.deletions.count
             } catch  where error.code == .changeTokenExpired && restarts < 3 {
                 restarts += 1
                 if !isPlanted(.keepsExpiredZoneToken) {
@@ -58,6 +67,7 @@ extension SyncEngine {
                 emit(.ignoredFetchedRecord(recordName: name, recordType: type), &report)
             }
             if let removed = applied.reconciled { emit(.reconciled(removed: removed), &report) }
+            if let requeued = applied.requeued { emit(.requeuedAfterReset(records: requeued), &report) }
             if !page.moreComing { return }
         }
     }
@@ -70,6 +80,7 @@ extension SyncEngine {
         var deleteWins: [String] = []
         var ignored: [(String, String)] = []
         var reconciled: Int?
+        var requeued: Int?
     }
 
     /// Applies one page and its token.
@@ -118,6 +129,14 @@ extension SyncEngine {
             let name = deletion.recordID.recordName
             applied.deletions += 1
             let pending = try state.pendingChange(named: name)
+            // A record this device created anew under a name whose earlier record was deleted (its own delete's
+            // echo, or another device's): the server never held this one (no change tag), so the deletion is of
+            // its predecessor. It stays, and its save goes up.
+            if pending?.kind == .save, try state.record(named: name) != nil, try state.serverChangeTag(of: name) == nil,
+                !isPlanted(.deleteEchoRemovesNewRecord)
+            {
+                continue
+            }
             if pending?.kind == .save { applied.deleteWins.append(name) }
             try state.deleteRecord(named: name)
             try state.removePendingChange(named: name, ifRevision: nil)
@@ -127,7 +146,12 @@ extension SyncEngine {
         try state.add(applied.deletions, to: .fetchedDeletions)
         try state.add(applied.conflicts.count, to: .conflictsResolved)
         if !page.moreComing {
-            if reconciling {
+            if try state.integer(.requeueOnFullFetch) == 1 {
+                // After a reset nothing is known to be synced: what the server lacks is sent, never deleted.
+                applied.requeued = try state.queueRecordsNotSeen(for: user).count
+                try state.setState(.requeueOnFullFetch, nil)
+                try state.setState(.reconcileOnFullFetch, nil)
+            } else if reconciling {
                 applied.reconciled = try state.deleteSyncedRecordsNotSeen(of: user).count
                 try state.setState(.reconcileOnFullFetch, nil)
             }

@@ -9,12 +9,13 @@ extension SyncEngine {
     /// - Returns: What the cycle starts from: the user record the store is bound to (and the account signed in), and
     ///   the store's epoch.
     func prepare(_ report: inout SyncReport) async throws(Stop) -> CycleGuard {
+        report.requests.append(ContainerRequest(operation: .accountStatus))
         if let reason = PauseReason(accountStatus: await container.accountStatus()) {
             throw .accountUnusable(reason)
         }
         let user: UserRecordID
         do {
-            user = try await container.userRecordID()
+            user = try await loggedUserRecordID(&report)
         } catch {
             throw stop(for: error)
         }
@@ -51,13 +52,24 @@ extension SyncEngine {
         return cycle
     }
 
+    /// Asks the container for the signed-in user, and logs the call.
+    private func loggedUserRecordID(_ report: inout SyncReport) async throws(CloudError) -> UserRecordID {
+        let outcome: Result<UserRecordID, CloudError>
+        do {
+            outcome = .success(try await container.userRecordID())
+        } catch {
+            outcome = .failure(error)
+        }
+        return try log(.userRecordID, outcome, &report).get()
+    }
+
     /// Makes sure, before a request, that the user still wants sync and the signed-in user is still the bound one:
     /// every container call goes to whoever is signed in at that moment.
-    func verifyUser(_ user: UserRecordID) async throws(Stop) {
+    func verifyUser(_ user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
         try checkStillWanted()
         let current: UserRecordID
         do {
-            current = try await container.userRecordID()
+            current = try await loggedUserRecordID(&report)
         } catch {
             throw stop(for: error)
         }
@@ -69,7 +81,13 @@ extension SyncEngine {
         let ready = try transaction { try $0.integer(.zoneReady) == 1 }
         guard !ready else { return }
         do {
-            _ = try await container.saveZones([RecordZone(zoneID: zoneID)])
+            let outcome: Result<[RecordZone], CloudError>
+            do {
+                outcome = .success(try await container.saveZones([RecordZone(zoneID: zoneID)]))
+            } catch {
+                outcome = .failure(error)
+            }
+            _ = try log(.saveZones, zone: zoneID, outcome, &report).get()
         } catch {
             throw stop(for: error)
         }
@@ -97,7 +115,13 @@ extension SyncEngine {
             let page: DatabaseChanges
             try checkStillWanted()
             do {
-                page = try await container.databaseChanges(since: token, resultsLimit: nil)
+                let outcome: Result<DatabaseChanges, CloudError>
+                do {
+                    outcome = .success(try await container.databaseChanges(since: token, resultsLimit: nil))
+                } catch {
+                    outcome = .failure(error)
+                }
+                page = try log(.databaseChanges, outcome, &report).get()
             } catch  where error.code == .changeTokenExpired && expired < 3 {
                 expired += 1
                 try transaction { try $0.setState(.databaseToken, nil) }
@@ -105,15 +129,23 @@ extension SyncEngine {
             } catch {
                 throw stop(for: error)
             }
-            let deleted = !freshStore && page.deletions.contains { $0.zoneID == zoneID }
+            // The last word on the zone in this page: purged by the user, deleted, or reset with the account's keys.
+            let deletion = freshStore ? nil : page.deletions.last { $0.zoneID == zoneID }
+            let keysReset = deletion?.reason == .encryptedDataReset
             let handled = try transaction(cycle) { state -> Bool in
-                if deleted {
-                    guard try state.integer(.reuploadConsent) == 1 else { return false }
+                if let deletion {
+                    // After an encrypted-data reset the user deleted nothing: their keys were reset and the server
+                    // lost what it held, so this device uploads everything again (as CKSyncEngine's guidance says).
+                    // Any other deletion needs the user's consent given after the device learned of it.
+                    if !keysReset {
+                        guard try state.integer(.reuploadConsent) == 1 else { return false }
+                    }
                     try Self.prepareReupload(state, user: user)
                 }
                 try state.setState(.databaseToken, .blob(page.changeToken.bytes))
                 return true
             }
+            if keysReset && handled { emit(.encryptedDataReset(zoneID), &report) }
             if !handled {
                 throw .pause(
                     .userDeletedZone, persistent: true,

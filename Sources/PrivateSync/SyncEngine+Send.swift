@@ -37,15 +37,39 @@ extension SyncEngine {
             }
             for (name, type) in batch.refused { emit(.refusedToSend(recordName: name, recordType: type), &report) }
             if batch.items.isEmpty { break }
-            try await verifyUser(user)
+            try await verifyUser(user, &report)
             let saves = batch.items.compactMap(\.record)
             let deletes = batch.items.filter { $0.record == nil }.map {
                 RecordID(uncheckedName: $0.pending.recordName, zoneID: zoneID)
             }
             let result: ModifyResult
+            // The request as the log shows it; its items' outcomes are filled in once the result is known.
+            let logged = report.requests.count
+            let items = batch.items.map {
+                ContainerRequest.Item(recordName: $0.pending.recordName, isDelete: $0.record == nil)
+            }
             do {
-                result = try await container.modifyRecords(
-                    saving: saves, deleting: deletes, savePolicy: .ifServerRecordUnchanged, atomically: true)
+                let outcome: Result<ModifyResult, CloudError>
+                do {
+                    outcome = .success(
+                        try await container.modifyRecords(
+                            saving: saves, deleting: deletes, savePolicy: .ifServerRecordUnchanged, atomically: true))
+                } catch {
+                    outcome = .failure(error)
+                }
+                result = try log(.modifyRecords, zone: zoneID, items: items, batchSize: batchLimit, outcome, &report)
+                    .get()
+                for index in items.indices {
+                    let id = RecordID(uncheckedName: items[index].recordName, zoneID: zoneID)
+                    let error: CloudError? =
+                        if items[index].isDelete {
+                            if case .failure(let error)? = result.deleteResults[id] { error } else { nil }
+                        } else {
+                            if case .failure(let error)? = result.saveResults[id] { error } else { nil }
+                        }
+                    report.requests[logged].items[index].error = error?.code
+                    if let fault = error?.injectedFault { report.requests[logged].fault = fault }
+                }
             } catch  where error.code == .limitExceeded && batch.items.count > 1 {
                 // (No record of the batch has left yet: the request was refused whole.)
                 let smaller = max(1, batch.items.count / 2)

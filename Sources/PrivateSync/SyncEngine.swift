@@ -111,7 +111,7 @@ public final class SyncEngine: Sendable {
 
     /// The engine's state, as the status and the host read it.
     public func state() throws(StoreError) -> EngineState {
-        try store.syncSnapshot { state in try EngineState(state) }
+        try EngineState.read(from: store)
     }
 
     // MARK: The cycle
@@ -183,8 +183,10 @@ public final class SyncEngine: Sendable {
         do {
             return try store.syncSnapshot { state -> String? in
                 switch try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:)) {
-                case .userDeletedZone? where try state.integer(.reuploadConsent) == 0:
-                    return "sync is paused: the user deleted the app's iCloud data"
+                case .userDeletedZone? where try !force && state.integer(.reuploadConsent) == 0:
+                    // A forced sync still reads the database changes: they say whether the zone went with the
+                    // account's keys (re-uploaded at once) or by the user (paused again, nothing sent).
+                    return "sync is paused: the app's iCloud data was deleted"
                 case .quotaExceeded? where !force:
                     return "sync is paused: iCloud storage is full (a forced sync tries again)"
                 case .containerUnusable? where !force:
@@ -298,6 +300,35 @@ public final class SyncEngine: Sendable {
         if resumed { emit(.resumed, &report) }
     }
 
+    /// Logs a container call the cycle made, and returns its outcome for the caller to unwrap.
+    ///
+    /// The call is made by the caller and passed in as a `Result` (not as a closure: a generic async closure with a
+    /// typed throw miscompiles through protocol-extension witnesses in Swift 6.3 debug builds, crashing on a null
+    /// error slot).
+    ///
+    /// - Parameters:
+    ///   - operation: The call.
+    ///   - zone: The zone it concerned.
+    ///   - items: For a modify request, its items (their outcomes are filled in by the caller).
+    ///   - batchSize: For a modify request, the batch size in use.
+    ///   - outcome: What the call returned or threw.
+    ///   - report: The report whose request log grows.
+    /// - Returns: `outcome`.
+    func log<T>(
+        _ operation: ContainerRequest.Operation, zone: ZoneID? = nil, items: [ContainerRequest.Item] = [],
+        batchSize: Int? = nil, _ outcome: Result<T, CloudError>, _ report: inout SyncReport
+    ) -> Result<T, CloudError> {
+        var entry = ContainerRequest(operation: operation, zone: zone)
+        entry.items = items
+        entry.batchSize = batchSize
+        if case .failure(let error) = outcome {
+            entry.error = error.code
+            entry.fault = error.injectedFault
+        }
+        report.requests.append(entry)
+        return outcome
+    }
+
     func emit(_ event: SyncEvent, _ report: inout SyncReport) {
         report.events.append(event)
         observer?(event)
@@ -357,6 +388,16 @@ public struct EngineState: Sendable, Hashable {
     /// Changes waiting to be sent to the bound account (changes written under another account wait for that one and
     /// are not counted).
     public let pendingChanges: Int
+    /// The zone change token, opaque; `nil` before the first page (or after it expired or was reset).
+    public let zoneChangeToken: [UInt8]?
+    /// The database change token, opaque; `nil` before the first read.
+    public let databaseChangeToken: [UInt8]?
+    /// Whether the store knows its zone exists.
+    public let zoneReady: Bool
+    /// Whether the user's consent to upload again after a deletion of the app's iCloud data is waiting to be used.
+    public let reuploadConsent: Bool
+    /// The most records a modify request carries now (400, or less after `limitExceeded`).
+    public let batchSize: Int
 
     /// Totals since the store was created.
     public let sentSaves: Int
@@ -365,15 +406,42 @@ public struct EngineState: Sendable, Hashable {
     public let fetchedDeletions: Int
     public let conflictsResolved: Int
 
+    /// Reads the engine's state from a store on one snapshot.
+    ///
+    /// - Throws: ``StoreError``: `damagedFile`, naming the store, for a value the engine never writes.
+    static func read(from store: RecordStore<UserCreated>) throws(StoreError) -> EngineState {
+        do {
+            return try store.syncSnapshot { state in try EngineState(state) }
+        } catch  where error.code == .damagedFile && !error.message.contains(store.path) {
+            throw StoreError(.damagedFile, "\(store.path): \(error.message); it was left unchanged", underlying: error)
+        }
+    }
+
     init(_ state: SyncTransaction) throws {
         boundUser = try state.text(.boundUser).map(UserRecordID.init(recordName:))
-        pause = try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:))
-        lastOutcome = try state.text(.lastOutcome).flatMap(EngineOutcome.init(encoded:))
+        // A value the engine never writes is damage: refused, never read as "no pause" or "no outcome".
+        let pauseText = try state.text(.pauseReason)
+        pause = pauseText.flatMap(PauseReason.init(rawValue:))
+        if let pauseText, pause == nil {
+            throw StoreError(
+                .damagedFile, "the store's pause_reason is \"\(pauseText.prefix(40))\", which is no pause reason")
+        }
+        let outcomeText = try state.text(.lastOutcome)
+        lastOutcome = outcomeText.flatMap(EngineOutcome.init(encoded:))
+        if let outcomeText, lastOutcome == nil {
+            throw StoreError(
+                .damagedFile, "the store's last_outcome is \"\(outcomeText.prefix(40))\", which is no outcome")
+        }
         lastError = try state.text(.lastError)
         nextAttempt = try state.date(.nextAttemptAt)
         lastAttempt = try state.date(.lastAttemptAt)
         initialFetchDone = try state.integer(.initialFetchDone) == 1
         pendingChanges = try state.sendablePendingCount(for: boundUser)
+        zoneChangeToken = try state.bytes(.zoneToken)
+        databaseChangeToken = try state.bytes(.databaseToken)
+        zoneReady = try state.integer(.zoneReady) == 1
+        reuploadConsent = try state.integer(.reuploadConsent) == 1
+        batchSize = try SyncEngine.batchSize(in: state, limits: .cloudKit)
         sentSaves = Int(try state.integer(.sentSaves))
         sentDeletes = Int(try state.integer(.sentDeletes))
         fetchedModifications = Int(try state.integer(.fetchedModifications))

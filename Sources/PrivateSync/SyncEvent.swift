@@ -16,6 +16,11 @@ public enum SyncEvent: Sendable, Hashable {
     case changeTokenExpired
     /// A full fetch removed records the server no longer has.
     case reconciled(removed: Int)
+    /// The account's encrypted data was reset (its keys are new, the zone was purged): every record of this device is
+    /// queued to be uploaded again into the zone created anew, without asking, since the user deleted nothing.
+    case encryptedDataReset(ZoneID)
+    /// The first full fetch after a reset of the bookkeeping queued the records the server did not return.
+    case requeuedAfterReset(records: Int)
     /// A modify request was accepted: this many saves and deletes.
     case sent(saves: Int, deletes: Int)
     /// A record changed on both sides was merged.
@@ -62,6 +67,8 @@ public struct SyncReport: Sendable, Hashable {
     public var refusedRequests = 0
     /// Why the cycle stopped early without failing, if it did.
     public var stoppedBecause: CycleStopReason?
+    /// Every container call the cycle made, in order, with its outcome.
+    public var requests: [ContainerRequest] = []
     /// How the attempt ended.
     public var outcome: EngineOutcome?
     /// When the engine wants to run next.

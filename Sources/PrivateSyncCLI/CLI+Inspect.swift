@@ -19,12 +19,48 @@ extension CLI {
         let pendingChanges: Int
         let storeFiles: [String]
         let containerFile: String?
+        let engine: EngineJSON?
         let status: StatusJSON
+    }
+
+    /// The engine's state, as `inspect --json` shows it: tokens are opaque (hex), as CKSyncEngine's are.
+    private struct EngineJSON: Encodable {
+        let boundUser: String?
+        let zone: String
+        let zoneReady: Bool
+        let zoneChangeToken: String?
+        let databaseChangeToken: String?
+        let reuploadConsent: Bool
+        let pause: String?
+        let lastOutcome: String?
+        let lastError: String?
+        let nextAttempt: String?
+        let batchSize: Int
+        let initialFetchDone: Bool
+
+        init(_ state: EngineState, zone: String) {
+            func hex(_ bytes: [UInt8]?) -> String? {
+                let digits = Array("0123456789abcdef")
+                return bytes.map { String($0.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }) }
+            }
+            boundUser = state.boundUser?.recordName
+            self.zone = zone
+            zoneReady = state.zoneReady
+            zoneChangeToken = hex(state.zoneChangeToken)
+            databaseChangeToken = hex(state.databaseChangeToken)
+            reuploadConsent = state.reuploadConsent
+            pause = state.pause?.rawValue
+            lastOutcome = state.lastOutcome?.encoded
+            lastError = state.lastError
+            nextAttempt = state.nextAttempt.map(Formats.iso)
+            batchSize = state.batchSize
+            initialFetchDone = state.initialFetchDone
+        }
     }
 
     func inspect() throws -> ExitCode {
         let world = try world()
-        let app = try resumedApp(in: world)
+        let app = try resumedApp(in: world, readOnly: true)
         let account = app.device.session.account
         let userCounts = try app.stores.userCreated.countsByType()
         let localCounts = try app.stores.localOnly.countsByType()
@@ -52,6 +88,9 @@ extension CLI {
             device: app.device.name, account: account?.rawValue, types: types,
             pendingChanges: try app.stores.userCreated.pendingChangeCount(),
             storeFiles: [app.stores.userCreated.path, app.stores.localOnly.path], containerFile: containerFile,
+            engine: EngineJSON(
+                try app.engineState(),
+                zone: app.engine?.zoneID.zoneName ?? SyncEngine.defaultZoneName),
             status: StatusJSON(status))
         if json {
             Terminal.json(report)
@@ -76,6 +115,7 @@ extension CLI {
     }
 
     func audit() throws -> ExitCode {
+        if command.flag("convergence") { return try convergenceAudit() }
         let world = try world()
         let report = try world.audit()
         if json {
@@ -117,16 +157,8 @@ extension CLI {
             throw CLIError(.internalError, "this world keeps no fault file")
         }
         let kind = FaultKind(rawValue: command.arguments[0])!
-        let count =
-            try command.option("count").map { text throws(CLIError) -> Int in
-                guard let value = Int(text), value >= 1, value <= 1_000_000 else {
-                    throw CLIError(
-                        .dataError,
-                        "--count must be a whole number from 1 to 1000000; got '\(TextEscaping.escape(text.prefix(40)))'"
-                    )
-                }
-                return value
-            } ?? 1
+        let count = try wholeNumber("count", from: 1) ?? 1
+        let after = try wholeNumber("after", from: 0) ?? 0
         let retryAfter = try command.option("retry-after").map { text throws(CLIError) -> Double in
             guard let value = Double(text), value.isFinite, value >= 0, value <= 86_400 else {
                 throw CLIError(
@@ -137,11 +169,32 @@ extension CLI {
             return value
         }
         let account = try account(command.option("account"))
-        try faults.inject(Fault(kind, retryAfter: retryAfter), account: account, count: count)
+        let record = try command.option("record").map { text throws(CLIError) in try recordName(text) }
+        // A device aimed at must exist: a misspelt name would otherwise wait for calls that never come.
+        let device = try command.option("device").map { name throws in try world.device(name).name }
+        try faults.inject(
+            Fault(kind, retryAfter: retryAfter, record: record), account: account, device: device, count: count,
+            after: after)
+        var aim = [account.map { "account \($0)" } ?? "any account"]
+        if let device { aim.append("device \(device)") }
+        if let record { aim.append("record \(record)") }
         Terminal.line(
-            "Injected \(kind) for the next \(count) call(s) it applies to, for \(account.map { "account \($0)" } ?? "any account")"
-        )
+            "Injected \(kind) for the next \(count) call(s) it applies to"
+                + (after > 0 ? " after letting \(after) through" : "") + ", for " + aim.joined(separator: ", "))
         return .success
+    }
+
+    /// The whole number given with `--NAME`, from `minimum` to ``PersistentFaults/maximumCount``, or `nil`.
+    private func wholeNumber(_ name: String, from minimum: Int) throws(CLIError) -> Int? {
+        try command.option(name).map { text throws(CLIError) -> Int in
+            guard let value = Int(text), value >= minimum, value <= PersistentFaults.maximumCount else {
+                throw CLIError(
+                    .dataError,
+                    "--\(name) must be a whole number from \(minimum) to \(PersistentFaults.maximumCount); got '\(TextEscaping.escape(text.prefix(40)))'"
+                )
+            }
+            return value
+        }
     }
 
     func faultList() throws -> ExitCode {
@@ -155,7 +208,10 @@ extension CLI {
             struct EntryJSON: Encodable {
                 let kind: String
                 let account: String?
+                let device: String?
+                let record: String?
                 let remaining: Int
+                let after: Int
                 let retryAfter: Double?
             }
             struct FaultsJSON: Encodable {
@@ -166,8 +222,8 @@ extension CLI {
                 FaultsJSON(
                     waiting: entries.map {
                         EntryJSON(
-                            kind: $0.kind.rawValue, account: $0.account?.rawValue, remaining: $0.remaining,
-                            retryAfter: $0.retryAfter)
+                            kind: $0.kind.rawValue, account: $0.account?.rawValue, device: $0.device,
+                            record: $0.record, remaining: $0.remaining, after: $0.after, retryAfter: $0.retryAfter)
                     }, struck: Dictionary(uniqueKeysWithValues: struck.map { ($0.key.rawValue, $0.value) })))
             return .success
         }
@@ -175,11 +231,11 @@ extension CLI {
             Terminal.line("No faults waiting.")
         } else {
             Terminal.table(
-                [["KIND", "ACCOUNT", "REMAINING", "RETRY AFTER"]]
+                [["KIND", "ACCOUNT", "DEVICE", "RECORD", "REMAINING", "AFTER", "RETRY AFTER"]]
                     + entries.map {
                         [
-                            $0.kind.rawValue, $0.account?.rawValue ?? "any", "\($0.remaining)",
-                            $0.retryAfter.map { "\($0)s" } ?? "-",
+                            $0.kind.rawValue, $0.account?.rawValue ?? "any", $0.device ?? "any", $0.record ?? "any",
+                            "\($0.remaining)", "\($0.after)", $0.retryAfter.map { "\($0)s" } ?? "-",
                         ]
                     })
         }
@@ -196,8 +252,8 @@ extension CLI {
         guard let faults = world.faults as? PersistentFaults else {
             throw CLIError(.internalError, "this world keeps no fault file")
         }
-        let count = try faults.entries().count
-        try faults.clear()
+        // Rows are removed without being read, so that a hand-edited row out of range can be cleared.
+        let count = try faults.clear()
         Terminal.line("Cleared \(count) waiting fault(s).")
         return .success
     }

@@ -58,7 +58,41 @@ extension CLI {
         let fetchedDeletions: Int
         let conflictsResolved: Int
         let outcome: String?
+        let stoppedBecause: String?
+        let refusedRequests: Int
+        let requests: [RequestJSON]
         let status: StatusJSON
+    }
+
+    /// One container request of the cycle, as `sync now --json` shows it.
+    struct RequestJSON: Encodable {
+        struct Item: Encodable {
+            let record: String
+            let delete: Bool
+            let error: String?
+            let code: Int?
+        }
+        let operation: String
+        let zone: String?
+        let items: [Item]
+        let batchSize: Int?
+        let received: Int?
+        let error: String?
+        let code: Int?
+        let fault: String?
+
+        init(_ request: ContainerRequest) {
+            operation = request.operation.rawValue
+            zone = request.zone?.zoneName
+            items = request.items.map {
+                Item(record: $0.recordName, delete: $0.isDelete, error: $0.error?.name, code: $0.error?.rawValue)
+            }
+            batchSize = request.batchSize
+            received = request.received
+            error = request.error?.name
+            code = request.error?.rawValue
+            fault = request.fault
+        }
     }
 
     func syncNow() async throws -> ExitCode {
@@ -72,7 +106,16 @@ extension CLI {
         }
         // Likewise the fault file: a damaged one would otherwise inject nothing, silently.
         if let faults = world.faults as? PersistentFaults, FileSystem.exists(faults.path) { try faults.verify() }
-        let report = await app.sync(force: true)
+        let sendOnly = command.flag("send-only")
+        let fetchOnly = command.flag("fetch-only")
+        if sendOnly && fetchOnly {
+            throw CLIError(
+                .usage, "--send-only and --fetch-only cannot be given together: choose one half of the cycle")
+        }
+        let report =
+            sendOnly
+            ? await app.sendChanges(force: true)
+            : fetchOnly ? await app.fetchChanges(force: true) : await app.sync(force: true)
         let status = try app.status()
         let exit = try syncNowExitCode(report: report, status: status, app: app)
         if json {
@@ -84,7 +127,8 @@ extension CLI {
                     fetchedModifications: report?.fetchedModifications ?? 0,
                     fetchedDeletions: report?.fetchedDeletions ?? 0,
                     conflictsResolved: report?.conflictsResolved ?? 0, outcome: report?.outcome?.encoded,
-                    status: StatusJSON(status)))
+                    stoppedBecause: report?.stoppedBecause?.rawValue, refusedRequests: report?.refusedRequests ?? 0,
+                    requests: (report?.requests ?? []).map(RequestJSON.init), status: StatusJSON(status)))
             return exit
         }
         if let report {
@@ -99,6 +143,11 @@ extension CLI {
                     Terminal.line("  the attempt failed: \(code); it will be retried")
                 }
                 if let stopped = report.stoppedBecause { Terminal.line("  the cycle stopped: \(stopped)") }
+                if command.flag("verbose") {
+                    for (index, request) in report.requests.enumerated() {
+                        Terminal.line("  request \(index + 1): \(request)")
+                    }
+                }
             }
         } else {
             Terminal.line("\(app.device.name): nothing moved; sync does not run on this device")
@@ -132,6 +181,20 @@ extension CLI {
             // Skipped: another sync was running (a forced sync skips for nothing else while on).
             return .temporaryFailure
         }
+    }
+
+    func syncReset() throws -> ExitCode {
+        let world = try world()
+        let app = try resumedApp(in: world)
+        try app.resetSyncBookkeeping()
+        let status = try app.status()
+        if json {
+            Terminal.json(StatusJSON(status))
+        } else {
+            Terminal.line("\(app.device.name): the sync bookkeeping was reset; the next cycle fetches everything again")
+            printStatus(status, device: app.device.name)
+        }
+        return .success
     }
 
     func syncStatus() throws -> ExitCode {

@@ -90,10 +90,17 @@ struct CLI {
         case ["sync", "off"]: return try syncSwitch(on: false)
         case ["sync", "now"]: return try await syncNow()
         case ["sync", "status"]: return try syncStatus()
+        case ["sync", "reset"]: return try syncReset()
         case ["record", "add"]: return try recordAdd()
         case ["record", "edit"]: return try recordEdit()
         case ["record", "delete"]: return try recordDelete()
         case ["record", "list"]: return try recordList()
+        case ["cloud", "record", "put"]: return try await cloudRecordPut()
+        case ["cloud", "record", "edit"]: return try await cloudRecordEdit()
+        case ["cloud", "record", "delete"]: return try await cloudRecordDelete()
+        case ["cloud", "record", "list"]: return try await cloudRecordList()
+        case ["cloud", "zone", "list"]: return try await cloudZoneList()
+        case ["cloud", "zone", "delete"]: return try await cloudZoneDelete()
         case ["inspect"]: return try inspect()
         case ["audit"]: return try audit()
         case ["fault", "inject"]: return try faultInject()
@@ -123,9 +130,10 @@ struct CLI {
         try world.device(command.option("device") ?? "")
     }
 
-    /// The app on the `--device`, as its last launch left it.
-    func resumedApp(in world: World) throws -> LaunchedApp {
-        try world.resume(command.option("device") ?? "")
+    /// The app on the `--device`, as its last launch left it; its stores opened read-only for a command that only
+    /// reads, so that it works on a read-only world and writes nothing.
+    func resumedApp(in world: World, readOnly: Bool = false) throws -> LaunchedApp {
+        try world.resume(command.option("device") ?? "", readOnly: readOnly)
     }
 
     /// Prints a status, as a sentence or JSON.

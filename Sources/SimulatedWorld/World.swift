@@ -191,6 +191,13 @@ public final class World: Sendable {
         guard FileSystem.exists(settingsPath) else {
             throw WorldError(.notFound, "no world at \(home) (create one with: privatesync init)")
         }
+        // Before anything is read: a link anywhere in the world (in place of a device's folder, an account's
+        // folder, `Application Support`, a file) could lead a command to read, write or delete outside it.
+        do {
+            try FileSystem.refuseLinksAndSpecialFiles(under: home)
+        } catch {
+            throw WorldError(.damaged, error.description)
+        }
         let settings: Settings
         do {
             settings = try Settings.read(json: try FileSystem.read(settingsPath))
@@ -204,6 +211,10 @@ public final class World: Sendable {
         let partition: SyncPartition
         do {
             identifier = try ContainerIdentifier(settings.containerIdentifier)
+        } catch {
+            throw WorldError(.damaged, "\(settingsPath) cannot be read: \(error); it was left unchanged")
+        }
+        do {
             partition = try SyncPartition.load(fromFile: home + "/schema.json")
         } catch {
             throw WorldError(.damaged, "\(error); the world was left unchanged")
@@ -278,11 +289,13 @@ public final class World: Sendable {
     // MARK: Launching
 
     /// The container a device signed in as `session` opens once its entitlement check passed: the world's backend,
-    /// behind the world's faults.
-    private func container(_ identifier: ContainerIdentifier, session: AccountSession) -> any PrivateContainer {
+    /// behind the world's faults, which know the device's name so that a fault can be aimed at it.
+    private func container(
+        _ identifier: ContainerIdentifier, session: AccountSession, device: String
+    ) -> any PrivateContainer {
         func behindFaults<Base: PrivateContainer & ICloudSettingsControls>(_ base: Base) -> any PrivateContainer {
             guard let faults else { return base }
-            return FaultInjectingContainer(base: base, faults: faults, session: session)
+            return FaultInjectingContainer(base: base, faults: faults, session: session, device: device)
         }
         if let memoryCloud {
             return behindFaults(
@@ -308,8 +321,8 @@ public final class World: Sendable {
     ) -> LaunchEnvironment {
         var environment = LaunchEnvironment(
             partition: partition, containerIdentifier: containerIdentifier,
-            opener: TrappingContainerOpener { [self, session = device.session] identifier in
-                let container = self.container(identifier, session: session)
+            opener: TrappingContainerOpener { [self, session = device.session, name = device.name] identifier in
+                let container = self.container(identifier, session: session, device: name)
                 return wrapContainer?(container) ?? container
             },
             clock: options.deviceClock?(device.name) ?? options.clock,
@@ -331,17 +344,17 @@ public final class World: Sendable {
         return try LaunchSequence(device: device, environment: environment).run(options: options)
     }
 
-    /// Reopens the app on a device as its last launch left it.
+    /// Reopens the app on a device as its last launch left it; read-only for a command that only reads.
     ///
     /// - Throws: ``WorldError`` for an unknown device, ``LaunchError`` `neverLaunched`.
     public func resume(
-        _ name: String, crashSwitch: CrashSwitch? = nil, wrapContainer: ContainerWrapper? = nil
+        _ name: String, crashSwitch: CrashSwitch? = nil, wrapContainer: ContainerWrapper? = nil, readOnly: Bool = false
     ) throws
         -> LaunchedApp
     {
         let device = try device(name)
         let environment = environment(for: device, crashSwitch: crashSwitch, wrapContainer: wrapContainer)
-        return try LaunchSequence(device: device, environment: environment).resume()
+        return try LaunchSequence(device: device, environment: environment).resume(readOnly: readOnly)
     }
 
     // MARK: Containers

@@ -53,4 +53,77 @@ struct CLISyncNowTests {
         let cli = try Self.syncedWorld()
         try cli.exits(0, "sync", "now", "--device", "phone")
     }
+
+    @Test("sync now --json carries the request log; --send-only and --fetch-only run half a cycle; both at once is 64")
+    func requestLogAndHalfCycles() throws {
+        let cli = try Self.syncedWorld()
+        try cli.ok("record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=now")
+        let fetched = try cli.ok("sync", "now", "--device", "phone", "--fetch-only", "--json").json
+        let fetchOps = (fetched["requests"] as? [[String: Any]])?.compactMap { $0["operation"] as? String } ?? []
+        #expect(fetchOps.contains("recordZoneChanges") && !fetchOps.contains("modifyRecords"))
+        let sent = try cli.ok("sync", "now", "--device", "phone", "--send-only", "--json").json
+        let requests = sent["requests"] as? [[String: Any]] ?? []
+        #expect(!requests.contains { $0["operation"] as? String == "recordZoneChanges" })
+        let modify = try #require(requests.first { $0["operation"] as? String == "modifyRecords" })
+        #expect((modify["items"] as? [Any])?.count == 1)
+        #expect(modify["batchSize"] as? Int == 400)
+        try cli.exits(64, "sync", "now", "--device", "phone", "--send-only", "--fetch-only")
+        let verbose = try cli.ok("sync", "now", "--device", "phone", "--verbose")
+        #expect(verbose.standardOutput.contains("request 1: accountStatus"))
+    }
+
+    @Test("inspect --json shows the engine's state: bound user, zone, tokens, consent, outcome, batch size")
+    func inspectShowsTheEngine() throws {
+        let cli = try Self.syncedWorld()
+        let engine = try #require(try cli.ok("inspect", "--device", "phone", "--json").json["engine"] as? [String: Any])
+        #expect(engine["boundUser"] as? String != nil)
+        #expect(engine["zone"] as? String == "PrivateSyncZone")
+        #expect((engine["zoneChangeToken"] as? String)?.isEmpty == false)
+        #expect((engine["databaseChangeToken"] as? String)?.isEmpty == false)
+        #expect(engine["reuploadConsent"] as? Bool == false)
+        #expect(engine["lastOutcome"] as? String == "ok")
+        #expect(engine["batchSize"] as? Int == 400)
+    }
+
+    @Test("sync reset keeps the records, and the next cycle converges without duplicates; the audit says so")
+    func resetThenConverge() throws {
+        let cli = try Self.syncedWorld()
+        try cli.ok("sync", "reset", "--device", "phone")
+        let engine = try cli.ok("inspect", "--device", "phone", "--json").json["engine"] as? [String: Any]
+        #expect(engine?["boundUser"] is NSNull || engine?["boundUser"] == nil)
+        try cli.ok("sync", "now", "--device", "phone")
+        let audit = try cli.ok("audit", "--convergence", "--json").json
+        #expect(audit["converged"] as? Bool == true)
+        let device = (audit["devices"] as? [[String: Any]])?.first
+        #expect(device?["recordsOnDevice"] as? Int == 1 && device?["recordsInContainer"] as? Int == 1)
+    }
+
+    @Test("audit --convergence exits 1 when a device misses what its container has and nothing explains it")
+    func convergenceAuditFails() throws {
+        let cli = try Self.syncedWorld()
+        try cli.ok("device", "add", "tablet", "--account", "alice", "--sync", "on")
+        try cli.ok("launch", "--device", "tablet")
+        let run = try cli.exits(1, "audit", "--convergence")
+        #expect(run.standardOutput.contains("tablet ↔ alice: NOT converged"))
+        #expect(run.standardOutput.contains("missing"))
+        try cli.ok("sync", "now", "--device", "tablet")
+        try cli.exits(0, "audit", "--convergence")
+    }
+
+    @Test(
+        "after an upgrade to a build without the entitlement, no command traps and none reads on",
+        arguments: [
+            ["record", "list", "--device", "phone"], ["inspect", "--device", "phone"],
+            ["sync", "status", "--device", "phone"], ["sync", "now", "--device", "phone"],
+            ["record", "add", "CheckIn", "--device", "phone", "--field", "mood=2", "--field", "date=now"],
+        ])
+    func upgradeWithoutEntitlementNeverTraps(arguments: [String]) throws {
+        let cli = try Self.syncedWorld()
+        try cli.ok("device", "upgrade", "phone", "--entitlement", "off")
+        let run = try cli.run(arguments)
+        #expect(run.signal == nil && run.status < 128, "\(arguments) trapped: \(run.status)")
+        let status = try cli.ok("sync", "status", "--device", "phone", "--json").json
+        #expect(status["state"] as? String == "paused")
+        #expect(status["reason"] as? String == "missingEntitlement")
+    }
 }

@@ -40,8 +40,8 @@ final class InterleavingContainer: ForwardingContainer {
     }
 
     /// Lets the scheduler act, then fails if the process died meanwhile.
-    private func turn(_ call: String) async throws(CloudError) {
-        await scheduler.beforeCall(device: device, instance: instance, call: call)
+    private func turn(_ call: String, sending names: [String] = []) async throws(CloudError) {
+        await scheduler.beforeCall(device: device, instance: instance, call: call, sending: names)
         if crashSwitch.isDown { throw CloudError(.networkFailure, "the process crashed (simulated)") }
     }
 
@@ -78,7 +78,7 @@ final class InterleavingContainer: ForwardingContainer {
     func modifyRecords(
         saving: [Record], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool
     ) async throws(CloudError) -> ModifyResult {
-        try await turn("modifyRecords")
+        try await turn("modifyRecords", sending: saving.map(\.recordID.recordName))
         let result = try await forward { () async throws(CloudError) in
             try await base.modifyRecords(
                 saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
@@ -99,7 +99,9 @@ final class InterleavingContainer: ForwardingContainer {
         }
         scheduler.tags(device: device, own: own, received: received)
         // The server has answered; the app has not yet applied the answer.
-        await scheduler.beforeCall(device: device, instance: instance, call: "modifyRecords response")
+        await scheduler.beforeCall(
+            device: device, instance: instance, call: "modifyRecords response",
+            sending: accepted.map(\.recordID.recordName))
         return result
     }
 

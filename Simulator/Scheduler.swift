@@ -24,8 +24,9 @@ final class Scheduler: @unchecked Sendable {
     ///   - device: The device.
     ///   - instance: The app instance (its launch number) making the call.
     ///   - call: The call's name.
-    func beforeCall(device: String, instance: Int, call: String) async {
-        await simulation?.interject(device: device, instance: instance, call: call)
+    ///   - sending: The records a modify request carries (or carried, once answered).
+    func beforeCall(device: String, instance: Int, call: String, sending: [String] = []) async {
+        await simulation?.interject(device: device, instance: instance, call: call, sending: sending)
     }
 
     /// Called when a call of a device failed as a whole.

@@ -21,17 +21,45 @@ extension Simulation {
     ///   - name: The device whose cycle makes the call.
     ///   - instance: The app instance making it.
     ///   - call: The call.
-    func interject(device name: String, instance: Int, call: String) async {
-        guard !healing, depth == 0, result.failure == nil, random.chance(Self.interleavingRate),
-            let caller = devices.first(where: { $0.name == name })
+    ///   - sending: The records of a modify request: a user's edit in between picks one of them most of the time
+    ///     (an edit while its save is in flight).
+    func interject(device name: String, instance: Int, call: String, sending: [String] = []) async {
+        guard !healing, depth == 0, result.failure == nil, let caller = devices.first(where: { $0.name == name })
         else { return }
+        if let race = pendingRace, race.caller == name, call == "modifyRecords",
+            let other = devices.first(where: { $0.name == race.other })
+        {
+            // A race set up by two edits of one record: the other device's cycle lands between this one's fetch and
+            // its send, so the send meets a conflict.
+            pendingRace = nil
+            depth += 1
+            defer { depth -= 1 }
+            result.interleavings += 1
+            trace("\(name): before its \(call), meanwhile:")
+            return await sync(other, force: true, why: "racing")
+        }
+        if call == "recordZoneChanges", random.chance(0.04) {
+            // The user deletes the app's data after the cycle read the database's changes and before it fetches
+            // the zone's: the fetch itself meets the deletion.
+            depth += 1
+            defer { depth -= 1 }
+            result.interleavings += 1
+            trace("\(name): before its \(call), meanwhile:")
+            return await userDeletesAppData(caller)
+        }
+        guard random.chance(Self.interleavingRate) else { return }
         depth += 1
         defer { depth -= 1 }
         result.interleavings += 1
         let target = random.chance(0.6) ? caller : devices[Int(random.next() % UInt64(devices.count))]
         trace("\(name): before its \(call), meanwhile:")
         switch random.next() % 100 {
-        case 0..<30: await userWrite(target)
+        case 0..<30:
+            if target === caller, !sending.isEmpty, random.chance(0.7) {
+                await userWrite(target, editing: sending[Int(random.next() % UInt64(sending.count))])
+            } else {
+                await userWrite(target)
+            }
         case 30..<42: flipSwitch(target)
         case 42..<52: changeAccount(target)
         case 52..<58: await resolvePause(target)

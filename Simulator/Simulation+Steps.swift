@@ -232,11 +232,15 @@ extension Simulation {
     /// their edits meet in a conflict, which the merge rule must settle.
     func concurrentEdits() async {
         func holders(_ name: String) -> [Device] {
-            devices.filter { device in (try? device.app?.stores.userCreated.record(named: name)) != nil }
+            devices.filter { device in
+                device.app?.engine != nil && (try? device.app?.stores.userCreated.record(named: name)) != nil
+            }
         }
         var name = bigRecord
         if name == nil || holders(name!).count < 2 {
-            let device = devices[Int(random.next() % UInt64(devices.count))]
+            let syncing = devices.filter { $0.app?.engine != nil }
+            guard !syncing.isEmpty else { return }
+            let device = syncing[Int(random.next() % UInt64(syncing.count))]
             let names = ((try? device.app?.stores.userCreated.recordNames()) ?? []).sorted()
             guard !names.isEmpty else { return }
             name = names[Int(random.next() % UInt64(names.count))]
@@ -248,6 +252,11 @@ extension Simulation {
         trace("\(both[first].name), \(both[second].name): both edit \(name!.prefix(8))")
         await userWrite(both[first], editing: name)
         await userWrite(both[second], editing: name)
+        if random.chance(0.5) {
+            pendingRace = (both[first].name, both[second].name)
+            await sync(both[first], force: true, why: "racing")
+            pendingRace = nil
+        }
     }
 
     /// The user pastes a long text into a record, leaving it a few bytes under CloudKit's record size limit: two

@@ -150,6 +150,9 @@ public final class Simulation {
     var zoneDeletions: [String: ZoneDeletion] = [:]
     /// How many user-deleted-zone faults had struck each account when last looked at.
     var zoneDeletionStrikes: [String: Int] = [:]
+    /// Two devices whose edits of one record should race: the second device's cycle runs inside the first's, between
+    /// its fetch and its send.
+    var pendingRace: (caller: String, other: String)?
     /// The last record the user pasted a long text into: later edits pick it often.
     var bigRecord: String?
     /// Accounts whose app data the user deleted at least once (by the simulator's own action).

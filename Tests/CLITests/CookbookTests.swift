@@ -42,6 +42,24 @@ struct CookbookTests {
         }
     }
 
+    @Test("every Swift test the page names exists in CookbookScenarioTests")
+    func namedSwiftTestsExist() throws {
+        let page = try String(contentsOfFile: Cookbook.path, encoding: .utf8)
+        let source = try String(
+            contentsOfFile: URL(fileURLWithPath: Cookbook.path).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Tests/PrivateSyncTests/CookbookScenarioTests.swift").path,
+            encoding: .utf8)
+        let names = page.components(separatedBy: "Swift: `CookbookScenarioTests.").dropFirst().compactMap {
+            $0.split(separator: "`").first.map(String.init)
+        }
+        #expect(names.count == Self.cookbook.scenarios.count)
+        for name in names {
+            #expect(
+                source.contains("func \(name)()"),
+                "docs/cookbook.md names CookbookScenarioTests.\(name), which does not exist")
+        }
+    }
+
     @Test("the page's placeholders bind, reuse, and match what they say")
     func placeholdersMatch() {
         var bindings: Cookbook.Bindings = [:]

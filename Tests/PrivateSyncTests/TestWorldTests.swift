@@ -197,4 +197,30 @@ struct TestWorldTests {
         #expect(first == (try names()))
         #expect(Set(first).count == 3)
     }
+
+    @Test(
+        "LaunchedApp's shapes follow the documented rules: absence is nil, a wrong name throws, a reaction returns the app"
+    )
+    func launchedAppShapesFollowTheRules() async throws {
+        let world = try TestWorld()
+        try world.addDevice("phone", account: "alice", sync: true)
+        let phone = try world.launch("phone")
+        #expect(try phone.find("nothing") == nil)
+        let added = try phone.add("CheckIn", name: "c", fields: checkIn(world, mood: 1))
+        let found = try #require(try phone.find("c"))
+        #expect(found.record == added)
+        #expect(found.partition == .userCreated)
+        #expect(throws: StoreError.self) { try phone.edit("nothing", setting: ["mood": .int64(2)]) }
+        #expect(throws: StoreError.self) { try phone.delete("nothing") }
+        #expect(throws: StoreError.self) { try phone.startFreshForSignedInAccount() }  // nothing to start afresh from
+        let cleared = try phone.edit("c", setting: ["note": .string("x")]).fields["note"]
+        #expect(cleared == .string("x"))
+        #expect(try phone.edit("c", setting: ["note": nil as FieldValue?]).fields["note"] == nil)
+        #expect(await phone.sync() != nil)
+        let off = try phone.setSyncEnabled(false)
+        #expect(await off.sync() == nil)
+        #expect(await off.fetchChanges() == nil)
+        #expect(await off.sendChanges() == nil)
+        #expect(try off.status().state == .off)
+    }
 }

@@ -157,6 +157,10 @@ enum CommandTree {
                                 help:
                                     "The record's name, checked as CloudKit checks record names (default: a new UUID); refused if a record on the device has it."
                             ),
+                            OptionSpec(
+                                "count", valueName: "N",
+                                help: "Add N records (1 to 10000) with these fields, each under a new name, one a line."
+                            ),
                         ], flags: [json],
                         examples: [
                             "privatesync record add CheckIn --device phone --field mood=4 --field date=now",

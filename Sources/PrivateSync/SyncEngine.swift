@@ -212,6 +212,8 @@ public final class SyncEngine: Sendable {
             return .pause(.containerUnusable, persistent: true, message: error.message)
         }
         return switch error.code {
+        // The account changed while a request was in flight (it was cancelled): derived live, like any switch.
+        case .operationCancelled: .accountUnusable(.accountChanged)
         case .notAuthenticated: .pause(.noAccount, persistent: false, message: error.message)
         case .accountTemporarilyUnavailable:
             .pause(.accountTemporarilyUnavailable, persistent: false, message: error.message)
@@ -298,6 +300,19 @@ public final class SyncEngine: Sendable {
         report.outcome = outcome
         if let scheduled, let error { emit(.retryScheduled(code: error.code, at: scheduled), &report) }
         if resumed { emit(.resumed, &report) }
+    }
+
+    /// Makes a container call as a request for `user`: if another account is signed in by the time it reaches the
+    /// database, the container cancels it (`operationCancelled`) instead of writing or reading the other account.
+    ///
+    /// - Parameters:
+    ///   - user: The user the cycle is bound to.
+    ///   - call: The call, returning its outcome.
+    /// - Returns: The call's outcome.
+    func asRequest<T: Sendable>(
+        for user: UserRecordID, _ call: () async -> Result<T, CloudError>
+    ) async -> Result<T, CloudError> {
+        await AccountSession.$requestedFor.withValue(user) { await call() }
     }
 
     /// Logs a container call the cycle made, and returns its outcome for the caller to unwrap.
@@ -440,7 +455,7 @@ public struct EngineState: Sendable, Hashable {
         zoneChangeToken = try state.bytes(.zoneToken)
         databaseChangeToken = try state.bytes(.databaseToken)
         zoneReady = try state.integer(.zoneReady) == 1
-        reuploadConsent = try state.integer(.reuploadConsent) == 1
+        reuploadConsent = try state.integer(.reuploadConsent) > 0
         batchSize = try SyncEngine.batchSize(in: state, limits: .cloudKit)
         sentSaves = Int(try state.integer(.sentSaves))
         sentDeletes = Int(try state.integer(.sentDeletes))

@@ -218,10 +218,7 @@ public final class SyncEngine: Sendable {
         case .accountTemporarilyUnavailable:
             .pause(.accountTemporarilyUnavailable, persistent: false, message: error.message)
         case .quotaExceeded: .pause(.quotaExceeded, persistent: true, message: error.message)
-        case .userDeletedZone:
-            .pause(
-                isPlanted(.wrongPauseReason) ? .quotaExceeded : .userDeletedZone, persistent: true,
-                message: error.message)
+        case .userDeletedZone: .pause(.userDeletedZone, persistent: true, message: error.message)
         default: .retry(error)
         }
     }
@@ -248,7 +245,9 @@ public final class SyncEngine: Sendable {
             emit(.paused(reason), &report)
         case .retry(let error):
             try? record(.retrying(error.code), error: error, &report)
-        case .pause(let reason, let persistent, let message):
+        case .pause(var reason, let persistent, let message):
+            // Planted: a deleted zone recorded as a full iCloud, however the engine learned of it.
+            if reason == .userDeletedZone && isPlanted(.wrongPauseReason) { reason = .quotaExceeded }
             try? store.syncTransaction { state in
                 if persistent { try state.setState(.pauseReason, .text(reason.rawValue)) }
                 try state.setState(.lastError, .text(message))

@@ -34,6 +34,16 @@ struct CLIBadInputTests {
     static let cases: [Case] = [
         // Usage (64): the command line does not fit.
         Case(arguments: ["frobnicate"], code: 64, message: "unknown command 'frobnicate'"),
+        Case(
+            arguments: ["sync", "now", "--device", "phone", "--send-only", "--fetch-only"], code: 64,
+            message: "cannot be given together"),
+        Case(arguments: ["sync", "now", "--device", "phone", "--verbose", "x"], code: 64, message: "unexpected argument"),
+        Case(arguments: ["sync", "reset"], code: 64, message: "--device"),
+        Case(arguments: ["sync", "reset", "--device", "ghost"], code: 66, message: "ghost"),
+        Case(arguments: ["sync", "reset", "--device", "a/b"], code: 65, message: "a/b"),
+        Case(arguments: ["audit", "--convergence", "extra"], code: 64, message: "unexpected argument"),
+        Case(arguments: ["audit", "--convergence", "--convergence"], code: 64, message: "convergence"),
+        Case(arguments: ["inspect", "--device", "ghost", "--json"], code: 66, message: "ghost"),
         Case(arguments: ["device"], code: 64, message: "needs a command"),
         Case(arguments: ["device", "add"], code: 64, message: "missing NAME"),
         Case(arguments: ["device", "add", "x", "extra"], code: 64, message: "unexpected argument 'extra'"),

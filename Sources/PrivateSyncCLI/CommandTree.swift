@@ -169,7 +169,13 @@ enum CommandTree {
             CommandSpec(
                 "inspect",
                 abstract: "Per type, records on the device and in its account's container; pending changes; files.",
-                options: [device], flags: [json]),
+                discussion:
+                    "With --html FILE (and no --device): a page of the whole world instead, with every device, its stores by type, its status sentence and pending changes, and each account's container; one self-contained HTML file that loads nothing.",
+                options: [
+                    OptionSpec("device", valueName: "NAME", help: "The device (required unless --html)."),
+                    OptionSpec("html", valueName: "FILE", help: "Write a page of the whole world to FILE."),
+                ], flags: [json],
+                examples: ["privatesync inspect --device phone", "privatesync inspect --html world.html"]),
             CommandSpec(
                 "audit",
                 abstract: "Read every container file and report local-only records and records in the wrong account.",

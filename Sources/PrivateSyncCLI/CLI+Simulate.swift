@@ -4,26 +4,6 @@ import SimulatedWorld
 import Simulator
 
 extension CLI {
-    private struct SimulateJSON: Encodable {
-        struct Failure: Encodable {
-            let seed: UInt64
-            let invariant: Int
-            let invariantName: String
-            let message: String
-            let step: Int
-            let lastSteps: [String]
-            let replay: String
-        }
-
-        let seeds: Int
-        let steps: Int
-        let simulatedSeconds: Double
-        let faults: [String: Int]
-        let crashes: Int
-        let invariantChecks: Int
-        let failures: [Failure]
-    }
-
     func simulate() async throws -> ExitCode {
         func number(_ name: String, _ range: ClosedRange<Int>) throws(CLIError) -> Int? {
             guard let text = command.option(name) else { return nil }
@@ -40,17 +20,10 @@ extension CLI {
         let backend = command.option("backend").flatMap(ContainerBackend.init(rawValue:)) ?? .memory
         var shard = (index: 0, count: 1)
         if let text = command.option("shard") {
-            let parts = text.split(separator: "/")
-            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
-                (0..<count).contains(index)
-            else {
-                throw CLIError(
-                    .dataError,
-                    "--shard must be I/N with 0 <= I < N, such as 3/8; got '\(TextEscaping.escape(text.prefix(40)))'")
-            }
-            shard = (index, count)
+            shard = try ShardArgument.parse(text, environment: ProcessInfo.processInfo.environment)
         }
         let seeds: [UInt64]
+        var sweepSeeds = 0
         if let text = command.option("seed") {
             guard command.option("seeds") == nil else { throw CLIError(.usage, "give --seed or --seeds, not both") }
             guard let seed = UInt64(text) else {
@@ -60,8 +33,8 @@ extension CLI {
             // One seed is a sweep of one: the first shard holds it.
             seeds = shard.index == 0 ? [seed] : []
         } else {
-            let count = try number("seeds", 1...100_000_000) ?? 100
-            seeds = Sweep.seeds(count: count, shard: shard.index, of: shard.count)
+            sweepSeeds = try number("seeds", 1...100_000_000) ?? 100
+            seeds = Sweep.seeds(count: sweepSeeds, shard: shard.index, of: shard.count)
         }
         if command.flag("trace") && seeds.count != 1 {
             throw CLIError(.usage, "--trace replays one run: give --seed S")
@@ -69,19 +42,14 @@ extension CLI {
         let template = SimulationOptions(
             seed: 0, devices: devices, steps: steps, backend: backend, keepFullTrace: command.flag("trace"))
 
-        let clock = ContinuousClock()
-        let started = clock.now
-        let drawProgress = Terminal.standardErrorIsTerminal && !json && seeds.count > 1
+        var progress = SweepProgress(
+            total: seeds.count, enabled: Terminal.standardErrorIsTerminal && !json && seeds.count > 1)
         var traced: SimulationResult?
         let summary = await Sweep.run(seeds: seeds, template: template) { summary, run in
             if command.flag("trace") { traced = run }
-            guard drawProgress, summary.seeds % 10 == 0 || summary.seeds == seeds.count else { return }
-            let elapsed = Double((clock.now - started).components.seconds) + 1e-9
-            let rate = Int(Double(summary.seeds) / max(elapsed, 0.001))
-            Terminal.errorText(
-                "\r  \(summary.seeds)/\(seeds.count) seeds, \(summary.failures.count) failing, \(rate) seeds/s   ")
+            progress.update(done: summary.seeds, failures: summary.failures.count)
         }
-        if drawProgress { Terminal.errorText("\n") }
+        progress.finish()
         // The one run of `--trace` kept every step (`keepFullTrace`).
         for line in traced?.trace ?? [] { Terminal.line(line) }
         func replay(_ seed: UInt64) -> String {
@@ -91,18 +59,23 @@ extension CLI {
             if backend != .memory { parts.append("--backend \(backend.rawValue)") }
             return parts.joined(separator: " ") + " --trace"
         }
+        let report = SweepReport(
+            seeds: summary.seeds, steps: summary.steps, simulatedSeconds: summary.simulatedSeconds,
+            faults: Dictionary(uniqueKeysWithValues: summary.faults.map { ($0.key.rawValue, $0.value) }),
+            crashes: summary.crashes, invariantChecks: summary.invariantChecks,
+            failures: summary.failures.map { run in
+                SweepReport.Failure(
+                    seed: run.seed, invariant: run.failure!.invariant.rawValue,
+                    invariantName: run.failure!.invariant.description, message: run.failure!.message,
+                    step: run.failure!.step, lastSteps: Array(run.trace.suffix(20)), replay: replay(run.seed))
+            },
+            shard: SweepReport.Shard(index: shard.index, count: shard.count),
+            configuration: SweepReport.Configuration(
+                sweepSeeds: command.option("seed") == nil ? sweepSeeds : nil,
+                seed: command.option("seed").flatMap { UInt64($0) }, steps: steps, devices: devices,
+                backend: backend.rawValue))
         if json {
-            Terminal.json(
-                SimulateJSON(
-                    seeds: summary.seeds, steps: summary.steps, simulatedSeconds: summary.simulatedSeconds,
-                    faults: Dictionary(uniqueKeysWithValues: summary.faults.map { ($0.key.rawValue, $0.value) }),
-                    crashes: summary.crashes, invariantChecks: summary.invariantChecks,
-                    failures: summary.failures.map { run in
-                        SimulateJSON.Failure(
-                            seed: run.seed, invariant: run.failure!.invariant.rawValue,
-                            invariantName: run.failure!.invariant.description, message: run.failure!.message,
-                            step: run.failure!.step, lastSteps: Array(run.trace.suffix(20)), replay: replay(run.seed))
-                    }))
+            Terminal.json(report)
             return summary.failures.isEmpty ? .success : .checkFailed
         }
         for run in summary.failures.prefix(5) {

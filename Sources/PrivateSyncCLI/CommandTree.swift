@@ -216,7 +216,11 @@ enum CommandTree {
                 options: [
                     OptionSpec("seeds", valueName: "N", help: "Run seeds 0 to N-1 (default 100)."),
                     OptionSpec("seed", valueName: "S", help: "Run one seed."),
-                    OptionSpec("shard", valueName: "I/N", help: "Run only shard I (0-based) of N of the seeds."),
+                    OptionSpec(
+                        "shard", valueName: "I/N|env",
+                        help:
+                            "Run only shard I (0-based) of N of the seeds; 'env' reads I and N from $PRIVATESYNC_SHARD_INDEX (or $JOB_COMPLETION_INDEX) and $PRIVATESYNC_SHARD_COUNT."
+                    ),
                     OptionSpec(
                         "devices", valueName: "N", help: "Devices per run, 1 to 4 (default: drawn from the seed)."),
                     OptionSpec("steps", valueName: "N", help: "Steps per run before the heal (default 200)."),
@@ -226,10 +230,21 @@ enum CommandTree {
                         allowedValues: ["memory", "file"]),
                 ],
                 flags: [FlagSpec("trace", help: "Print every step of the run (with --seed)."), json],
+                subcommands: [
+                    CommandSpec(
+                        "merge", abstract: "Merge the JSON of the shards of one sweep (simulate --shard I/N --json).",
+                        discussion:
+                            "Sums the shards and lists every failure with its replay command. Refuses (65) a set that is not exactly the shards of one run: a shard missing or repeated, another shard count or configuration (seeds, steps, devices, backend). Exit 1 when any seed failed.",
+                        arguments: [ArgumentSpec("FILE", help: "A shard's JSON.", isVariadic: true)],
+                        flags: [json],
+                        examples: ["privatesync simulate merge shard-*.json"])
+                ],
                 examples: [
                     "privatesync simulate --seeds 1000", "privatesync simulate --seed 42 --trace",
                     "privatesync simulate --seeds 10000 --shard 3/8",
-                ]),
+                    "privatesync simulate --seeds 1000000 --shard env --json > shard.json",
+                ],
+                runsWithoutSubcommand: true),
             CommandSpec(
                 "demo", abstract: "A scripted walk through a fresh world: both traps, two devices syncing, a fault.",
 

@@ -39,6 +39,14 @@ extension CLI {
         if command.flag("trace") && seeds.count != 1 {
             throw CLIError(.usage, "--trace replays one run: give --seed S")
         }
+        let timeline = command.option("timeline")
+        if let timeline {
+            if command.option("seed") != nil {
+                try PageFile.check(timeline, option: "--timeline")
+            } else {
+                try PageFile.checkFolder(timeline, option: "--timeline")
+            }
+        }
         let template = SimulationOptions(
             seed: 0, devices: devices, steps: steps, backend: backend, keepFullTrace: command.flag("trace"))
 
@@ -46,18 +54,32 @@ extension CLI {
             total: seeds.count, enabled: Terminal.standardErrorIsTerminal && !json && seeds.count > 1)
         var traced: SimulationResult?
         let summary = await Sweep.run(seeds: seeds, template: template) { summary, run in
-            if command.flag("trace") { traced = run }
+            if command.flag("trace") || timeline != nil && seeds.count == 1 { traced = run }
             progress.update(done: summary.seeds, failures: summary.failures.count)
         }
         progress.finish()
         // The one run of `--trace` kept every step (`keepFullTrace`).
-        for line in traced?.trace ?? [] { Terminal.line(line) }
+        if command.flag("trace") {
+            for line in traced?.trace ?? [] { Terminal.line(line) }
+        }
         func replay(_ seed: UInt64) -> String {
             var parts = ["privatesync simulate --seed \(seed)"]
             if let devices { parts.append("--devices \(devices)") }
             if steps != SimulationOptions.defaultSteps { parts.append("--steps \(steps)") }
             if backend != .memory { parts.append("--backend \(backend.rawValue)") }
             return parts.joined(separator: " ") + " --trace"
+        }
+        if let timeline {
+            var pages: [(String, SimulationResult)] = []
+            if command.option("seed") != nil {
+                if let traced { pages.append((timeline, traced)) }
+            } else {
+                pages = summary.failures.map { (timeline + "/seed-\($0.seed).html", $0) }
+            }
+            for (path, run) in pages {
+                try PageFile.write(TimelinePage.render(run, replay: replay(run.seed)), to: path)
+                if !json && !command.flag("trace") { Terminal.line("Timeline of seed \(run.seed): \(path)") }
+            }
         }
         let report = SweepReport(
             seeds: summary.seeds, steps: summary.steps, simulatedSeconds: summary.simulatedSeconds,

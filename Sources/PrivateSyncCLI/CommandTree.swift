@@ -228,6 +228,11 @@ enum CommandTree {
                         "backend", valueName: "memory|file",
                         help: "Where the accounts' databases live (default memory).",
                         allowedValues: ["memory", "file"]),
+                    OptionSpec(
+                        "timeline", valueName: "PATH",
+                        help:
+                            "Write the timeline page: with --seed, to the file PATH; with a sweep, PATH/seed-S.html for every failing seed (PATH a folder)."
+                    ),
                 ],
                 flags: [FlagSpec("trace", help: "Print every step of the run (with --seed)."), json],
                 subcommands: [
@@ -243,6 +248,7 @@ enum CommandTree {
                     "privatesync simulate --seeds 1000", "privatesync simulate --seed 42 --trace",
                     "privatesync simulate --seeds 10000 --shard 3/8",
                     "privatesync simulate --seeds 1000000 --shard env --json > shard.json",
+                    "privatesync simulate --seed 42 --timeline seed-42.html",
                 ],
                 runsWithoutSubcommand: true),
             CommandSpec(

@@ -21,6 +21,26 @@ enum PageFile {
         }
     }
 
+    /// Checks that pages can be written into the folder `path` (a sweep's `--timeline DIR`).
+    ///
+    /// - Parameters:
+    ///   - path: The folder, as given.
+    ///   - option: The option that named it, for messages.
+    /// - Throws: ``CLIError`` 64 for an empty path, 65 for a file, 66 for a folder that does not exist.
+    static func checkFolder(_ path: String, option: String) throws(CLIError) {
+        guard !path.isEmpty else { throw CLIError(.usage, "\(option) needs a folder name; got an empty one") }
+        if FileSystem.exists(path) && !FileSystem.isDirectory(path) {
+            throw CLIError(
+                .dataError,
+                "\(option) with a sweep names a folder for the failing seeds' pages, and \(TextEscaping.escape(path)) is a file (give --seed S to write one page)"
+            )
+        }
+        guard FileSystem.isDirectory(path) else {
+            throw CLIError(
+                .noInput, "\(option): the folder \(TextEscaping.escape(path)) does not exist (it is not created)")
+        }
+    }
+
     /// Writes a page, atomically (the old file, if any, stays whole until the new one replaces it).
     ///
     /// - Parameters:

@@ -153,6 +153,16 @@ struct CLIBadInputTests {
         Case(arguments: ["simulate", "merge", notJSON], code: 65, message: "is not the JSON of"),
         Case(arguments: ["simulate", "merge", "/tmp"], code: 65, message: "is a folder"),
         Case(arguments: ["simulate", "merge", legacyShard], code: 65, message: "names no shard"),
+        Case(arguments: ["simulate", "--seed", "1", "--timeline", ""], code: 64, message: "needs a file name"),
+        Case(arguments: ["simulate", "--seed", "1", "--timeline", "/tmp"], code: 65, message: "names a folder"),
+        Case(
+            arguments: ["simulate", "--seed", "1", "--timeline", "/nonexistent/t.html"], code: 66,
+            message: "does not exist"),
+        Case(arguments: ["simulate", "--seeds", "2", "--timeline", ""], code: 64, message: "needs a folder name"),
+        Case(arguments: ["simulate", "--seeds", "2", "--timeline", notJSON], code: 65, message: "is a file"),
+        Case(
+            arguments: ["simulate", "--seeds", "2", "--timeline", "/nonexistent/pages"], code: 66,
+            message: "does not exist"),
         Case(arguments: ["inspect"], code: 64, message: "missing option '--device NAME'"),
         Case(arguments: ["inspect", "--html", ""], code: 64, message: "needs a file name"),
         Case(arguments: ["inspect", "--html", "/tmp"], code: 65, message: "names a folder"),

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// `simulate --timeline`: the page of one seed, the same bytes on every replay; a sweep writes pages only for
+/// failing seeds; a sweep on a pipe draws no progress.
+@Suite("CLI: simulate --timeline and progress")
+struct CLITimelineTests {
+    @Test(
+        "--seed S --timeline FILE writes the run's page, a lane per device and a mark in every step, the same on replay"
+    )
+    func timelineOfOneSeed() throws {
+        let cli = CLIRunner.fresh()
+        let folder = URL(fileURLWithPath: cli.home).deletingLastPathComponent()
+        let first = folder.appendingPathComponent("first.html").path
+        let second = folder.appendingPathComponent("second.html").path
+        for page in [first, second] {
+            let run = try cli.run(
+                ["simulate", "--seed", "3", "--steps", "30", "--devices", "3", "--timeline", page], home: false)
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.standardOutput.contains("Timeline of seed 3: \(page)"))
+        }
+        let html = try String(contentsOfFile: first, encoding: .utf8)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: second)) == Data(html.utf8), "a replay writes the same page")
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(Browser.urlReferences(in: html).isEmpty, "\(Browser.urlReferences(in: html))")
+        #expect(Browser.count(#"<g class="lane" data-lane="[a-z]+" data-kind="device">"#, in: html) == 3)
+        for step in 1...30 {
+            #expect(Browser.count(#"<g class="mark [^"]*" data-step="\#(step)""#, in: html) >= 1, "step \(step)")
+        }
+        #expect(html.contains("Every invariant held."))
+        #expect(html.contains("privatesync simulate --seed 3 --devices 3 --steps 30 --trace"))
+    }
+
+    @Test("a passing sweep with --timeline DIR writes no page, and a sweep on a pipe draws no progress")
+    func sweepWritesPagesOnlyForFailures() throws {
+        let cli = CLIRunner.fresh()
+        let folder = URL(fileURLWithPath: cli.home).deletingLastPathComponent().appendingPathComponent("pages")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let run = try cli.run(["simulate", "--seeds", "3", "--steps", "10", "--timeline", folder.path], home: false)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        #expect(run.standardError.isEmpty, "standard error is a pipe here: no progress line")
+    }
+}

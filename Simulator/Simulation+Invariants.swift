@@ -50,6 +50,7 @@ extension Simulation {
         } catch {
             return fail(.honestStatus, "\(device.name): the status cannot be read: \(error)")
         }
+        sampleStatus(device.name, status)
         let session = app.device.session.current
         check(
             .honestStatus, status.fallbackOccurred == (status.pauseReason != nil),
@@ -142,6 +143,7 @@ extension Simulation {
         healing = true
         step += 1
         trace("heal: faults stop; accounts become available; users act on pauses")
+        mark(.world, nil, "heal: faults stop; accounts become available; users act on pauses")
         faults.setEnabled(false)
         for device in devices {
             if let handle = try? world.device(device.name), handle.session.account != nil,

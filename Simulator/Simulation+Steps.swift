@@ -35,6 +35,7 @@ extension Simulation {
             trace(
                 "\(name): \(why) → \(describe(app))"
                     + (crashPlan.map { ", will crash \($0.0.rawValue) #\($0.1)" } ?? ""))
+            mark(.launch, name, "\(why) → \(describe(app))")
         } catch {
             device.app = nil
             fail(.noAcknowledgedWriteLost, "\(name) could not launch: \(error)")
@@ -73,6 +74,7 @@ extension Simulation {
         device.expected.removeAll()
         device.archivedNames = nil
         trace("\(device.name): reinstalled, sync \(sync.map { $0 ? "on" : "off" } ?? "unset")")
+        mark(.install, device.name, "reinstalled")
         launch(device, why: "first launch after reinstall")
     }
 
@@ -88,6 +90,7 @@ extension Simulation {
             return fail(.noAcknowledgedWriteLost, "\(device.name) could not be upgraded: \(error)")
         }
         trace("\(device.name): upgraded \(entitlement ? "with" : "WITHOUT") the entitlement")
+        mark(.install, device.name, "upgraded \(entitlement ? "with" : "WITHOUT") the entitlement")
         relaunch(device, why: "launch after upgrade")
     }
 
@@ -104,6 +107,7 @@ extension Simulation {
         accountTally(device)
         device.app = nil
         trace("\(device.name): \(why)")
+        mark(.crash, device.name, why)
         launch(device, why: "relaunch after the crash")
         if let app = device.app { options.hooks.afterCrash?(app) }
     }
@@ -125,6 +129,7 @@ extension Simulation {
                     type: type.name, partition: partition, account: app.device.session.account)
                 device.expected.insert(record.name)
                 trace("\(device.name): add \(type.name) \(record.name.prefix(8)) (\(partition.rawValue))")
+                mark(.write, device.name, "add \(type.name) \(record.name.prefix(8)) (\(partition.rawValue))")
                 return
             }
             let names = try candidates(app)
@@ -143,14 +148,17 @@ extension Simulation {
                 trace(
                     "\(device.name): edit \(record.type) \(name.prefix(8)) \(changes.keys.sorted().joined(separator: ","))"
                 )
+                mark(.edit, device.name, "edit \(record.type) \(name.prefix(8))")
             } else {
                 try app.delete(name)
                 deleted.insert(name)
                 device.expected.remove(name)
                 trace("\(device.name): delete \(record.type) \(name.prefix(8))")
+                mark(.delete, device.name, "delete \(record.type) \(name.prefix(8))")
             }
         } catch let error as StoreError where error.code == .recordTooLarge {
             trace("\(device.name): write refused: \(error.message)")
+            mark(.write, device.name, "write refused: \(error.message)")
         } catch {
             fail(.noAcknowledgedWriteLost, "\(device.name): a write failed: \(error)")
         }
@@ -167,6 +175,7 @@ extension Simulation {
         do {
             device.app = try app.setSyncEnabled(on)
             trace("\(device.name): switch turned \(on ? "on" : "off") → \(describe(device.app!))")
+            mark(.toggle, device.name, "switch turned \(on ? "on" : "off")")
         } catch {
             fail(.noAcknowledgedWriteLost, "\(device.name): flipping the switch failed: \(error)")
         }
@@ -180,21 +189,26 @@ extension Simulation {
                 let account = accounts[Int(random.next() % UInt64(accounts.count))]
                 try handle.signIn(account)
                 trace("\(device.name): signed into \(account)")
+                mark(.account, device.name, "signed into \(account)")
             case 2:
                 try handle.signOut()
                 trace("\(device.name): signed out")
+                mark(.account, device.name, "signed out")
             case 3:
                 guard handle.session.account != nil else { return }
                 try handle.setAccountStatus(.restricted)
                 trace("\(device.name): account restricted")
+                mark(.account, device.name, "account restricted")
             case 4:
                 guard handle.session.account != nil else { return }
                 try handle.setAccountStatus(.temporarilyUnavailable)
                 trace("\(device.name): account temporarily unavailable")
+                mark(.account, device.name, "account temporarily unavailable")
             default:
                 guard handle.session.account != nil else { return }
                 try handle.setAccountStatus(.available)
                 trace("\(device.name): account available")
+                mark(.account, device.name, "account available")
             }
         } catch {
             fail(.noAcknowledgedWriteLost, "\(device.name): an account change failed: \(error)")
@@ -209,6 +223,7 @@ extension Simulation {
             case .userDeletedZone:
                 device.app = try app.setSyncEnabled(false).setSyncEnabled(true)
                 trace("\(device.name): the user turned sync off and on after deleting iCloud data")
+                mark(.toggle, device.name, "the user turned sync off and on after deleting iCloud data")
             case .quotaExceeded:
                 await sync(device, force: true, why: "pull to refresh after freeing iCloud space")
             case .accountChanged:
@@ -217,16 +232,19 @@ extension Simulation {
                 if random.chance(0.5), let previous = accounts.first(where: { $0.userRecordID == bound }) {
                     try handle.signIn(previous)
                     trace("\(device.name): signed back into \(previous)")
+                    mark(.account, device.name, "signed back into \(previous)")
                 } else {
                     device.archivedNames = nil
                     let archive = try app.startFreshForSignedInAccount()
                     trace(
                         "\(device.name): started afresh for \(handle.session.account?.rawValue ?? "?"), archived \(archive.records)"
                     )
+                    mark(.account, device.name, "started afresh, archived \(archive.records)")
                 }
             case .accountTemporarilyUnavailable, .accountRestricted:
                 try world.device(device.name).setAccountStatus(.available)
                 trace("\(device.name): account available again")
+                mark(.account, device.name, "account available again")
             case .missingEntitlement, .noAccount, .storeCreationFailed, .containerUnusable:
                 return
             }
@@ -264,6 +282,7 @@ extension Simulation {
             line += " skipped"
         }
         trace(line)
+        markSync(device.name, report, String(line.dropFirst(device.name.count + 2)))
         if device.crashSwitch.isDown {
             noteCrash(device, why: "crashed during the sync")
             return

@@ -33,6 +33,8 @@ public struct TimelineEvent: Sendable, Hashable {
         case status
         /// The invariant that broke.
         case failure
+        /// Nothing happened in the step (drawn by the page, never recorded).
+        case idle
     }
 
     /// The status a device showed, for ``Kind/status`` events.

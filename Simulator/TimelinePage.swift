@@ -21,14 +21,26 @@ public enum TimelinePage {
     ///   - replay: The command that replays the seed, shown on the page.
     /// - Returns: The page's HTML; every value in it is escaped.
     public static func render(_ result: SimulationResult, replay: String) -> String {
-        let events = result.timeline
+        var events = result.timeline
+        // A step in which nothing happened (no device was due, a sign-out with no one signed in) still gets its
+        // column and a mark saying so.
+        let lastStep = max(result.steps, events.map(\.step).max() ?? 0)
+        let busy = Set(events.filter(isMark).map(\.step))
+        for step in 1..<max(lastStep + 1, 1) where !busy.contains(step) {
+            let time = events.last { $0.step <= step }?.time ?? 0
+            let index = events.firstIndex { $0.step > step } ?? events.endIndex
+            events.insert(
+                TimelineEvent(
+                    step: step, time: time, device: nil, kind: .idle, summary: "nothing happened in this step"),
+                at: index)
+        }
         let steps = Array(Set(events.map(\.step))).sorted()
         let columnOf = Dictionary(uniqueKeysWithValues: steps.enumerated().map { ($1, $0) })
         var lanes: [String] = []
         for event in events where event.device != nil && !lanes.contains(event.device!) {
             lanes.append(event.device!)
         }
-        let hasWorldLane = events.contains { $0.device == nil && $0.kind != .failure && $0.kind != .status }
+        let hasWorldLane = events.contains { $0.device == nil && isMark($0) }
         let laneNames = (hasWorldLane ? ["world"] : []) + lanes
         let top = 34.0
         let width = left + Double(max(steps.count, 1)) * column + 20
@@ -143,7 +155,7 @@ public enum TimelinePage {
     private static func shape(_ kind: TimelineEvent.Kind, x: Double, y: Double, size: Double) -> String {
         let c = HTMLText.coordinate
         switch kind {
-        case .write, .edit, .delete, .setup, .world:
+        case .write, .edit, .delete, .setup, .world, .idle:
             return "<circle cx=\"\(c(x))\" cy=\"\(c(y))\" r=\"\(c(size))\"/>"
         case .sync, .toggle:
             return
@@ -165,6 +177,7 @@ public enum TimelinePage {
             (.write, "write"), (.edit, "edit"), (.delete, "delete"), (.sync, "sync cycle"), (.fault, "fault struck"),
             (.crash, "crash"), (.launch, "launch"), (.install, "reinstall, upgrade"), (.toggle, "switch"),
             (.account, "account"), (.deleteAppData, "iCloud data deleted"), (.world, "server, heal"),
+            (.idle, "nothing happened"),
         ]
         var html = "<ul class=\"legend\">"
         for (kind, label) in kinds {
@@ -175,7 +188,8 @@ public enum TimelinePage {
             ("off", "off"), ("uptodate", "on, up to date"), ("syncing", "on, syncing"), ("waiting", "on, waiting"),
             ("paused", "paused"),
         ] {
-            html += "<li><span class=\"swatch \(band)\"></span>\(label)</li>"
+            html += "<li><svg width=\"18\" height=\"10\" viewBox=\"0 0 18 10\"><rect class=\"\(band)\" "
+            html += "width=\"18\" height=\"10\"/></svg>\(label)</li>"
         }
         return html + "</ul>\n"
     }
@@ -205,7 +219,6 @@ public enum TimelinePage {
         .verdict.held { background: #e8f5e9; border-left: 4px solid #2e7d32; }
         .legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 12px; }
         .legend li { display: flex; align-items: center; gap: 4px; }
-        .swatch { display: inline-block; width: 18px; height: 10px; }
         .scroll { overflow-x: auto; border: 1px solid #e0e0e0; }
         .lane-bg { fill: #fafafa; }
         .lane-name { font-size: 13px; font-weight: 600; fill: #333; }
@@ -217,6 +230,7 @@ public enum TimelinePage {
         .k-crash { stroke: #b71c1c; stroke-width: 2.5; fill: none; }
         .k-launch { fill: #7b1fa2; } .k-install { fill: #455a64; } .k-toggle { fill: #ad1457; }
         .k-account { fill: #0097a7; } .k-deleteAppData { fill: #d84315; } .k-world, .k-setup { fill: #9e9e9e; }
+        .k-idle { fill: #e0e0e0; }
         .failure line { stroke: #c62828; stroke-width: 2; stroke-dasharray: 4 2; }
         .failure text { font-size: 12px; font-weight: 700; fill: #c62828; }
         table.events { border-collapse: collapse; font-size: 12px; margin-top: 8px; }

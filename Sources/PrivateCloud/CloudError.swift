@@ -125,19 +125,50 @@ public struct CloudError: Error, Sendable, CustomStringConvertible {
     /// Seconds to wait before trying again, for `serviceUnavailable`, `requestRateLimited` and `zoneBusy`.
     public var retryAfter: Double?
     /// For `partialFailure`: the error of each item that failed.
-    public var partialErrors: [ItemID: CloudError]
+    public var partialErrors: [ItemID: CloudError] {
+        get { payload?.partialErrors ?? [:] }
+        set { update { $0.partialErrors = newValue } }
+    }
     /// For `serverRecordChanged`: the record as the server has it now. Merge into this one.
-    public var serverRecord: Record?
+    public var serverRecord: Record? {
+        get { payload?.serverRecord }
+        set { update { $0.serverRecord = newValue } }
+    }
     /// For `serverRecordChanged`: the record the client tried to save.
-    public var clientRecord: Record?
+    public var clientRecord: Record? {
+        get { payload?.clientRecord }
+        set { update { $0.clientRecord = newValue } }
+    }
     /// For `serverRecordChanged`: the record the client's change was based on, when the client knew one.
-    public var ancestorRecord: Record?
+    public var ancestorRecord: Record? {
+        get { payload?.ancestorRecord }
+        set { update { $0.ancestorRecord = newValue } }
+    }
     /// For `internalError` raised by a container's own storage: the underlying error (for example a
     /// `DatabaseFileError` naming a damaged file). A real CloudKit server never reports such a thing; this fake can.
-    public var storageError: (any Error)?
+    public var storageError: (any Error)? {
+        get { payload?.storageError }
+        set { update { $0.storageError = newValue } }
+    }
     /// The fault that produced this error, when a fault-injecting container made it up (its CLI name, such as
     /// `network-unavailable`); `nil` for an error the container itself reported.
-    public var injectedFault: String?
+    public var injectedFault: String? {
+        get { payload?.injectedFault }
+        set { update { $0.injectedFault = newValue } }
+    }
+
+    /// What only some errors carry (CloudKit's user info), behind one reference: the error itself stays a few words
+    /// long, so throwing it is cheap and its layout is the one the Swift 6.3 compiler handles in async witnesses of
+    /// typed throws (a larger one crashed a `ForwardingContainer` default implementation on a null error slot).
+    private var payload: Payload?
+
+    /// Changes the payload without touching a copy another error shares (the box is immutable; a change makes a
+    /// new one).
+    private mutating func update(_ change: (inout Payload.Fields) -> Void) {
+        var fields = payload?.fields ?? Payload.Fields()
+        change(&fields)
+        payload = Payload(fields)
+    }
 
     /// Whether this is a failure of the container's own storage that no retry can cure: a damaged file, a file that
     /// is not this container's database, or one whose tables are missing. A busy lock or a full disk is not one.
@@ -160,7 +191,6 @@ public struct CloudError: Error, Sendable, CustomStringConvertible {
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
-        self.partialErrors = [:]
     }
 
     /// A `partialFailure` wrapping per-item errors, as CloudKit reports a modify request in which some items failed.
@@ -188,5 +218,33 @@ public struct CloudError: Error, Sendable, CustomStringConvertible {
             if partialErrors.count > 5 { text += ", …" }
         }
         return text
+    }
+}
+
+extension CloudError {
+    /// The immutable box of an error's rarely used fields.
+    fileprivate final class Payload: Sendable {
+        /// The fields, as a value.
+        struct Fields: Sendable {
+            var partialErrors: [ItemID: CloudError] = [:]
+            var serverRecord: Record?
+            var clientRecord: Record?
+            var ancestorRecord: Record?
+            var storageError: (any Error)?
+            var injectedFault: String?
+        }
+
+        let fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+
+        var partialErrors: [ItemID: CloudError] { fields.partialErrors }
+        var serverRecord: Record? { fields.serverRecord }
+        var clientRecord: Record? { fields.clientRecord }
+        var ancestorRecord: Record? { fields.ancestorRecord }
+        var storageError: (any Error)? { fields.storageError }
+        var injectedFault: String? { fields.injectedFault }
     }
 }

@@ -27,9 +27,14 @@ extension SyncEngine {
             try await verifyUser(user, &report)
             let page: RecordZoneChanges
             do {
-                page = try await request(.recordZoneChanges, zone: zoneID, &report) { () async throws(CloudError) in
-                    try await container.recordZoneChanges(in: zoneID, since: token, resultsLimit: nil)
+                let outcome: Result<RecordZoneChanges, CloudError>
+                do {
+                    outcome = .success(
+                        try await container.recordZoneChanges(in: zoneID, since: token, resultsLimit: nil))
+                } catch {
+                    outcome = .failure(error)
                 }
+                page = try log(.recordZoneChanges, zone: zoneID, outcome, &report).get()
                 report.requests[report.requests.count - 1].received = page.modifications.count + page.deletions.count
             } catch  where error.code == .changeTokenExpired && restarts < 3 {
                 restarts += 1

@@ -15,9 +15,7 @@ extension SyncEngine {
         }
         let user: UserRecordID
         do {
-            user = try await request(.userRecordID, &report) { () async throws(CloudError) in
-                try await container.userRecordID()
-            }
+            user = try await loggedUserRecordID(&report)
         } catch {
             throw stop(for: error)
         }
@@ -54,15 +52,24 @@ extension SyncEngine {
         return cycle
     }
 
+    /// Asks the container for the signed-in user, and logs the call.
+    private func loggedUserRecordID(_ report: inout SyncReport) async throws(CloudError) -> UserRecordID {
+        let outcome: Result<UserRecordID, CloudError>
+        do {
+            outcome = .success(try await container.userRecordID())
+        } catch {
+            outcome = .failure(error)
+        }
+        return try log(.userRecordID, outcome, &report).get()
+    }
+
     /// Makes sure, before a request, that the user still wants sync and the signed-in user is still the bound one:
     /// every container call goes to whoever is signed in at that moment.
     func verifyUser(_ user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
         try checkStillWanted()
         let current: UserRecordID
         do {
-            current = try await request(.userRecordID, &report) { () async throws(CloudError) in
-                try await container.userRecordID()
-            }
+            current = try await loggedUserRecordID(&report)
         } catch {
             throw stop(for: error)
         }
@@ -74,9 +81,13 @@ extension SyncEngine {
         let ready = try transaction { try $0.integer(.zoneReady) == 1 }
         guard !ready else { return }
         do {
-            _ = try await request(.saveZones, zone: zoneID, &report) { () async throws(CloudError) in
-                try await container.saveZones([RecordZone(zoneID: zoneID)])
+            let outcome: Result<[RecordZone], CloudError>
+            do {
+                outcome = .success(try await container.saveZones([RecordZone(zoneID: zoneID)]))
+            } catch {
+                outcome = .failure(error)
             }
+            _ = try log(.saveZones, zone: zoneID, outcome, &report).get()
         } catch {
             throw stop(for: error)
         }
@@ -104,9 +115,13 @@ extension SyncEngine {
             let page: DatabaseChanges
             try checkStillWanted()
             do {
-                page = try await request(.databaseChanges, &report) { () async throws(CloudError) in
-                    try await container.databaseChanges(since: token, resultsLimit: nil)
+                let outcome: Result<DatabaseChanges, CloudError>
+                do {
+                    outcome = .success(try await container.databaseChanges(since: token, resultsLimit: nil))
+                } catch {
+                    outcome = .failure(error)
                 }
+                page = try log(.databaseChanges, outcome, &report).get()
             } catch  where error.code == .changeTokenExpired && expired < 3 {
                 expired += 1
                 try transaction { try $0.setState(.databaseToken, nil) }

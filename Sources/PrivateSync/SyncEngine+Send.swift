@@ -49,11 +49,16 @@ extension SyncEngine {
                 ContainerRequest.Item(recordName: $0.pending.recordName, isDelete: $0.record == nil)
             }
             do {
-                result = try await request(.modifyRecords, zone: zoneID, items: items, batchSize: batchLimit, &report) {
-                    () async throws(CloudError) in
-                    try await container.modifyRecords(
-                        saving: saves, deleting: deletes, savePolicy: .ifServerRecordUnchanged, atomically: true)
+                let outcome: Result<ModifyResult, CloudError>
+                do {
+                    outcome = .success(
+                        try await container.modifyRecords(
+                            saving: saves, deleting: deletes, savePolicy: .ifServerRecordUnchanged, atomically: true))
+                } catch {
+                    outcome = .failure(error)
                 }
+                result = try log(.modifyRecords, zone: zoneID, items: items, batchSize: batchLimit, outcome, &report)
+                    .get()
                 for index in items.indices {
                     let id = RecordID(uncheckedName: items[index].recordName, zoneID: zoneID)
                     let error: CloudError? =

@@ -298,34 +298,33 @@ public final class SyncEngine: Sendable {
         if resumed { emit(.resumed, &report) }
     }
 
-    /// Makes a container call and logs it in the report, whatever its outcome.
+    /// Logs a container call the cycle made, and returns its outcome for the caller to unwrap.
+    ///
+    /// The call is made by the caller and passed in as a `Result` (not as a closure: a generic async closure with a
+    /// typed throw miscompiles through protocol-extension witnesses in Swift 6.3 debug builds, crashing on a null
+    /// error slot).
     ///
     /// - Parameters:
     ///   - operation: The call.
-    ///   - zone: The zone it concerns.
+    ///   - zone: The zone it concerned.
     ///   - items: For a modify request, its items (their outcomes are filled in by the caller).
     ///   - batchSize: For a modify request, the batch size in use.
+    ///   - outcome: What the call returned or threw.
     ///   - report: The report whose request log grows.
-    ///   - call: The call itself.
-    /// - Returns: What the call returned.
-    /// - Throws: What the call threw.
-    func request<T>(
+    /// - Returns: `outcome`.
+    func log<T>(
         _ operation: ContainerRequest.Operation, zone: ZoneID? = nil, items: [ContainerRequest.Item] = [],
-        batchSize: Int? = nil, _ report: inout SyncReport, _ call: () async throws(CloudError) -> T
-    ) async throws(CloudError) -> T {
+        batchSize: Int? = nil, _ outcome: Result<T, CloudError>, _ report: inout SyncReport
+    ) -> Result<T, CloudError> {
         var entry = ContainerRequest(operation: operation, zone: zone)
         entry.items = items
         entry.batchSize = batchSize
-        do {
-            let value = try await call()
-            report.requests.append(entry)
-            return value
-        } catch {
+        if case .failure(let error) = outcome {
             entry.error = error.code
             entry.fault = error.injectedFault
-            report.requests.append(entry)
-            throw error
         }
+        report.requests.append(entry)
+        return outcome
     }
 
     func emit(_ event: SyncEvent, _ report: inout SyncReport) {

@@ -43,7 +43,7 @@ public enum TimelinePage {
         let hasWorldLane = events.contains { $0.device == nil && isMark($0) }
         let laneNames = (hasWorldLane ? ["world"] : []) + lanes
         let top = 34.0
-        let width = left + Double(max(steps.count, 1)) * column + 20
+        let width = left + Double(max(steps.count, 1)) * column + 140
         let height = top + Double(laneNames.count) * laneHeight + 10
         func x(_ step: Int) -> Double { left + Double(columnOf[step] ?? 0) * column }
         func laneY(_ device: String?) -> Double {
@@ -69,7 +69,7 @@ public enum TimelinePage {
             let y = top + Double(index) * laneHeight
             let kind = name == "world" && hasWorldLane && index == 0 ? "world" : "device"
             svg += "<g class=\"lane\" data-lane=\"\(e(name))\" data-kind=\"\(kind)\">"
-            svg += "<rect class=\"lane-bg\" x=\"\(c(left))\" y=\"\(c(y))\" width=\"\(c(width - left - 20))\" "
+            svg += "<rect class=\"lane-bg\" x=\"\(c(left))\" y=\"\(c(y))\" width=\"\(c(width - left - 140))\" "
             svg += "height=\"\(c(laneHeight - 6))\"/>"
             svg += "<text class=\"lane-name\" x=\"6\" y=\"\(c(y + 18))\">\(e(name))</text></g>\n"
         }

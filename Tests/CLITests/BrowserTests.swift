@@ -50,9 +50,14 @@ struct BrowserTests {
 
     @Test("the timeline of a planted failing seed: a lane per device, a mark per event and step, the failure mark")
     func timelineOfAPlantedFailure() async throws {
-        // A status source that always says on: the simulator catches it (invariant 5) within a few seeds.
-        let hooks = SimulationHooks(status: { _ in
-            SyncStatus(state: .on(.upToDate), fallbackOccurred: false, pendingChanges: 0, copy: "Sync is on.")
+        // A status source that says on and up to date while sync is paused: the simulator catches it
+        // (invariant 5) the first time a device pauses.
+        let hooks = SimulationHooks(status: { app in
+            let status = try app.status()
+            guard case .paused = status.state else { return status }
+            return SyncStatus(
+                state: .on(.upToDate), fallbackOccurred: false, pendingChanges: status.pendingChanges,
+                copy: "Sync is on.")
         })
         var failing: SimulationResult?
         for seed in UInt64(0)..<40 where failing == nil {
@@ -66,6 +71,7 @@ struct BrowserTests {
         let page = folder.appendingPathComponent("seed-\(run.seed).html").path
         let html = TimelinePage.render(run, replay: "privatesync simulate --seed \(run.seed) --steps 60 --trace")
         try html.write(toFile: page, atomically: true, encoding: .utf8)
+        print("timeline of planted seed \(run.seed) (failed at step \(failure.step)): \(page)")
         #expect(Browser.urlReferences(in: html).isEmpty, "\(Browser.urlReferences(in: html))")
 
         let dom = try Browser().dumpDOM(page)

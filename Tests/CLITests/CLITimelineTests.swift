@@ -42,3 +42,27 @@ struct CLITimelineTests {
         #expect(run.standardError.isEmpty, "standard error is a pipe here: no progress line")
     }
 }
+
+/// The progress line, on a terminal: `script` gives the sweep a pseudo-terminal for standard error.
+@Suite("CLI: sweep progress on a terminal")
+struct CLIProgressTests {
+    @Test(
+        "a sweep on a terminal rewrites one line of seeds done, failures, rate and time left",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs util-linux's script"))
+    func progressOnATerminal() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", "\(CLIRunner.binary) simulate --seeds 4 --steps 5", "/dev/null"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("\r\u{1B}[K  4/4 seeds, 0 failing, "), "\(text.debugDescription)")
+        #expect(text.contains(" seeds/s, "))
+        #expect(text.contains("done in ") || text.contains(" left"))
+        #expect(text.contains("Simulated 4 seed(s)"))
+    }
+}

@@ -11,7 +11,7 @@ struct CLICommandTests {
         ["launch"], ["sync"], ["sync", "on"], ["sync", "off"], ["sync", "now"], ["sync", "status"], ["record"],
         ["record", "add"], ["record", "edit"], ["record", "delete"], ["record", "list"], ["inspect"], ["audit"],
         ["fault"],
-        ["fault", "inject"], ["fault", "list"], ["fault", "clear"], ["demo"],
+        ["fault", "inject"], ["fault", "list"], ["fault", "clear"], ["simulate"], ["simulate", "merge"], ["demo"],
     ]
 
     @Test("every command answers --help with its overview and usage", arguments: everyCommand)

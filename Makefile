@@ -48,10 +48,12 @@ bench:
 	$(SWIFT) build -c release --static-swift-stdlib --product privatesync-bench
 	.build/release/privatesync-bench --cli $(CURDIR)/.build/release/privatesync
 
-## torture: the kill (200 SIGKILLs), corruption, bad-input, hostile-input (every value in every slot) and disk-full
-## torture suites (make test runs 20 kills and a rotating seventh of the hostile values).
+## torture: the kill (200 SIGKILLs), corruption, bad-input, hostile-input (every value in every slot), disk-full and
+## files (every garbage case, 200 races, 150 signals) torture suites (make test runs 20 kills, a rotating seventh of
+## the hostile values, 12 garbage cases, 20 races, 15 signals).
 torture: build
-	PRIVATESYNC_TORTURE_KILLS=200 PRIVATESYNC_TORTURE_HOSTILE=all $(SWIFT) test --filter 'Torture|CLIBadInputTests'
+	PRIVATESYNC_TORTURE_KILLS=200 PRIVATESYNC_TORTURE_HOSTILE=all PRIVATESYNC_TORTURE_GARBAGE=all \
+		PRIVATESYNC_TORTURE_RACES=200 PRIVATESYNC_TORTURE_SIGNALS=150 $(SWIFT) test --filter 'Torture|CLIBadInputTests'
 
 ## sweep: a long simulator sweep on the release build: 10,000 seeds in memory, then 1,000 on SQLite files.
 sweep:

@@ -105,7 +105,7 @@ public final class Simulation {
         self.start = clock.now()
         let scratch = FileSystem.isDirectory("/dev/shm") ? "/dev/shm" : "/tmp"
         do {
-            directory = try FileSystem.makeTemporaryDirectory(prefix: "privatesync-sim", in: scratch)
+            directory = try ScratchDirectory.create(in: scratch)
         } catch {
             throw WorldError(.fileSystem, "cannot create a scratch folder in \(scratch): \(error)")
         }

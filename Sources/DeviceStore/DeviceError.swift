@@ -12,6 +12,8 @@ public struct DeviceError: Error, Sendable, CustomStringConvertible {
         case damaged = 4
         /// A file could not be read or written.
         case fileSystem = 5
+        /// The change needs an iCloud account signed in, and none is.
+        case noAccount = 6
     }
 
     /// The kind of failure.

@@ -32,13 +32,26 @@ extension DeviceProfile {
         guard let name else { throw reader.missingKey("name", at: "the top level") }
         guard let accountStatus else { throw reader.missingKey("accountStatus", at: "the top level") }
         guard let build else { throw reader.missingKey("build", at: "the top level") }
-        // An account name that is not one would read as signed out (``DeviceProfile/accountID``): a damaged file.
-        if case .some(.some(let name)) = account {
+        // Every value is checked here, once, so that nothing read from the file is used out of range later: an
+        // invalid account would otherwise read as signed out, an unknown status as `couldNotDetermine`, and a
+        // version of `Int.max` would trap at the next upgrade.
+        do {
+            try DeviceName.validate(name)
+        } catch {
+            throw reader.problem("name", "is not a valid device name: \(error.problem)")
+        }
+        if let account = account ?? nil {
             do {
-                _ = try AccountID(name)
+                _ = try AccountID(account)
             } catch {
-                throw reader.problem("the key \"account\"", "is not a valid account name: \(error.problem)")
+                throw reader.problem("account", "is not a valid account: \(error.problem)")
             }
+        }
+        guard let status = AccountStatus(name: accountStatus) else {
+            throw reader.problem("accountStatus", "is not an account status: \"\(accountStatus.prefix(40))\"")
+        }
+        if (account ?? nil) == nil && status != .noAccount {
+            throw reader.problem("accountStatus", "is \(accountStatus) with no account signed in")
         }
         return DeviceProfile(name: name, account: account ?? nil, accountStatus: accountStatus, build: build)
     }
@@ -62,6 +75,20 @@ extension DeviceProfile {
         guard let version else { throw reader.missingKey("version", at: "build") }
         guard let services else { throw reader.missingKey("iCloudServices", at: "build") }
         guard let identifiers else { throw reader.missingKey("containerIdentifiers", at: "build") }
+        guard (1...DeviceProfile.AppBuild.maximumVersion).contains(version) else {
+            throw reader.problem(
+                "build.version", "is \(version); a build number is from 1 to \(DeviceProfile.AppBuild.maximumVersion)")
+        }
+        for service in services where service.isEmpty || service.utf8.count > 64 {
+            throw reader.problem("build.iCloudServices", "holds a service name that is empty or too long")
+        }
+        for identifier in identifiers {
+            do {
+                _ = try ContainerIdentifier(identifier)
+            } catch {
+                throw reader.problem("build.containerIdentifiers", "holds an invalid identifier: \(error.problem)")
+            }
+        }
         return AppBuild(version: version, iCloudServices: services, containerIdentifiers: identifiers)
     }
 }

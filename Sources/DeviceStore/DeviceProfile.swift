@@ -7,6 +7,9 @@ public struct DeviceProfile: Codable, Sendable, Hashable {
     public struct AppBuild: Codable, Sendable, Hashable {
         /// A build number, raised by each upgrade.
         public var version: Int
+
+        /// The highest build number a profile may hold, so that raising it can never overflow.
+        public static let maximumVersion = 1_000_000_000
         /// `com.apple.developer.icloud-services`.
         public var iCloudServices: [String]
         /// `com.apple.developer.icloud-container-identifiers`.

@@ -82,4 +82,47 @@ extension RecordStore where Kind == UserCreated {
             return restored
         }
     }
+
+    /// How many records the archive at `path` holds, when it holds exactly the records this store holds of `user`
+    /// (same names, dates and fields): an archive a start-fresh wrote before it was interrupted, which writing again
+    /// would only duplicate. `nil` when it differs.
+    ///
+    /// - Parameters:
+    ///   - user: The account whose records to compare.
+    ///   - path: An archive written by ``archiveRecords(of:to:)``.
+    /// - Returns: The archive's record count, or `nil`.
+    /// - Throws: ``StoreError`` when either file cannot be read.
+    public func archivedCount(ifSameAs user: UserRecordID, at path: String) throws(StoreError) -> Int? {
+        let query = "SELECT record_name, modified_at, fields FROM records WHERE origin_user = ? ORDER BY record_name"
+        func rows(_ connection: Connection) throws -> [[SQLiteValue]] {
+            try connection.query(query, .text(user.recordName)) { [$0.value(0), $0.value(1), $0.value(2)] }
+        }
+        let archived: [[SQLiteValue]]
+        do {
+            // Opened for writing (nothing is written), so that closing it removes the -wal and -shm it needed.
+            let archive = try DatabaseFile.open(at: path, format: Self.format, create: false, verifyIntegrity: true)
+            archived = try archive.transaction(.deferred) { try rows(archive) }
+        } catch {
+            throw StoreError.from(error, store: path)
+        }
+        let active = try read { connection in try rows(connection) }
+        return archived == active ? archived.count : nil
+    }
+
+    /// Removes a restored archive with its `-wal` and `-shm`: its records are in this store now, committed durably.
+    ///
+    /// - Parameter path: The archive.
+    /// - Throws: ``StoreError`` when a file cannot be removed.
+    public func removeRestoredArchive(at path: String) throws(StoreError) {
+        do {
+            // The main file last: while it exists, a crash here leaves an archive that restores again, harmlessly
+            // (records this store has are left as they are).
+            try FileSystem.removeItem(path + "-wal")
+            try FileSystem.removeItem(path + "-shm")
+            try FileSystem.removeItem(path)
+            FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
+        } catch {
+            throw StoreError(.storage, "cannot remove the restored archive \(path): \(error)", underlying: error)
+        }
+    }
 }

@@ -112,8 +112,16 @@ public struct SyncTransaction {
     }
 
     /// Sets a state value; `nil` removes it.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue` for a value out of the key's range (a date years away, a negative
+    ///   counter), which is never written: a store must never hold what opening it would refuse.
     public func setState(_ key: SyncStateKey, _ value: SQLiteValue?) throws {
         if let value {
+            if let shape = StoreStateCheck.shape(of: key.rawValue),
+                let problem = StoreStateCheck.problem(with: value, shape: shape)
+            {
+                throw StoreError(.invalidValue, "refused to save sync state \(key.rawValue), which \(problem)")
+            }
             try connection.run(
                 "INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 .text(key.rawValue), value)
@@ -135,12 +143,21 @@ public struct SyncTransaction {
     }
 
     /// A date state value (stored as seconds since 2001).
+    ///
+    /// - Throws: ``StoreError`` `damagedFile` for a date out of range, which no arithmetic may meet.
     public func date(_ key: SyncStateKey) throws -> Date? {
+        let seconds: Double
         switch try state(key) {
-        case .real(let value)?: Date(timeIntervalSinceReferenceDate: value)
-        case .integer(let value)?: Date(timeIntervalSinceReferenceDate: Double(value))
-        default: nil
+        case .real(let value)?: seconds = value
+        case .integer(let value)?: seconds = Double(value)
+        default: return nil
         }
+        if let problem = StoreStateCheck.dateProblem(seconds) {
+            throw StoreError(
+                .damagedFile,
+                "\(connection.path) is damaged: sync_state \(key.rawValue) \(problem); it was left unchanged")
+        }
+        return Date(timeIntervalSinceReferenceDate: seconds)
     }
 
     /// Bytes of a state value.
@@ -152,7 +169,11 @@ public struct SyncTransaction {
     /// Adds to a counter.
     public func add(_ amount: Int, to key: SyncStateKey) throws {
         guard amount != 0 else { return }
-        try setState(key, .integer(try integer(key) + Int64(amount)))
+        let (sum, overflow) = try integer(key).addingReportingOverflow(Int64(amount))
+        guard !overflow else {
+            throw StoreError(.damagedFile, "\(connection.path): sync_state \(key.rawValue) would overflow")
+        }
+        try setState(key, .integer(sum))
     }
 
     // MARK: Records

@@ -81,15 +81,29 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     ///   - crashSwitch: A simulation's switch; when it is down, nothing more commits.
     ///   - verifyIntegrity: Whether to check every page of an existing file first (`PRAGMA quick_check`), so that a
     ///     damaged page anywhere is refused before anything is read or written.
+    ///   - readOnly: Whether only to read (`sync status`, `record list`, `inspect`): nothing is created or written,
+    ///     and a missing store reads as an empty one.
     /// - Returns: The open store.
     /// - Throws: ``StoreError``: `cannotCreateStore` for a cloud store without its folder, `damagedFile` for a
     ///   damaged or foreign file (left unchanged), `storage` for anything else SQLite reports.
     public static func open(
         _ configuration: StoreConfiguration, partition: SyncPartition, deviceID: String,
         clock: any WallClock = SystemClock(), names: any RecordNameSource = UUIDRecordNames(),
-        durability: Durability = .survivesPowerLoss, crashSwitch: CrashSwitch? = nil, verifyIntegrity: Bool = false
+        durability: Durability = .survivesPowerLoss, crashSwitch: CrashSwitch? = nil, verifyIntegrity: Bool = false,
+        readOnly: Bool = false
     ) throws(StoreError) -> RecordStore {
-        if !FileSystem.isDirectory(configuration.directory) {
+        if readOnly && !FileSystem.exists(configuration.path) {
+            // Nothing to read: an empty store, in memory, so that a read creates nothing on disk.
+            do {
+                let empty = try DatabaseFile.openInMemory(format: format)
+                return RecordStore(
+                    configuration: configuration, partition: partition, deviceID: deviceID,
+                    database: SerializedConnection(empty), clock: clock, names: names, crashSwitch: crashSwitch)
+            } catch {
+                throw StoreError.from(error, store: configuration.path)
+            }
+        }
+        if !readOnly && !FileSystem.isDirectory(configuration.directory) {
             if configuration.isCloud {
                 let error = CocoaStyleError.failedToCreateFile(configuration.path)
                 throw StoreError(.cannotCreateStore, error.description, underlying: error)
@@ -102,17 +116,22 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         }
         do {
             let connection = try DatabaseFile.open(
-                at: configuration.path, format: format, create: true, durability: durability,
+                at: configuration.path, format: format, create: !readOnly, durability: durability, readOnly: readOnly,
                 verifyIntegrity: verifyIntegrity)
-            try connection.transaction {
+            // Every value the package computes with is checked before anything is read or written.
+            if let problem = try StoreStateCheck.firstProblem(connection) {
+                throw StoreError(
+                    .damagedFile, "\(configuration.path) is damaged: \(problem); it was left unchanged")
+            }
+            try connection.transaction(readOnly ? .deferred : .immediate) {
                 let stored = try connection.scalarText("SELECT value FROM store_meta WHERE key = 'partition'")
-                if stored == nil {
+                if stored == nil && !readOnly {
                     try connection.run(
                         "INSERT INTO store_meta (key, value) VALUES ('partition', ?)", .text(Kind.partition.rawValue))
-                } else if stored != Kind.partition.rawValue {
+                } else if let stored, stored != Kind.partition.rawValue {
                     throw StoreError(
                         .damagedFile,
-                        "\(configuration.path) holds the \(stored ?? "?") store, not the \(Kind.partition) store; "
+                        "\(configuration.path) holds the \(stored) store, not the \(Kind.partition) store; "
                             + "it was left unchanged")
                 }
             }

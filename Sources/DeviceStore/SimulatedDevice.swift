@@ -117,6 +117,19 @@ public final class SimulatedDevice: Sendable {
         try updateProfile { $0.build = build }
     }
 
+    /// Upgrades the app to the build `next` makes of the installed one, read under the profile's lock, so that a
+    /// version number is never reused by two racing upgrades and no other change to the profile is lost.
+    ///
+    /// - Parameter next: Makes the new build from the installed one.
+    /// - Returns: The new build.
+    /// - Throws: ``DeviceError`` when the profile cannot be read or written.
+    @discardableResult
+    public func upgrade(
+        _ next: (DeviceProfile.AppBuild) -> DeviceProfile.AppBuild
+    ) throws(DeviceError) -> DeviceProfile.AppBuild {
+        try updateProfile { $0.build = next($0.build) }.build
+    }
+
     // MARK: The iCloud account
 
     /// Signs into `account` (switching if another was signed in), with status `available`.
@@ -125,7 +138,6 @@ public final class SimulatedDevice: Sendable {
             $0.account = account.rawValue
             $0.accountStatus = AccountStatus.available.name
         }
-        session.signIn(account)
     }
 
     /// Signs out of iCloud.
@@ -134,24 +146,55 @@ public final class SimulatedDevice: Sendable {
             $0.account = nil
             $0.accountStatus = AccountStatus.noAccount.name
         }
-        session.signOut()
     }
 
     /// Sets the account status of the signed-in account.
+    ///
+    /// - Throws: ``DeviceError`` `noAccount` when, read under the profile's lock, no account is signed in (another
+    ///   process signed out meanwhile); the profile is then unchanged.
     public func setAccountStatus(_ status: AccountStatus) throws(DeviceError) {
-        try updateProfile { $0.accountStatus = status.name }
-        session.setStatus(status)
+        try updateProfile { profile throws(DeviceError) in
+            guard profile.account != nil else {
+                throw DeviceError(.noAccount, "\(profile.name) has no iCloud account signed in; sign in first")
+            }
+            profile.accountStatus = status.name
+        }
     }
 
-    private func updateProfile(_ change: (inout DeviceProfile) -> Void) throws(DeviceError) {
-        var profile = self.profile
-        change(&profile)
+    /// Changes the profile read-modify-write under the lock of the device's folder: the profile is read from disk
+    /// after the lock is taken, so a change another process made since this handle opened the device is kept.
+    ///
+    /// - Parameter change: The change, applied to the profile as it is on disk now.
+    /// - Returns: The profile as written.
+    /// - Throws: ``DeviceError``: `damaged` when the profile on disk cannot be read, `fileSystem` when it cannot be
+    ///   written, or what `change` throws; the file is then unchanged.
+    @discardableResult
+    private func updateProfile(
+        _ change: (inout DeviceProfile) throws(DeviceError) -> Void
+    ) throws(DeviceError) -> DeviceProfile {
+        var updated: DeviceProfile?
         do {
-            try saveProfile(profile)
+            try FileSystem.update(profilePath) { bytes in
+                var profile: DeviceProfile
+                do {
+                    profile = try DeviceProfile.read(json: bytes)
+                } catch {
+                    throw DeviceError(
+                        .damaged, "\(self.profilePath) cannot be read: \(error); it was left unchanged")
+                }
+                try change(&profile)
+                updated = profile
+                return try JSONFileWriter.bytes(of: profile)
+            }
+        } catch let error as DeviceError {
+            throw error
         } catch {
             throw DeviceError(.fileSystem, "cannot update device \(name): \(error)")
         }
-        profileState.withLock { $0 = profile }
+        guard let updated else { throw DeviceError(.fileSystem, "cannot update device \(name)") }
+        profileState.withLock { $0 = updated }
+        session.adopt(account: updated.accountID, status: updated.status)
+        return updated
     }
 
     private func saveProfile(_ profile: DeviceProfile) throws {

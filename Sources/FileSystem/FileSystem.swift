@@ -79,7 +79,7 @@ public enum FileSystem {
     ///
     /// - Throws: ``FileSystemError`` when it cannot be read.
     public static func read(_ path: String) throws(FileSystemError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw FileSystemError(operation: "open", path: path, errno: errno) }
         defer { close(fd) }
         var bytes: [UInt8] = []
@@ -109,7 +109,7 @@ public enum FileSystem {
         throws(FileSystemError)
     {
         let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(permissions))
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode_t(permissions))
         guard fd >= 0 else { throw FileSystemError(operation: "open", path: temporary, errno: errno) }
         var written = 0
         while written < bytes.count {

@@ -12,6 +12,8 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     public let path: String
     /// The `errno` value.
     public let errno: Int32
+    /// What is wrong, in words, when `errno` alone would not say it (such as a symbolic link found in a world).
+    public let reason: String?
 
     /// Creates an error.
     ///
@@ -19,16 +21,19 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     ///   - operation: The operation.
     ///   - path: The path.
     ///   - errno: The `errno` value.
-    public init(operation: String, path: String, errno: Int32) {
+    ///   - reason: What is wrong, in words, when `errno` alone would not say it.
+    public init(operation: String, path: String, errno: Int32, reason: String? = nil) {
         self.operation = operation
         self.path = path
         self.errno = errno
+        self.reason = reason
     }
 
     /// Whether the path did not exist.
     public var isNotFound: Bool { errno == ENOENT }
 
     public var description: String {
-        "\(operation) failed for \(path): \(String(cString: strerror(errno))) (errno \(errno))"
+        if let reason { return "\(path) \(reason)" }
+        return "\(operation) failed for \(path): \(String(cString: strerror(errno))) (errno \(errno))"
     }
 }

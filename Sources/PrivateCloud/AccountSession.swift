@@ -45,6 +45,16 @@ public final class AccountSession: Sendable {
         state.withLock { $0 = State(account: nil, status: .noAccount) }
     }
 
+    /// Takes the account and status as read from the device's profile on disk, whatever this session held: after a
+    /// change made under the profile's lock, which may carry another process's change too.
+    ///
+    /// - Parameters:
+    ///   - account: The signed-in account, or `nil` for none.
+    ///   - status: Its status.
+    public func adopt(account: AccountID?, status: AccountStatus) {
+        state.withLock { $0 = State(account: account, status: status) }
+    }
+
     /// Changes the status of the signed-in account (restricted, temporarily unavailable, …).
     public func setStatus(_ status: AccountStatus) {
         state.withLock { $0.status = status }

@@ -67,6 +67,15 @@ extension LaunchRecord {
         guard let skippedDirectoryFix else { throw reader.missingKey("skippedDirectoryFix", at: top) }
         guard let skippedEntitlementCheck else { throw reader.missingKey("skippedEntitlementCheck", at: top) }
         guard let steps else { throw reader.missingKey("steps", at: top) }
+        // Checked here so that no date arithmetic or formatting later meets a value out of range.
+        guard launchedAt.isFinite, abs(launchedAt) <= 1e10 else {
+            throw reader.problem("launchedAt", "is \(launchedAt) seconds since 2001, out of range")
+        }
+        do {
+            _ = try ContainerIdentifier(identifier)
+        } catch {
+            throw reader.problem("containerIdentifier", "is not a container identifier: \(error.problem)")
+        }
         return LaunchRecord(
             launchedAt: Date(timeIntervalSinceReferenceDate: launchedAt), syncWanted: syncWanted,
             userCreatedStore: store, containerIdentifier: identifier, fallbackReason: fallbackReason ?? nil,

@@ -180,19 +180,24 @@ public struct LaunchSequence: Sendable {
 
     /// Reopens the app as its last launch left it, for a command that acts within that launch.
     ///
+    /// - Parameter readOnly: Whether the command only reads: the stores are then opened read-only, so that it
+    ///   works on a read-only world and writes nothing.
     /// - Returns: The app, configured as at its last launch.
     /// - Throws: ``LaunchError`` `neverLaunched` when the device has no launch since installation.
-    public func resume() throws(LaunchError) -> LaunchedApp {
+    public func resume(readOnly: Bool = false) throws(LaunchError) -> LaunchedApp {
         let record = try lastLaunch()
-        if Self.accountChanged(since: record, device: device), !environment.plantedBugs.contains(.ignoresAccountChange)
+        if !readOnly, Self.accountChanged(since: record, device: device),
+            !environment.plantedBugs.contains(.ignoresAccountChange)
         {
             // The launch fell back for the account, and the account is not what it was: the app reconfigures, as
-            // one observing CKAccountChanged does, instead of waiting for a relaunch.
+            // one observing CKAccountChanged does, instead of waiting for a relaunch. (A command that only reads
+            // writes nothing; its status is the reconfigured one all the same: see `LaunchedApp.facts`.)
             return try run()
         }
         do {
-            let stores = try openStores(cloud: record.userCreatedStore == .cloud)
-            return LaunchedApp(device: device, environment: environment, record: record, stores: stores)
+            let stores = try openStores(cloud: record.userCreatedStore == .cloud, readOnly: readOnly)
+            return LaunchedApp(
+                device: device, environment: environment, record: record, stores: stores, isReadOnlyView: readOnly)
         } catch {
             throw LaunchError(opening: error)
         }
@@ -207,24 +212,16 @@ public struct LaunchSequence: Sendable {
     ///   the user-created store throws.
     public func status() throws(LaunchError) -> SyncStatus {
         let record = try lastLaunch()
-        // The app reconfigures on an account change at its next action (``resume()``): the status is the one that
-        // reconfiguration gives, not that of a fallback whose cause is gone. (Same store file either way.)
-        let reconfigures =
-            Self.accountChanged(since: record, device: device)
-            && !environment.plantedBugs.contains(.ignoresAccountChange)
         do {
             let store = try RecordStore<UserCreated>.open(
                 userCreatedConfiguration(cloud: record.userCreatedStore == .cloud), partition: environment.partition,
                 deviceID: device.name, clock: environment.clock, names: environment.names,
                 durability: environment.durability, crashSwitch: environment.crashSwitch,
-                verifyIntegrity: environment.verifyIntegrity)
-            var facts = try LaunchedApp.facts(
-                device: device, record: record, userCreated: store, now: environment.clock.now())
-            if reconfigures {
-                facts.userCreatedStoreIsCloud = true
-                facts.launchFallback = nil
-            }
-            return SyncStatus.derive(from: facts)
+                verifyIntegrity: environment.verifyIntegrity, readOnly: true)
+            return SyncStatus.derive(
+                from: try LaunchedApp.facts(
+                    device: device, record: record, userCreated: store, now: environment.clock.now(),
+                    asReconfiguredAfterAccountChange: !environment.plantedBugs.contains(.ignoresAccountChange)))
         } catch {
             throw LaunchError(opening: error)
         }
@@ -254,7 +251,7 @@ public struct LaunchSequence: Sendable {
             cloudKitDatabase: cloud ? .private(environment.containerIdentifier) : .none)
     }
 
-    private func openStores(cloud: Bool) throws(StoreError) -> DeviceStores {
+    private func openStores(cloud: Bool, readOnly: Bool = false) throws(StoreError) -> DeviceStores {
         let localOnly = StoreConfiguration(
             name: StoreConfiguration.localOnlyName, directory: device.appGroup.applicationSupport,
             cloudKitDatabase: .none)
@@ -262,7 +259,7 @@ public struct LaunchSequence: Sendable {
             localOnly: localOnly, userCreated: userCreatedConfiguration(cloud: cloud),
             partition: environment.partition, deviceID: device.name, clock: environment.clock,
             names: environment.names, durability: environment.durability, crashSwitch: environment.crashSwitch,
-            verifyIntegrity: environment.verifyIntegrity)
+            verifyIntegrity: environment.verifyIntegrity, readOnly: readOnly)
     }
 }
 

@@ -22,7 +22,16 @@ public final class LaunchedApp: Sendable {
     /// The engine, when the user-created store is cloud-configured.
     public let engine: SyncEngine?
 
-    init(device: SimulatedDevice, environment: LaunchEnvironment, record: LaunchRecord, stores: DeviceStores) {
+    /// Whether this app is a read-only view of a device (a command that only reads): it shows the status the app
+    /// would show at its next action, so a launch that fell back for an account that has since changed reads as
+    /// reconfigured rather than naming a cause that no longer holds.
+    let isReadOnlyView: Bool
+
+    init(
+        device: SimulatedDevice, environment: LaunchEnvironment, record: LaunchRecord, stores: DeviceStores,
+        isReadOnlyView: Bool = false
+    ) {
+        self.isReadOnlyView = isReadOnlyView
         self.device = device
         self.environment = environment
         self.record = record
@@ -117,21 +126,34 @@ public final class LaunchedApp: Sendable {
 
     /// The facts the status is derived from, read now.
     public func facts() throws(StoreError) -> SyncFacts {
-        try Self.facts(device: device, record: record, userCreated: stores.userCreated, now: environment.clock.now())
+        try Self.facts(
+            device: device, record: record, userCreated: stores.userCreated, now: environment.clock.now(),
+            asReconfiguredAfterAccountChange: isReadOnlyView && !environment.plantedBugs.contains(.ignoresAccountChange)
+        )
     }
 
     /// The facts of a device's app, read from its launch record, its account and its user-created store.
     static func facts(
-        device: SimulatedDevice, record: LaunchRecord, userCreated: RecordStore<UserCreated>, now: Date? = nil
+        device: SimulatedDevice, record: LaunchRecord, userCreated: RecordStore<UserCreated>, now: Date? = nil,
+        asReconfiguredAfterAccountChange: Bool = false
     ) throws(StoreError) -> SyncFacts {
-        let engineState = try userCreated.syncSnapshot { state in try EngineState(state) }
+        let engineState = try EngineState.read(from: userCreated)
         let (account, status) = device.session.current
-        return SyncFacts(
+        var facts = SyncFacts(
             syncWanted: record.syncWanted, userCreatedStoreIsCloud: record.userCreatedStore == .cloud,
             launchFallback: record.fallbackReason, accountStatus: status, currentUser: account?.userRecordID,
             boundUser: engineState.boundUser, enginePause: engineState.pause, lastOutcome: engineState.lastOutcome,
             nextAttempt: engineState.nextAttempt, initialFetchDone: engineState.initialFetchDone,
             pendingChanges: engineState.pendingChanges, now: now)
+        if asReconfiguredAfterAccountChange, LaunchSequence.accountChanged(since: record, device: device) {
+            // A view for a command that only reads, of a launch that fell back for the account when the account has
+            // changed since: the app reconfigures at its next action (the CLI's next command that writes), so the
+            // view shows the status that reconfiguration gives, never a cause that no longer holds. (The store file is
+            // the same either way.) A running app does the same by ``reactToAccountChange()``.
+            facts.userCreatedStoreIsCloud = true
+            facts.launchFallback = nil
+        }
+        return facts
     }
 
     /// Resets the sync engine's bookkeeping and keeps the data (``SyncEngine/resetBookkeeping(of:)``).
@@ -145,7 +167,7 @@ public final class LaunchedApp: Sendable {
     ///
     /// - Throws: ``StoreError`` when the store cannot be read.
     public func engineState() throws(StoreError) -> EngineState {
-        try stores.userCreated.syncSnapshot { try EngineState($0) }
+        try EngineState.read(from: stores.userCreated)
     }
 
     /// The status the settings screen shows, derived from the facts.
@@ -230,7 +252,7 @@ public final class LaunchedApp: Sendable {
     /// - Throws: ``StoreError`` when the store is not bound to another account, or the archive cannot be written.
     @discardableResult
     public func startFreshForSignedInAccount() throws(StoreError) -> (path: String, records: Int) {
-        let state = try stores.userCreated.syncSnapshot { try EngineState($0) }
+        let state = try EngineState.read(from: stores.userCreated)
         guard let previous = state.boundUser, previous != device.session.account?.userRecordID else {
             throw StoreError(
                 .invalidValue,
@@ -245,8 +267,17 @@ public final class LaunchedApp: Sendable {
         }
         var index = 1
         while FileSystem.exists("\(folder)/UserCreated-\(previous.recordName)-\(index).store") { index += 1 }
-        let path = "\(folder)/UserCreated-\(previous.recordName)-\(index).store"
-        let count = try stores.userCreated.archiveRecords(of: previous, to: path)
+        var path = "\(folder)/UserCreated-\(previous.recordName)-\(index).store"
+        let count: Int
+        // A start-fresh interrupted after writing its archive left the newest one holding exactly the records still
+        // here: it is taken as this run's archive rather than written again beside itself.
+        let newest = "\(folder)/UserCreated-\(previous.recordName)-\(index - 1).store"
+        if index > 1, let held = try stores.userCreated.archivedCount(ifSameAs: previous, at: newest) {
+            path = newest
+            count = held
+        } else {
+            count = try stores.userCreated.archiveRecords(of: previous, to: path)
+        }
         let current = device.session.account?.userRecordID
         try stores.userCreated.syncTransaction { state in
             try state.removeRecords(of: previous)
@@ -263,12 +294,9 @@ public final class LaunchedApp: Sendable {
             let archives = ((try? FileSystem.contents(ofDirectory: folder)) ?? [])
                 .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".store") }.sorted()
             for archive in archives {
+                // Once its records are back (committed), the archive and its -wal and -shm go: nothing is kept twice.
                 try stores.userCreated.restoreArchive(at: "\(folder)/\(archive)")
-                do {
-                    try FileSystem.move("\(folder)/\(archive)", to: "\(folder)/\(archive).restored")
-                } catch {
-                    throw StoreError(.storage, "cannot mark \(archive) as restored: \(error)", underlying: error)
-                }
+                try stores.userCreated.removeRestoredArchive(at: "\(folder)/\(archive)")
             }
         }
         return (path, count)

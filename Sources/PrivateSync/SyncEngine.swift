@@ -111,7 +111,7 @@ public final class SyncEngine: Sendable {
 
     /// The engine's state, as the status and the host read it.
     public func state() throws(StoreError) -> EngineState {
-        try store.syncSnapshot { state in try EngineState(state) }
+        try EngineState.read(from: store)
     }
 
     // MARK: The cycle
@@ -404,10 +404,32 @@ public struct EngineState: Sendable, Hashable {
     public let fetchedDeletions: Int
     public let conflictsResolved: Int
 
+    /// Reads the engine's state from a store on one snapshot.
+    ///
+    /// - Throws: ``StoreError``: `damagedFile`, naming the store, for a value the engine never writes.
+    static func read(from store: RecordStore<UserCreated>) throws(StoreError) -> EngineState {
+        do {
+            return try store.syncSnapshot { state in try EngineState(state) }
+        } catch  where error.code == .damagedFile && !error.message.contains(store.path) {
+            throw StoreError(.damagedFile, "\(store.path): \(error.message); it was left unchanged", underlying: error)
+        }
+    }
+
     init(_ state: SyncTransaction) throws {
         boundUser = try state.text(.boundUser).map(UserRecordID.init(recordName:))
-        pause = try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:))
-        lastOutcome = try state.text(.lastOutcome).flatMap(EngineOutcome.init(encoded:))
+        // A value the engine never writes is damage: refused, never read as "no pause" or "no outcome".
+        let pauseText = try state.text(.pauseReason)
+        pause = pauseText.flatMap(PauseReason.init(rawValue:))
+        if let pauseText, pause == nil {
+            throw StoreError(
+                .damagedFile, "the store's pause_reason is \"\(pauseText.prefix(40))\", which is no pause reason")
+        }
+        let outcomeText = try state.text(.lastOutcome)
+        lastOutcome = outcomeText.flatMap(EngineOutcome.init(encoded:))
+        if let outcomeText, lastOutcome == nil {
+            throw StoreError(
+                .damagedFile, "the store's last_outcome is \"\(outcomeText.prefix(40))\", which is no outcome")
+        }
         lastError = try state.text(.lastError)
         nextAttempt = try state.date(.nextAttemptAt)
         lastAttempt = try state.date(.lastAttemptAt)

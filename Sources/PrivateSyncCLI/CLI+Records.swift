@@ -81,7 +81,7 @@ extension CLI {
     func recordList() throws -> ExitCode {
 
         let world = try world()
-        let app = try resumedApp(in: world)
+        let app = try resumedApp(in: world, readOnly: true)
         let type = command.option("type")
         if let type, world.partition.partition(of: type) == nil {
             throw CLIError(.dataError, "unknown record type '\(TextEscaping.escape(type.prefix(60)))'")

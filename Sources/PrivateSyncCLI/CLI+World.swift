@@ -115,13 +115,18 @@ extension CLI {
     func deviceUpgrade() throws -> ExitCode {
         let world = try world()
         let device = try world.device(command.arguments[0])
-        let keeps = device.entitlements.permits(world.containerIdentifier)
-        let entitlement = onOff("entitlement") ?? keeps
-        let version = device.profile.build.version + 1
-        try device.upgrade(to: .build(version: version, withCloudKitFor: entitlement ? world.containerIdentifier : nil))
+        let identifier = world.containerIdentifier
+        let asked = onOff("entitlement")
+        // The new build is made from the installed one as read under the profile's lock, so a racing change to the
+        // device (a sign-in, another upgrade) is neither lost nor given the same build number.
+        let build = try device.upgrade { installed in
+            let entitlement = asked ?? installed.entitlements.permits(identifier)
+            return .build(version: installed.version + 1, withCloudKitFor: entitlement ? identifier : nil)
+        }
+        let entitlement = build.entitlements.permits(identifier)
         Terminal.line(
-            "Upgraded the app on \(device.name) to build \(version) (\(entitlement ? "with" : "WITHOUT") the iCloud "
-                + "entitlement); its folder and data are kept")
+            "Upgraded the app on \(device.name) to build \(build.version) (\(entitlement ? "with" : "WITHOUT") the "
+                + "iCloud entitlement); its folder and data are kept")
         return .success
     }
 

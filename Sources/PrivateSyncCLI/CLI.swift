@@ -125,9 +125,10 @@ struct CLI {
         try world.device(command.option("device") ?? "")
     }
 
-    /// The app on the `--device`, as its last launch left it.
-    func resumedApp(in world: World) throws -> LaunchedApp {
-        try world.resume(command.option("device") ?? "")
+    /// The app on the `--device`, as its last launch left it; its stores opened read-only for a command that only
+    /// reads, so that it works on a read-only world and writes nothing.
+    func resumedApp(in world: World, readOnly: Bool = false) throws -> LaunchedApp {
+        try world.resume(command.option("device") ?? "", readOnly: readOnly)
     }
 
     /// Prints a status, as a sentence or JSON.

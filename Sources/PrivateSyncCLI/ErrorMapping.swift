@@ -20,7 +20,7 @@ extension CLIError {
             }
         case let error as DeviceError:
             switch error.code {
-            case .invalidName, .alreadyExists: return CLIError(.dataError, error.message)
+            case .invalidName, .alreadyExists, .noAccount: return CLIError(.dataError, error.message)
             case .notFound: return CLIError(.noInput, error.message)
             case .damaged, .fileSystem: return CLIError(.ioError, error.message)
             }

@@ -20,6 +20,10 @@ public final class Connection {
         case readWrite
         /// Reading and writing; SQLite creates the file when it is missing.
         case readWriteCreate
+        /// Reading only a file nobody can be writing (`immutable=1`): SQLite takes no locks and neither reads nor
+        /// creates the `-wal` and `-shm` files, so a file (or folder) without write permission is read without
+        /// leaving anything behind. Only for a file whose WAL is empty.
+        case readOnlyImmutable
     }
 
     /// Opens a connection.
@@ -35,9 +39,11 @@ public final class Connection {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
         case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readOnlyImmutable: flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
         }
+        let name = mode == .readOnlyImmutable ? Self.immutableURI(path) : path
         var handle: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        let rc = sqlite3_open_v2(name, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open the file"
             if let handle { sqlite3_close_v2(handle) }
@@ -46,6 +52,22 @@ public final class Connection {
         self.handle = handle
         self.path = path
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+    }
+
+    /// `file:` URI of `path` with `immutable=1`, every byte but unreserved ones and `/` percent-encoded.
+    static func immutableURI(_ path: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var uri = Array("file:".utf8)
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "/"):
+                uri.append(byte)
+            default: uri += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+        }
+        return String(decoding: uri, as: UTF8.self) + "?immutable=1"
     }
 
     deinit {

@@ -79,9 +79,10 @@ public enum DatabaseFile {
             throw DatabaseFileError(.notADatabase, path: path, detail: "it is not a regular file")
         }
         try DatabaseHeader.validate(path: path, format: format)
+        let mode = try openMode(path, readOnly: readOnly)
         let connection: Connection
         do {
-            connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWrite)
+            connection = try Connection(path: path, mode: mode)
             if !readOnly {
                 // The file is known to be ours and already in WAL mode, so this changes nothing on disk.
                 try connection.execute("PRAGMA journal_mode = WAL")
@@ -114,6 +115,66 @@ public enum DatabaseFile {
             throw DatabaseFileError(.unreadable, path: path, detail: "\(error)")
         }
         return connection
+    }
+
+    /// How to open an existing file, after checking that everything a write needs can be written, so that a
+    /// failure names its real cause (the file, its `-shm`, its folder) instead of SQLite's "attempt to write a
+    /// readonly database".
+    ///
+    /// A read opens the file read-only. When the file or its folder cannot be written, and its WAL is empty, it is
+    /// opened immutable: SQLite would otherwise create a `-shm` (with the file's read-only mode, which breaks every
+    /// later write once permissions come back) or fail for want of one.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - readOnly: Whether the open only reads.
+    /// - Returns: The mode to open with.
+    /// - Throws: ``DatabaseFileError`` `unwritable` naming what cannot be written, for a write.
+    static func openMode(_ path: String, readOnly: Bool) throws(DatabaseFileError) -> Connection.OpenMode {
+        let folder = FileSystem.parentDirectory(of: path)
+        let fileWritable = isWritable(path)
+        let folderWritable = isWritable(folder)
+        let wal = path + "-wal"
+        let shm = path + "-shm"
+        var walInfo = stat()
+        let walHasFrames = stat(wal, &walInfo) == 0 && walInfo.st_size > 0
+        let shmExists = access(shm, F_OK) == 0
+        if readOnly {
+            if (!fileWritable || !folderWritable) && !walHasFrames { return .readOnlyImmutable }
+            return .readOnly
+        }
+        guard fileWritable else {
+            throw DatabaseFileError(
+                .unwritable, path: path, detail: "the file is read-only (mode \(modeText(path))); nothing was changed")
+        }
+        if shmExists && !isWritable(shm) {
+            throw DatabaseFileError(
+                .unwritable, path: shm,
+                detail: "SQLite's shared-memory index of \(path) is read-only (mode \(modeText(shm))); "
+                    + "make it writable or remove it while no command runs; nothing was changed")
+        }
+        if !folderWritable && (!shmExists || access(wal, F_OK) != 0) {
+            throw DatabaseFileError(
+                .unwritable, path: folder,
+                detail: "the folder of \(path) is read-only (mode \(modeText(folder))), and SQLite must create its "
+                    + "-wal and -shm there to write; nothing was changed")
+        }
+        return .readWrite
+    }
+
+    /// Whether `path` may be written: its owner-write bit is set (so a file the user made read-only counts as
+    /// read-only even for root, whom `access` never refuses) and `access` allows it.
+    static func isWritable(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return info.st_mode & S_IWUSR != 0 && access(path, W_OK) == 0
+    }
+
+    /// The permission bits of `path` in octal, for messages.
+    static func modeText(_ path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "?" }
+        return "0" + String(info.st_mode & 0o777, radix: 8)
     }
 
     /// Opens a private in-memory database with `format`'s schema, for tests and simulation.

@@ -20,6 +20,8 @@ public struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConvert
         case unreadable = 7
         /// SQLite failed on the file for another reason (busy beyond the timeout, disk full, I/O).
         case sqlite = 8
+        /// The file, its `-shm` or its folder cannot be written, and the command writes.
+        case unwritable = 9
     }
 
     /// What is wrong.
@@ -70,6 +72,7 @@ public struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConvert
         case .newerVersion: "\(path) was written by a newer version (\(detail)); it was left unchanged"
         case .cannotCreate: "\(path) could not be created: \(detail)"
         case .unreadable: "\(path) cannot be read: \(detail)"
+        case .unwritable: "\(path) cannot be written: \(detail)"
         case .sqlite: "\(path): \(sqliteError?.description ?? detail)"
         }
     }

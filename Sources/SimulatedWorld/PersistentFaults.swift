@@ -1,3 +1,4 @@
+import FileSystem
 import FoundationEssentials
 import PrivateCloud
 import SQLite
@@ -65,11 +66,101 @@ public final class PersistentFaults: FaultSource {
         }
     }
 
-    /// Opens the file now, so that a damaged one is reported before a command relies on its faults.
+    /// A read-only connection to the file, or `nil` when there is none: listing and checking the faults creates
+    /// and writes nothing, and works on a read-only world.
     ///
-    /// - Throws: `DatabaseFileError` when it is damaged or foreign.
+    /// - Throws: `DatabaseFileError` when the file is damaged or foreign.
+    private func readingConnection() throws -> Connection? {
+        guard FileSystem.exists(path) else { return nil }
+        return try DatabaseFile.open(
+            at: path, format: Self.format, create: false, readOnly: true, verifyIntegrity: verifyIntegrity)
+    }
+
+    /// Opens the file now and checks every row, so that a damaged file, or a row out of range (an unknown kind, a
+    /// retry-after beyond a day, a count below 1), is reported before a command relies on its faults.
+    ///
+    /// - Throws: `DatabaseFileError` when it is damaged, foreign, or holds a row out of range.
     public func verify() throws {
-        _ = try connection
+        _ = try entries()
+        _ = try struckCounts()
+    }
+
+    /// The most calls one fault strikes, and the longest retry-after it carries (a day), as `fault inject` allows.
+    static let maximumCount: Int64 = 1_000_000
+    static let maximumRetryAfter: Double = 86_400
+
+    /// A row of `faults` checked: its values, or why it is out of range.
+    private static func entry(_ row: Statement) -> Result<Entry, RowProblem> {
+        guard case .integer(let id) = row.value(0) else {
+            return .failure(RowProblem("a fault's id is not an integer"))
+        }
+        guard case .text(let kindName) = row.value(1), let kind = FaultKind(rawValue: kindName) else {
+            return .failure(RowProblem("fault \(id)'s kind \(row.value(1).brief) is not a fault kind"))
+        }
+        var account: AccountID?
+        switch row.value(2) {
+        case .null: account = nil
+        case .text(let text):
+            guard let parsed = try? AccountID(text) else {
+                return .failure(RowProblem("fault \(id)'s account \(row.value(2).brief) is not a valid account"))
+            }
+            account = parsed
+        default: return .failure(RowProblem("fault \(id)'s account \(row.value(2).brief) is not text"))
+        }
+        guard case .integer(let remaining) = row.value(3), (1...maximumCount).contains(remaining) else {
+            return .failure(
+                RowProblem("fault \(id)'s remaining count \(row.value(3).brief) is not from 1 to \(maximumCount)"))
+        }
+        var retryAfter: Double?
+        switch row.value(4) {
+        case .null: retryAfter = nil
+        case .real(let seconds) where seconds.isFinite && (0...maximumRetryAfter).contains(seconds):
+            retryAfter = seconds
+        case .integer(let seconds) where (0...Int64(maximumRetryAfter)).contains(seconds): retryAfter = Double(seconds)
+        default:
+            return .failure(
+                RowProblem(
+                    "fault \(id)'s retry_after \(row.value(4).brief) is not a number of seconds from 0 to \(maximumRetryAfter)"
+                ))
+        }
+        return .success(Entry(id: id, kind: kind, account: account, remaining: Int(remaining), retryAfter: retryAfter))
+    }
+
+    /// The faults still waiting, in injection order.
+    ///
+    /// - Throws: `DatabaseFileError` when the file is damaged or a row is out of range.
+    public func entries() throws -> [Entry] {
+        guard let connection = try readingConnection() else { return [] }
+        let results = try connection.query(
+            "SELECT id, kind, account, remaining, retry_after FROM faults ORDER BY id"
+        ) { Self.entry($0) }
+        return try results.map { result throws(DatabaseFileError) in
+            switch result {
+            case .success(let entry): return entry
+            case .failure(let problem): throw DatabaseFileError(.damaged, path: path, detail: problem.text)
+            }
+        }
+    }
+
+    /// How many times each kind has struck since the file was created.
+    ///
+    /// - Throws: `DatabaseFileError` when the file is damaged or a row is out of range.
+    public func struckCounts() throws -> [FaultKind: Int] {
+        guard let connection = try readingConnection() else { return [:] }
+        let rows = try connection.query("SELECT kind, count FROM struck") { ($0.value(0), $0.value(1)) }
+        var counts: [FaultKind: Int] = [:]
+        for (kind, count) in rows {
+            guard case .text(let name) = kind, let kind = FaultKind(rawValue: name) else {
+                throw DatabaseFileError(
+                    .damaged, path: path, detail: "a struck count's kind \(kind.brief) is not a fault kind")
+            }
+            guard case .integer(let value) = count, (0...(Int64(1) << 53)).contains(value) else {
+                throw DatabaseFileError(
+                    .damaged, path: path, detail: "the struck count of \(kind) \(count.brief) is out of range")
+            }
+            counts[kind] = Int(value)
+        }
+        return counts
     }
 
     /// Adds a fault.
@@ -88,34 +179,17 @@ public final class PersistentFaults: FaultSource {
         }
     }
 
-    /// The faults still waiting, in injection order.
-    public func entries() throws -> [Entry] {
+    /// Removes every waiting fault, without reading their values: how a user recovers from a hand-edited row out of
+    /// range, which every other use of the file refuses.
+    ///
+    /// - Returns: How many faults were removed.
+    /// - Throws: `SQLiteError` when the file cannot be written.
+    @discardableResult
+    public func clear() throws -> Int {
         try connection.withConnection { connection throws in
-            try connection.query("SELECT id, kind, account, remaining, retry_after FROM faults ORDER BY id") { row in
-                Entry(
-                    id: row.int64(0), kind: FaultKind(rawValue: row.text(1)) ?? .networkFailure,
-                    account: row.optionalText(2).flatMap { try? AccountID($0) }, remaining: row.int(3),
-                    retryAfter: row.isNull(4) ? nil : row.double(4))
-            }
+            try connection.run("DELETE FROM faults")
+            return connection.changes
         }
-    }
-
-    /// How many times each kind has struck since the file was created.
-    public func struckCounts() throws -> [FaultKind: Int] {
-        try connection.withConnection { connection throws in
-            var counts: [FaultKind: Int] = [:]
-            for (kind, count) in try connection.query(
-                "SELECT kind, count FROM struck", row: { ($0.text(0), $0.int(1)) })
-            {
-                if let kind = FaultKind(rawValue: kind) { counts[kind] = count }
-            }
-            return counts
-        }
-    }
-
-    /// Removes every waiting fault.
-    public func clear() throws {
-        try connection.withConnection { connection throws in try connection.run("DELETE FROM faults") }
     }
 
     public func nextFault(for call: ContainerCall, account: AccountID?) -> Fault? {
@@ -123,13 +197,15 @@ public final class PersistentFaults: FaultSource {
         guard let connection = try? connection else { return nil }
         let result = connection.withConnection { connection -> Fault? in
             try? connection.transaction(.immediate) { () throws -> Fault? in
+                // A row out of range never strikes (`fault list` and `sync now` refuse the file, naming it).
                 let candidates = try connection.query(
-                    "SELECT id, kind, account, retry_after FROM faults ORDER BY id"
-                ) { ($0.int64(0), $0.text(1), $0.optionalText(2), $0.isNull(3) ? nil : $0.double(3)) }
-                for (id, kindName, target, retryAfter) in candidates {
-                    guard let kind = FaultKind(rawValue: kindName), kind.applies(to: call),
-                        target == nil || target == account?.rawValue
-                    else { continue }
+                    "SELECT id, kind, account, remaining, retry_after FROM faults ORDER BY id"
+                ) { try? Self.entry($0).get() }
+                for case let candidate? in candidates {
+                    let (id, kind, target, retryAfter) = (
+                        candidate.id, candidate.kind, candidate.account, candidate.retryAfter
+                    )
+                    guard kind.applies(to: call), target == nil || target == account else { continue }
                     try connection.run(
                         "UPDATE faults SET remaining = remaining - 1 WHERE id = ? AND remaining > 1", .integer(id))
                     if connection.changes == 0 { try connection.run("DELETE FROM faults WHERE id = ?", .integer(id)) }
@@ -142,5 +218,27 @@ public final class PersistentFaults: FaultSource {
             } ?? nil
         }
         return result
+    }
+}
+
+/// Why a row of the fault file is out of range.
+struct RowProblem: Error {
+    let text: String
+
+    init(_ text: String) {
+        self.text = text
+    }
+}
+
+extension SQLiteValue {
+    /// The value, briefly, for messages naming a bad row.
+    fileprivate var brief: String {
+        switch self {
+        case .null: "null"
+        case .integer(let value): "\(value)"
+        case .real(let value): "\(value)"
+        case .text(let value): "\"\(value.prefix(40))\""
+        case .blob(let value): "(a blob of \(value.count) bytes)"
+        }
     }
 }

@@ -188,6 +188,13 @@ public final class World: Sendable {
         guard FileSystem.exists(settingsPath) else {
             throw WorldError(.notFound, "no world at \(home) (create one with: privatesync init)")
         }
+        // Before anything is read: a link anywhere in the world (in place of a device's folder, an account's
+        // folder, `Application Support`, a file) could lead a command to read, write or delete outside it.
+        do {
+            try FileSystem.refuseLinksAndSpecialFiles(under: home)
+        } catch {
+            throw WorldError(.damaged, error.description)
+        }
         let settings: Settings
         do {
             settings = try Settings.read(json: try FileSystem.read(settingsPath))
@@ -201,6 +208,10 @@ public final class World: Sendable {
         let partition: SyncPartition
         do {
             identifier = try ContainerIdentifier(settings.containerIdentifier)
+        } catch {
+            throw WorldError(.damaged, "\(settingsPath) cannot be read: \(error); it was left unchanged")
+        }
+        do {
             partition = try SyncPartition.load(fromFile: home + "/schema.json")
         } catch {
             throw WorldError(.damaged, "\(error); the world was left unchanged")
@@ -328,17 +339,17 @@ public final class World: Sendable {
         return try LaunchSequence(device: device, environment: environment).run(options: options)
     }
 
-    /// Reopens the app on a device as its last launch left it.
+    /// Reopens the app on a device as its last launch left it; read-only for a command that only reads.
     ///
     /// - Throws: ``WorldError`` for an unknown device, ``LaunchError`` `neverLaunched`.
     public func resume(
-        _ name: String, crashSwitch: CrashSwitch? = nil, wrapContainer: ContainerWrapper? = nil
+        _ name: String, crashSwitch: CrashSwitch? = nil, wrapContainer: ContainerWrapper? = nil, readOnly: Bool = false
     ) throws
         -> LaunchedApp
     {
         let device = try device(name)
         let environment = environment(for: device, crashSwitch: crashSwitch, wrapContainer: wrapContainer)
-        return try LaunchSequence(device: device, environment: environment).resume()
+        return try LaunchSequence(device: device, environment: environment).resume(readOnly: readOnly)
     }
 
     // MARK: Containers

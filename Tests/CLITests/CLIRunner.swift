@@ -69,6 +69,21 @@ struct CLIRunner {
     }
 
     /// Runs a command that must succeed, and returns its standard output.
+    /// Runs `sync now`, which may end in any documented outcome: 0 finished, 69 paused, 75 to be retried, 78 off
+    /// (docs/cli.md). Anything else (a refusal, a trap) is a failure of the command.
+    @discardableResult
+    func syncNow(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
+        let run = try run(["sync", "now"] + arguments)
+        #expect(
+            Self.syncNowOutcomes.contains(run.status),
+            "privatesync sync now \(arguments.joined(separator: " ")) exited \(run.status): \(run.standardError)",
+            sourceLocation: sourceLocation)
+        return run
+    }
+
+    /// The exit codes of a `sync now` that ran as documented, whatever the cycle's outcome.
+    static let syncNowOutcomes: Set<Int32> = [0, 69, 75, 78]
+
     /// Runs a command that must exit with `status`.
     @discardableResult
     func exits(
@@ -91,7 +106,8 @@ struct CLIRunner {
         return run
     }
 
-    /// A hash of every file in the world (path, size and bytes), ignoring SQLite's shared-memory index files.
+    /// A hash of every file in the world (path, size and bytes), ignoring SQLite's shared-memory index files and empty
+    /// WAL files (a read-only connection may leave both; neither holds data).
     func worldDigest() throws -> [String: Data] {
         var digest: [String: Data] = [:]
         guard let enumerator = FileManager.default.enumerator(atPath: home) else { return digest }
@@ -101,7 +117,9 @@ struct CLIRunner {
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
                 !relative.hasSuffix("-shm")
             else { continue }
-            digest[relative] = try Data(contentsOf: URL(fileURLWithPath: path))
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            if relative.hasSuffix("-wal") && bytes.isEmpty { continue }
+            digest[relative] = bytes
         }
         return digest
     }

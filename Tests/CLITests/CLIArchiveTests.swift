@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+/// The archive files of `account start-fresh`: one per start-fresh, even when one was interrupted and run again;
+/// none left once restored.
+@Suite("CLI: start-fresh archives")
+struct CLIArchiveTests {
+    static func support(_ cli: CLIRunner) -> String {
+        cli.home + "/devices/A/AppGroup/Library/Application Support"
+    }
+
+    static func archives(_ cli: CLIRunner) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: support(cli) + "/Archives")) ?? []).sorted()
+    }
+
+    /// Device A synced two records under alice, then signed into bob and paused with accountChanged.
+    static func switchedWorld() throws -> CLIRunner {
+        let cli = CLIRunner.fresh()
+        try cli.ok("init")
+        try cli.ok("device", "add", "A", "--account", "alice", "--sync", "on")
+        try cli.ok("launch", "--device", "A")
+        for mood in 1...2 {
+            try cli.ok("record", "add", "CheckIn", "--device", "A", "--field", "mood=\(mood)", "--field", "date=now")
+        }
+        try cli.syncNow("--device", "A")
+        try cli.ok("account", "sign-in", "bob", "--device", "A")
+        try cli.syncNow("--device", "A")
+        return cli
+    }
+
+    @Test("a start-fresh interrupted after writing its archive, then run again, leaves one archive")
+    func interruptedStartFreshLeavesOneArchive() throws {
+        let cli = try Self.switchedWorld()
+        let store = Self.support(cli) + "/UserCreated.store"
+        let saved = try Data(contentsOf: URL(fileURLWithPath: store))
+        try cli.ok("account", "start-fresh", "--device", "A")
+        #expect(Self.archives(cli).count == 1)
+        // Put the store back as it was before: the state of a start-fresh killed right after its archive was written.
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+        try saved.write(to: URL(fileURLWithPath: store))
+        let again = try cli.ok("account", "start-fresh", "--device", "A")
+        #expect(again.standardOutput.contains("2 record(s)"))
+        #expect(Self.archives(cli).count == 1, "\(Self.archives(cli))")
+    }
+
+    @Test("a restored archive leaves no .restored, -wal or -shm file, and its records are back")
+    func restoredArchiveLeavesNothing() throws {
+        let cli = try Self.switchedWorld()
+        try cli.ok("account", "start-fresh", "--device", "A")
+        try cli.syncNow("--device", "A")
+        #expect(Self.archives(cli).count == 1)
+        try cli.ok("account", "sign-in", "alice", "--device", "A")
+        try cli.syncNow("--device", "A")
+        try cli.ok("account", "start-fresh", "--device", "A")
+        // Only the archive made for bob (empty: nothing was written under him) is left; alice's is gone whole.
+        #expect(Self.archives(cli).count == 1, "\(Self.archives(cli))")
+        #expect(Self.archives(cli).allSatisfy { $0.hasSuffix(".store") }, "\(Self.archives(cli))")
+        let records = try cli.ok("record", "list", "--device", "A", "--json").json["records"] as? [[String: Any]]
+        #expect(records?.count == 2)
+    }
+}

@@ -31,4 +31,7 @@ package enum PlantedBug: String, Sendable, Hashable, CaseIterable {
     case consentNeverSpent = "consent-never-spent"
     /// A pause is reported with the wrong reason (quota exceeded for a deleted zone).
     case wrongPauseReason = "wrong-pause-reason"
+    /// A fetched deletion removes a record created anew under the deleted record's name (found by the scenario
+    /// tests of issue 12; the simulator never reused a name).
+    case deleteEchoRemovesNewRecord = "delete-echo-removes-new-record"
 }

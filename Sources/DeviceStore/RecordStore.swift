@@ -175,14 +175,20 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     ///   - type: The record's type, of this store's partition.
     ///   - fields: Its fields; every required field of the type must be present.
     ///   - account: The iCloud account signed in on the device, if any.
-    /// - Returns: The record as stored, with its new name.
-    /// - Throws: ``StoreError`` naming the field or value that is wrong, or the storage failure.
+    ///   - name: The record's name, as an app that names its records chooses it; `nil` takes the next name from
+    ///     the store's name source.
+    /// - Returns: The record as stored, with its name.
+    /// - Throws: ``StoreError`` naming the field or value that is wrong, `invalidName` for a name CloudKit would
+    ///   refuse, `nameInUse` for a name a record of this store already has, or the storage failure.
     @discardableResult
     public func insert(
-        _ type: ModelType<Kind>, fields: [String: FieldValue], writtenUnder account: AccountID?
+        _ type: ModelType<Kind>, fields: [String: FieldValue], writtenUnder account: AccountID?, name: String? = nil
     )
         throws(StoreError) -> StoredRecord
     {
+        if let name, let problem = CloudKitNames.problem(withRecordName: name) {
+            throw StoreError(.invalidName, "invalid record name: \(problem)")
+        }
         try validate(fields, of: type.schema)
         if let missing = type.schema.fields.first(where: { !$0.isOptional && fields[$0.name] == nil }) {
             throw StoreError(.missingField, "a \(type.name) needs a value for \(missing.name) (\(missing.type.name))")
@@ -190,7 +196,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         let now = clock.now()
         let version = FieldVersion(time: now.timeIntervalSinceReferenceDate, device: deviceID)
         let record = StoredRecord(
-            name: names.nextName(), type: type.name, fields: fields,
+            name: name ?? names.nextName(), type: type.name, fields: fields,
             fieldVersions: FieldVersions(fields.mapValues { _ in version }), origin: account?.userRecordID,
             createdAt: now,
             modifiedAt: now)
@@ -202,6 +208,11 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             return record
         }
         try write { connection in
+            // A chosen name may be taken; checked in the inserting transaction, so no other process slips in.
+            if name != nil, try Self.record(named: record.name, connection) != nil {
+                throw StoreError(
+                    .nameInUse, "a record named \(CloudKitNames.quoted(record.name)) already exists on this device")
+            }
             try Self.insertRow(record, connection)
             try self.queue(.save, name: record.name, type: record.type, connection)
         }

@@ -30,6 +30,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case processCrashed = 12
         /// The record name is not a valid CloudKit record name.
         case invalidName = 13
+        /// A record of the chosen name already exists on the device.
+        case nameInUse = 14
     }
 
     /// The kind of failure.
@@ -50,7 +52,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var isBadInput: Bool {
         switch code {
         case .unknownType, .wrongPartition, .unknownField, .wrongFieldType, .missingField, .invalidValue,
-            .recordTooLarge, .invalidName:
+            .recordTooLarge, .invalidName, .nameInUse:
             true
         default:
             false

@@ -65,6 +65,9 @@ public struct DatabaseChanges: Sendable {
         /// The user deleted the app's data in iCloud settings; calls on it fail with `userDeletedZone` until an
         /// app creates it again.
         case purged
+        /// The account's encrypted data was reset (its keys replaced): the zone was purged, and calls on it fail
+        /// with `zoneNotFound` until an app creates it again. CKSyncEngine reports it as `.encryptedDataReset`.
+        case encryptedDataReset
     }
 
     /// A zone that was deleted.

@@ -26,13 +26,34 @@ public enum FaultKind: String, CaseIterable, Sendable, Hashable, Comparable, Cus
     case userDeletedZone = "user-deleted-zone"
     /// A change fetch with a token fails with `changeTokenExpired` (21).
     case tokenExpired = "token-expired"
+    /// Like ``partialFailure``, but the item fails with `limitExceeded` (27), as a record too large does.
+    case itemLimitExceeded = "item-limit-exceeded"
+    /// Like ``partialFailure``, but the item fails with `quotaExceeded` (25): the user's storage filled mid-batch.
+    case itemQuotaExceeded = "item-quota-exceeded"
+    /// The server deletes the zone just before a zone call (not the user, not the app): database changes report
+    /// it as `deleted`, and the call, and every later one on that zone, sees `zoneNotFound` (26) until the zone
+    /// is created again.
+    case zoneNotFound = "zone-not-found"
+    /// The account's encryption keys are reset just before a zone call: the zone is purged, database changes
+    /// report it as `encryptedDataReset`, and calls on it see `zoneNotFound` (26) until it is created again.
+    case encryptedDataReset = "encrypted-data-reset"
+    /// A page of zone changes is delivered twice: the token handed back does not advance, so the next fetch
+    /// returns the same page again.
+    case duplicateDelivery = "duplicate-delivery"
+    /// A change is withheld from a page of zone changes (the named record's, or the page's last record's): the
+    /// page stops just before it, with `moreComing` false, so it appears only in a later fetch. Each strike
+    /// withholds it from one fetch.
+    case delayedDelivery = "delayed-delivery"
+    /// A page of zone changes arrives with its records, and its deletions, in reverse order.
+    case reorderedPages = "reordered-pages"
 
     public var description: String { rawValue }
 
     public static func < (lhs: FaultKind, rhs: FaultKind) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    /// The CloudKit error code the fault produces.
-    public var code: CloudError.Code {
+    /// The CloudKit error code the fault produces; `nil` for delivery faults, which change what a fetch returns
+    /// rather than fail it.
+    public var code: CloudError.Code? {
         switch self {
         case .networkUnavailable: .networkUnavailable
         case .networkFailure: .networkFailure
@@ -46,7 +67,35 @@ public enum FaultKind: String, CaseIterable, Sendable, Hashable, Comparable, Cus
         case .limitExceeded: .limitExceeded
         case .userDeletedZone: .userDeletedZone
         case .tokenExpired: .changeTokenExpired
+        case .itemLimitExceeded, .itemQuotaExceeded: .partialFailure
+        case .zoneNotFound, .encryptedDataReset: .zoneNotFound
+        case .duplicateDelivery, .delayedDelivery, .reorderedPages: nil
         }
+    }
+
+    /// Whether the fault changes what a change fetch delivers, rather than failing a call.
+    public var isDelivery: Bool {
+        self == .duplicateDelivery || self == .delayedDelivery || self == .reorderedPages
+    }
+
+    /// Whether the fault fails one item of a modify request, and applies the others.
+    public var isPerItem: Bool {
+        self == .partialFailure || self == .itemLimitExceeded || self == .itemQuotaExceeded
+    }
+
+    /// The Swift name of the kind, as `TestWorld.inject` takes it (`.zoneNotFound` for `zone-not-found`).
+    public var swiftName: String {
+        var name = ""
+        var upper = false
+        for character in rawValue {
+            if character == "-" {
+                upper = true
+            } else {
+                name += upper ? character.uppercased() : String(character)
+                upper = false
+            }
+        }
+        return name
     }
 
     /// Whether CloudKit attaches a retry-after to this fault's error.
@@ -57,6 +106,8 @@ public enum FaultKind: String, CaseIterable, Sendable, Hashable, Comparable, Cus
     /// Whether the fault can strike `call`.
     public func applies(to call: ContainerCall) -> Bool {
         switch (self, call) {
+        // Only delivery faults meet a delivered page; asking about one must not strike (or draw for) any other.
+        case (_, .zoneChangesDelivered(let changes)): isDelivery && changes > 0
         case (.networkUnavailable, _), (.networkFailure, _), (.serviceUnavailable, _), (.rateLimited, _),
             (.accountTemporarilyUnavailable, _):
             true
@@ -68,6 +119,12 @@ public enum FaultKind: String, CaseIterable, Sendable, Hashable, Comparable, Cus
         case (.userDeletedZone, .modifyRecords(let saves, let deletes)): saves + deletes > 0
         case (.userDeletedZone, .recordZoneChanges): true
         case (.tokenExpired, .recordZoneChanges(let hasToken)): hasToken
+        case (.itemLimitExceeded, .modifyRecords(let saves, _)), (.itemQuotaExceeded, .modifyRecords(let saves, _)):
+            saves > 0
+        case (.zoneNotFound, .modifyRecords(let saves, let deletes)),
+            (.encryptedDataReset, .modifyRecords(let saves, let deletes)):
+            saves + deletes > 0
+        case (.zoneNotFound, .recordZoneChanges), (.encryptedDataReset, .recordZoneChanges): true
         default: false
         }
     }
@@ -83,6 +140,31 @@ public enum ContainerCall: Sendable, Hashable {
     case modifyRecords(saves: Int, deletes: Int)
     case recordZoneChanges(hasToken: Bool)
     case databaseChanges
+    /// A page of zone changes about to be handed back, holding `changes` records and deletions: only delivery
+    /// faults apply to it.
+    case zoneChangesDelivered(changes: Int)
+}
+
+/// Who makes a call and what it names, so that a fault can be aimed at one device or one record.
+public struct CallTarget: Sendable, Hashable {
+    /// The account the call is made for, when one is signed in.
+    public var account: AccountID?
+    /// The device making it, when the container knows (a world's containers do).
+    public var device: String?
+    /// The names of the records the call saves, deletes or fetches, or that a delivered page holds.
+    public var recordNames: Set<String>
+
+    /// Creates a target.
+    ///
+    /// - Parameters:
+    ///   - account: The account, if any.
+    ///   - device: The device, if known.
+    ///   - recordNames: The records the call names.
+    public init(account: AccountID?, device: String? = nil, recordNames: Set<String> = []) {
+        self.account = account
+        self.device = device
+        self.recordNames = recordNames
+    }
 }
 
 /// A fault to inject.
@@ -91,15 +173,19 @@ public struct Fault: Sendable, Hashable {
     public let kind: FaultKind
     /// Seconds to wait, for kinds that carry a retry-after.
     public let retryAfter: Double?
+    /// The record it is aimed at: the item a per-item fault fails, the change a delayed delivery withholds.
+    public let record: String?
 
     /// Creates a fault.
     ///
     /// - Parameters:
     ///   - kind: The kind.
     ///   - retryAfter: Seconds to wait; kinds that carry one get 30 seconds when `nil`.
-    public init(_ kind: FaultKind, retryAfter: Double? = nil) {
+    ///   - record: The record it is aimed at, if any.
+    public init(_ kind: FaultKind, retryAfter: Double? = nil, record: String? = nil) {
         self.kind = kind
         self.retryAfter = kind.hasRetryAfter ? (retryAfter ?? 30) : nil
+        self.record = record
     }
 }
 
@@ -111,4 +197,19 @@ public protocol FaultSource: Sendable {
     ///   - call: The call about to be made.
     ///   - account: The account it is made for, when one is signed in.
     func nextFault(for call: ContainerCall, account: AccountID?) -> Fault?
+
+    /// The fault for `call` made by `target`, consuming it; `nil` lets the call through. Sources that aim faults
+    /// at devices or records implement it; the default asks ``nextFault(for:account:)``.
+    ///
+    /// - Parameters:
+    ///   - call: The call about to be made (or the page about to be delivered).
+    ///   - target: Who makes it and which records it names.
+    /// - Returns: The fault, or `nil`.
+    func nextFault(for call: ContainerCall, target: CallTarget) -> Fault?
+}
+
+extension FaultSource {
+    public func nextFault(for call: ContainerCall, target: CallTarget) -> Fault? {
+        nextFault(for: call, account: target.account)
+    }
 }

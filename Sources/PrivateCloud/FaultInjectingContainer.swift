@@ -12,6 +12,8 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
     public let base: Base
     private let faults: any FaultSource
     private let session: AccountSession?
+    /// The device whose calls these are, so that faults can be aimed at one device.
+    public let device: String?
     private let counts: Mutex<[FaultKind: Int]> = Mutex([:])
 
     /// Wraps a container.
@@ -20,10 +22,12 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
     ///   - base: The container.
     ///   - faults: Decides which calls fail.
     ///   - session: The account session calls are made under, so that faults can be aimed at one account.
-    public init(base: Base, faults: any FaultSource, session: AccountSession? = nil) {
+    ///   - device: The device making the calls, so that faults can be aimed at one device.
+    public init(base: Base, faults: any FaultSource, session: AccountSession? = nil, device: String? = nil) {
         self.base = base
         self.faults = faults
         self.session = session
+        self.device = device
     }
 
     public var identifier: ContainerIdentifier { base.identifier }
@@ -31,9 +35,10 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
     /// How many faults of each kind struck so far.
     public var injectedFaults: [FaultKind: Int] { counts.withLock { $0 } }
 
-    /// The fault for `call`, counted, or `nil`.
-    private func fault(for call: ContainerCall) -> Fault? {
-        guard let fault = faults.nextFault(for: call, account: session?.account) else { return nil }
+    /// The fault for `call`, naming `records`, counted, or `nil`.
+    private func fault(for call: ContainerCall, records: Set<String> = []) -> Fault? {
+        let target = CallTarget(account: session?.account, device: device, recordNames: records)
+        guard let fault = faults.nextFault(for: call, target: target) else { return nil }
         counts.withLock { $0[fault.kind, default: 0] += 1 }
         return fault
     }
@@ -68,8 +73,11 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
             CloudError(.changeTokenExpired, "the change token expired (injected) during \(what); fetch from nil")
         case .serverResponseLost:
             CloudError(.serverResponseLost, "the response was lost (injected) after \(what) was applied")
-        case .partialFailure, .userDeletedZone:
-            CloudError(fault.kind.code, "injected during \(what)")
+        case .zoneNotFound, .encryptedDataReset:
+            CloudError(.zoneNotFound, "the zone is gone (injected) during \(what)")
+        case .partialFailure, .itemLimitExceeded, .itemQuotaExceeded, .userDeletedZone, .duplicateDelivery,
+            .delayedDelivery, .reorderedPages:
+            CloudError(fault.kind.code ?? .internalError, "injected during \(what)")
         }
     }
 
@@ -100,7 +108,9 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
     }
 
     public func records(for recordIDs: [RecordID]) async throws(CloudError) -> [RecordID: Result<Record, CloudError>] {
-        if let fault = fault(for: .fetchRecords) { throw callError(fault, "fetching records") }
+        if let fault = fault(for: .fetchRecords, records: Set(recordIDs.map(\.recordName))) {
+            throw callError(fault, "fetching records")
+        }
         return try await base.records(for: recordIDs)
     }
 
@@ -110,7 +120,9 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
         async throws(CloudError) -> ModifyResult
     {
         let what = "a modify request of \(saving.count) save(s) and \(deleting.count) delete(s)"
-        guard let fault = fault(for: .modifyRecords(saves: saving.count, deletes: deleting.count)) else {
+        let named = Set(saving.map(\.recordID.recordName) + deleting.map(\.recordName))
+        guard let fault = fault(for: .modifyRecords(saves: saving.count, deletes: deleting.count), records: named)
+        else {
             return try await base.modifyRecords(
                 saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
         }
@@ -119,31 +131,53 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
             _ = try await base.modifyRecords(
                 saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
             throw callError(fault, what)
-        case .userDeletedZone:
+        case .userDeletedZone, .zoneNotFound, .encryptedDataReset:
             let zones = Set(saving.map(\.recordID.zoneID) + deleting.map(\.zoneID)).filter { !$0.isDefault }
             for zone in zones.sorted() {
-                try? await base.deleteZoneFromICloudSettings(zone)
+                await removeZone(zone, as: fault.kind)
             }
             return try await base.modifyRecords(
                 saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
-        case .partialFailure:
+        case .partialFailure, .itemLimitExceeded, .itemQuotaExceeded:
             return try await partialFailure(
-                saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
+                fault, saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
         default:
             throw callError(fault, what)
         }
     }
 
-    /// Fails the request's first item; fails the rest of its zone with `batchRequestFailed` when the request is
+    /// Removes a zone as a zone fault says: deleted by the user, by the server, or purged by an encrypted-data
+    /// reset. A zone already gone stays gone; the call that follows reports it.
+    private func removeZone(_ zone: ZoneID, as kind: FaultKind) async {
+        switch kind {
+        case .zoneNotFound: try? await base.deleteZones([zone])
+        case .encryptedDataReset: try? await base.purgeZoneForEncryptedDataReset(zone)
+        default: try? await base.deleteZoneFromICloudSettings(zone)
+        }
+    }
+
+    /// Fails one item (the fault's record when it names one of the request's, else the first save, or the first
+    /// delete) with the kind's error; fails the rest of its zone with `batchRequestFailed` when the request is
     /// atomic there, and applies every other item through the base.
     private func partialFailure(
-        saving: [Record], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool
+        _ fault: Fault, saving: [Record], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool
     )
         async throws(CloudError) -> ModifyResult
     {
-        let victim = saving.first?.recordID ?? deleting[0]
-        var victimError = CloudError(.serverRejectedRequest, "the server rejected record \(victim) (injected)")
-        victimError.injectedFault = FaultKind.partialFailure.rawValue
+        let named = fault.record.flatMap { name in
+            saving.first(where: { $0.recordID.recordName == name })?.recordID
+                ?? deleting.first(where: { $0.recordName == name })
+        }
+        let victim = named ?? saving.first?.recordID ?? deleting[0]
+        var victimError =
+            switch fault.kind {
+            case .itemLimitExceeded:
+                CloudError(.limitExceeded, "record \(victim) is larger than the server accepts (injected)")
+            case .itemQuotaExceeded:
+                CloudError(.quotaExceeded, "the user's iCloud storage filled before record \(victim) (injected)")
+            default: CloudError(.serverRejectedRequest, "the server rejected record \(victim) (injected)")
+            }
+        victimError.injectedFault = fault.kind.rawValue
         let batchFailed = CloudError(
             .batchRequestFailed, "not applied: another item in the atomic batch for zone \(victim.zoneID) failed")
         let failsWithVictim = { (id: RecordID) in
@@ -167,10 +201,65 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
         async throws(CloudError) -> RecordZoneChanges
     {
         if let fault = fault(for: .recordZoneChanges(hasToken: token != nil)) {
-            guard fault.kind == .userDeletedZone else { throw callError(fault, "fetching changes in \(zoneID)") }
-            if !zoneID.isDefault { try? await base.deleteZoneFromICloudSettings(zoneID) }
+            switch fault.kind {
+            case .userDeletedZone, .zoneNotFound, .encryptedDataReset:
+                if !zoneID.isDefault { await removeZone(zoneID, as: fault.kind) }
+            default:
+                throw callError(fault, "fetching changes in \(zoneID)")
+            }
         }
-        return try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
+        let page = try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
+        let names = page.modifications.map(\.recordID.recordName) + page.deletions.map(\.recordID.recordName)
+        guard
+            !names.isEmpty,
+            let fault = fault(for: .zoneChangesDelivered(changes: names.count), records: Set(names))
+        else { return page }
+        return try await deliver(page, with: fault, in: zoneID, since: token)
+    }
+
+    /// A page of zone changes as a delivery fault hands it back.
+    private func deliver(
+        _ page: RecordZoneChanges, with fault: Fault, in zoneID: ZoneID, since token: ChangeToken?
+    ) async throws(CloudError) -> RecordZoneChanges {
+        var delivered = page
+        switch fault.kind {
+        case .reorderedPages:
+            delivered.modifications.reverse()
+            delivered.deletions.reverse()
+        case .duplicateDelivery:
+            // The token does not advance, so the next fetch returns this page again.
+            delivered.changeToken = token ?? Self.startToken(like: page.changeToken)
+        case .delayedDelivery:
+            let victim =
+                fault.record ?? page.modifications.last?.recordID.recordName
+                ?? page.deletions.last?.recordID.recordName
+            // Walk the page one change at a time, keeping what comes before the withheld change and the token
+            // just before it, so that the next fetch starts with it.
+            delivered = RecordZoneChanges(
+                modifications: [], deletions: [], changeToken: token ?? Self.startToken(like: page.changeToken),
+                moreComing: false)
+            var cursor = token
+            while true {
+                let step = try await base.recordZoneChanges(in: zoneID, since: cursor, resultsLimit: 1)
+                let names = step.modifications.map(\.recordID.recordName) + step.deletions.map(\.recordID.recordName)
+                if names.isEmpty || names.contains(where: { $0 == victim }) { break }
+                delivered.modifications += step.modifications
+                delivered.deletions += step.deletions
+                delivered.changeToken = step.changeToken
+                cursor = step.changeToken
+                if !step.moreComing { break }
+            }
+        default:
+            break
+        }
+        return delivered
+    }
+
+    /// A token at the start of the zone a page's token belongs to: what a fetch from `nil` would hand back if the
+    /// zone held nothing.
+    private static func startToken(like token: ChangeToken) -> ChangeToken {
+        guard let contents = token.contents else { return token }
+        return ChangeToken(ChangeToken.Contents(databaseID: contents.databaseID, scope: contents.scope, sequence: 0))
     }
 
     public func databaseChanges(
@@ -184,5 +273,9 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
 
     public func deleteZoneFromICloudSettings(_ zoneID: ZoneID) async throws(CloudError) {
         try await base.deleteZoneFromICloudSettings(zoneID)
+    }
+
+    public func purgeZoneForEncryptedDataReset(_ zoneID: ZoneID) async throws(CloudError) {
+        try await base.purgeZoneForEncryptedDataReset(zoneID)
     }
 }

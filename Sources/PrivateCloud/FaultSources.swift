@@ -5,7 +5,16 @@ public final class ScriptedFaults: FaultSource {
     private struct Entry {
         var fault: Fault
         var account: AccountID?
+        var device: String?
         var remaining: Int
+        var skip: Int
+
+        /// Whether the entry is aimed at `call` made by `target`.
+        func matches(_ call: ContainerCall, _ target: CallTarget) -> Bool {
+            fault.kind.applies(to: call) && (account == nil || account == target.account)
+                && (device == nil || device == target.device)
+                && (fault.record.map { target.recordNames.contains($0) } ?? true)
+        }
     }
 
     private let entries: Mutex<[Entry]> = Mutex([])
@@ -16,11 +25,16 @@ public final class ScriptedFaults: FaultSource {
     /// Adds a fault to the script.
     ///
     /// - Parameters:
-    ///   - fault: The fault.
+    ///   - fault: The fault; its ``Fault/record``, when set, limits it to calls naming that record.
     ///   - account: Only calls for this account, or any when `nil`.
+    ///   - device: Only calls from this device, or any when `nil`.
     ///   - count: How many calls it strikes.
-    public func add(_ fault: Fault, account: AccountID? = nil, count: Int = 1) {
-        entries.withLock { $0.append(Entry(fault: fault, account: account, remaining: max(1, count))) }
+    ///   - after: How many calls it applies to that it lets through first.
+    public func add(_ fault: Fault, account: AccountID? = nil, device: String? = nil, count: Int = 1, after: Int = 0) {
+        entries.withLock {
+            $0.append(
+                Entry(fault: fault, account: account, device: device, remaining: max(1, count), skip: max(0, after)))
+        }
     }
 
     /// Removes every scripted fault.
@@ -32,16 +46,23 @@ public final class ScriptedFaults: FaultSource {
     public var remaining: Int { entries.withLock { $0.reduce(0) { $0 + $1.remaining } } }
 
     public func nextFault(for call: ContainerCall, account: AccountID?) -> Fault? {
+        nextFault(for: call, target: CallTarget(account: account))
+    }
+
+    public func nextFault(for call: ContainerCall, target: CallTarget) -> Fault? {
         entries.withLock { entries in
-            guard
-                let index = entries.firstIndex(where: {
-                    $0.fault.kind.applies(to: call) && ($0.account == nil || $0.account == account)
-                })
-            else { return nil }
-            let fault = entries[index].fault
-            entries[index].remaining -= 1
-            if entries[index].remaining == 0 { entries.remove(at: index) }
-            return fault
+            for index in entries.indices where entries[index].matches(call, target) {
+                // A fault still letting calls through counts this one and leaves it to the faults after it.
+                if entries[index].skip > 0 {
+                    entries[index].skip -= 1
+                    continue
+                }
+                let fault = entries[index].fault
+                entries[index].remaining -= 1
+                if entries[index].remaining == 0 { entries.remove(at: index) }
+                return fault
+            }
+            return nil
         }
     }
 }

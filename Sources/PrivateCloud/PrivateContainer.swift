@@ -108,4 +108,14 @@ public protocol ICloudSettingsControls: Sendable {
     /// - Parameter zoneID: The zone.
     /// - Throws: ``CloudError`` `zoneNotFound` when there is no such zone.
     func deleteZoneFromICloudSettings(_ zoneID: ZoneID) async throws(CloudError)
+
+    /// Purges a zone as resetting the account's encrypted data does (the user, recovering the account without
+    /// a trusted device, resets the keys, and what was encrypted with the old ones cannot be read).
+    ///
+    /// The zone and its records are gone; database changes report it with reason `encryptedDataReset`, and later
+    /// calls on it fail with `zoneNotFound` until an app creates the zone again.
+    ///
+    /// - Parameter zoneID: A custom zone.
+    /// - Throws: ``CloudError`` `zoneNotFound` when there is no such zone, `invalidArguments` for the default zone.
+    func purgeZoneForEncryptedDataReset(_ zoneID: ZoneID) async throws(CloudError)
 }

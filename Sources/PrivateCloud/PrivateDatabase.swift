@@ -118,31 +118,57 @@ struct PrivateDatabase<Storage: DatabaseStorage> {
                 .limitExceeded,
                 "the request holds \(requestBytes) bytes; at most \(limits.maximumRequestBytes) fit in one request")
         }
-        return try run(write: true) {
-            var request = ModifyRequest(database: self, policy: savePolicy, user: user, now: clock.now())
-            request.nextSequence = try storage.reserveSequence(max(itemCount, 1))
-            // Items are grouped by zone, in the order each zone first appears; atomicity is per zone.
-            var zoneOrder: [String] = []
-            var savesByZone: [String: [(Record, [UInt8])]] = [:]
-            var deletesByZone: [String: [RecordID]] = [:]
-            for (record, fields) in zip(saving, encoded) {
-                let zone = record.recordID.zoneID.zoneName
-                if savesByZone[zone] == nil && deletesByZone[zone] == nil { zoneOrder.append(zone) }
-                savesByZone[zone, default: []].append((record, fields))
+        // A request none of whose items applied leaves the database exactly as it was: its transaction is rolled
+        // back, so not even the sequence numbers it reserved are spent.
+        var refused: ModifyResult?
+        do {
+            return try run(write: true) {
+                let result = try applyModify(
+                    saving: saving, encoded: encoded, deleting: deleting, savePolicy: savePolicy,
+                    atomically: atomically, user: user)
+                let applied =
+                    result.saveResults.values.contains { $0.isSuccess }
+                    || result.deleteResults.values.contains { $0.isSuccess }
+                if !applied && itemCount > 0 {
+                    refused = result
+                    throw CloudError(.internalError, "nothing applied; rolled back")
+                }
+                return result
             }
-            for id in deleting {
-                let zone = id.zoneID.zoneName
-                if savesByZone[zone] == nil && deletesByZone[zone] == nil { zoneOrder.append(zone) }
-                deletesByZone[zone, default: []].append(id)
-            }
-            var result = ModifyResult()
-            for zoneName in zoneOrder {
-                try request.apply(
-                    zone: ZoneID(uncheckedName: zoneName), saves: savesByZone[zoneName] ?? [],
-                    deletes: deletesByZone[zoneName] ?? [], atomically: atomically, into: &result)
-            }
-            return result
+        } catch {
+            if let refused { return refused }
+            throw error
         }
+    }
+
+    /// Applies a modify request's items inside the caller's write transaction.
+    private func applyModify(
+        saving: [Record], encoded: [[UInt8]], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool,
+        user: UserRecordID
+    ) throws -> ModifyResult {
+        var request = ModifyRequest(database: self, policy: savePolicy, user: user, now: clock.now())
+        request.nextSequence = try storage.reserveSequence(max(saving.count + deleting.count, 1))
+        // Items are grouped by zone, in the order each zone first appears; atomicity is per zone.
+        var zoneOrder: [String] = []
+        var savesByZone: [String: [(Record, [UInt8])]] = [:]
+        var deletesByZone: [String: [RecordID]] = [:]
+        for (record, fields) in zip(saving, encoded) {
+            let zone = record.recordID.zoneID.zoneName
+            if savesByZone[zone] == nil && deletesByZone[zone] == nil { zoneOrder.append(zone) }
+            savesByZone[zone, default: []].append((record, fields))
+        }
+        for id in deleting {
+            let zone = id.zoneID.zoneName
+            if savesByZone[zone] == nil && deletesByZone[zone] == nil { zoneOrder.append(zone) }
+            deletesByZone[zone, default: []].append(id)
+        }
+        var result = ModifyResult()
+        for zoneName in zoneOrder {
+            try request.apply(
+                zone: ZoneID(uncheckedName: zoneName), saves: savesByZone[zoneName] ?? [],
+                deletes: deletesByZone[zoneName] ?? [], atomically: atomically, into: &result)
+        }
+        return result
     }
 
     // MARK: Changes

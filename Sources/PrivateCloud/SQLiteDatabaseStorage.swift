@@ -8,8 +8,12 @@ import SQLite
 /// lock at once (`BEGIN IMMEDIATE`) and wait for it up to the connection's busy timeout.
 final class SQLiteDatabaseStorage: DatabaseStorage {
     /// The container database format: `application_id` 0x50534331 ("PSC1").
+    ///
+    /// Version 2 lets a zone tombstone's reason be `encryptedDataReset`. A version-1 file is read as it is, and
+    /// upgraded (its `zone_tombstones` rebuilt, in the same transaction) only when it first records that reason,
+    /// so files that never meet an encrypted-data reset stay readable by earlier builds.
     static let format = DatabaseFormat(
-        applicationID: 0x5053_4331, version: 1, name: "PrivateSync container database",
+        applicationID: 0x5053_4331, version: 2, name: "PrivateSync container database",
         schema: [
             "CREATE TABLE meta (key TEXT PRIMARY KEY, value ANY NOT NULL) WITHOUT ROWID",
             """
@@ -20,7 +24,7 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
             """
             CREATE TABLE zone_tombstones (
                 change_seq INTEGER PRIMARY KEY, zone_name TEXT NOT NULL, incarnation INTEGER NOT NULL,
-                reason TEXT NOT NULL CHECK (reason IN ('deleted', 'purged')))
+                reason TEXT NOT NULL CHECK (reason IN ('deleted', 'purged', 'encryptedDataReset')))
             """,
             "CREATE INDEX zone_tombstones_by_name ON zone_tombstones (zone_name, change_seq)",
             """
@@ -195,9 +199,31 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
         try connection.run("DELETE FROM record_tombstones WHERE zone_name = ?", .text(name))
         guard !name.isDefaultZoneName else { return }
         try connection.run("DELETE FROM zones WHERE zone_name = ?", .text(name))
+        if reason == .encryptedDataReset { try upgradeTombstoneReasons() }
         try connection.run(
             "INSERT INTO zone_tombstones (change_seq, zone_name, incarnation, reason) VALUES (?, ?, ?, ?)",
             .integer(sequence), .text(name), .integer(incarnation), .text(reason.rawValue))
+    }
+
+    /// Rebuilds a version-1 file's `zone_tombstones`, whose CHECK allows only `deleted` and `purged`, with the
+    /// version-2 CHECK, and marks the file version 2; inside the caller's write transaction, so it is all or nothing.
+    private func upgradeTombstoneReasons() throws {
+        guard (try connection.scalarInt("PRAGMA user_version") ?? 0) < 2 else { return }
+        try connection.execute(
+            """
+            CREATE TABLE zone_tombstones_v2 (
+                change_seq INTEGER PRIMARY KEY, zone_name TEXT NOT NULL, incarnation INTEGER NOT NULL,
+                reason TEXT NOT NULL CHECK (reason IN ('deleted', 'purged', 'encryptedDataReset')))
+            """)
+        try connection.execute(
+            """
+            INSERT INTO zone_tombstones_v2 (change_seq, zone_name, incarnation, reason)
+            SELECT change_seq, zone_name, incarnation, reason FROM zone_tombstones
+            """)
+        try connection.execute("DROP TABLE zone_tombstones")
+        try connection.execute("ALTER TABLE zone_tombstones_v2 RENAME TO zone_tombstones")
+        try connection.execute("CREATE INDEX zone_tombstones_by_name ON zone_tombstones (zone_name, change_seq)")
+        try connection.execute("PRAGMA user_version = 2")
     }
 
     func lastRemoval(ofZoneNamed name: String) throws -> DatabaseChanges.DeletionReason? {

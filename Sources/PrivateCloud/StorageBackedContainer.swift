@@ -81,4 +81,8 @@ extension StorageBackedContainer {
     public func deleteZoneFromICloudSettings(_ zoneID: ZoneID) async throws(CloudError) {
         try call { database, _ throws(CloudError) in try database.deleteZones([zoneID], reason: .purged) }
     }
+
+    public func purgeZoneForEncryptedDataReset(_ zoneID: ZoneID) async throws(CloudError) {
+        try call { database, _ throws(CloudError) in try database.deleteZones([zoneID], reason: .encryptedDataReset) }
+    }
 }

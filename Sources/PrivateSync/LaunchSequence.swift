@@ -186,6 +186,12 @@ public struct LaunchSequence: Sendable {
     /// - Throws: ``LaunchError`` `neverLaunched` when the device has no launch since installation.
     public func resume(readOnly: Bool = false) throws(LaunchError) -> LaunchedApp {
         let record = try lastLaunch()
+        if !readOnly, Self.buildLostEntitlement(since: record, device: device, environment: environment) {
+            // The app was upgraded to a build without the entitlement since that launch: an upgrade ends the running
+            // process, so the next open is a cold start of the new build (which checks the entitlement and falls
+            // back), never the old launch resumed with a container the new build cannot open (a trap).
+            return try run()
+        }
         if !readOnly, Self.accountChanged(since: record, device: device),
             !environment.plantedBugs.contains(.ignoresAccountChange)
         {
@@ -221,10 +227,19 @@ public struct LaunchSequence: Sendable {
             return SyncStatus.derive(
                 from: try LaunchedApp.facts(
                     device: device, record: record, userCreated: store, now: environment.clock.now(),
-                    asReconfiguredAfterAccountChange: !environment.plantedBugs.contains(.ignoresAccountChange)))
+                    asAtNextAction: environment))
         } catch {
             throw LaunchError(opening: error)
         }
+    }
+
+    /// Whether the launch `record` opened the cloud store after checking the entitlement, while the build installed
+    /// now lacks it: the app was upgraded since, and that launch is over.
+    static func buildLostEntitlement(
+        since record: LaunchRecord, device: SimulatedDevice, environment: LaunchEnvironment
+    ) -> Bool {
+        record.userCreatedStore == .cloud && !record.skippedEntitlementCheck
+            && device.entitlements.missingEntitlement(for: environment.containerIdentifier) != nil
     }
 
     /// Whether the launch `record` fell back for the device's account, and the account's status has changed since.

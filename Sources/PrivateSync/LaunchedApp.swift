@@ -38,8 +38,9 @@ public final class LaunchedApp: Sendable {
         self.stores = stores
         stores.userCreated.plant(environment.plantedBugs)
         stores.localOnly.plant(environment.plantedBugs)
-        if record.userCreatedStore == .cloud {
-            // Step 6. Without the entitlement (and with its check skipped) this traps, as CKContainer does.
+        if record.userCreatedStore == .cloud && !isReadOnlyView {
+            // Step 6. Without the entitlement (and with its check skipped) this traps, as CKContainer does. A
+            // read-only view (a command that only reads) never touches the container, so it opens none.
             let container = environment.opener.openContainer(
                 identifier: environment.containerIdentifier, entitlements: device.entitlements)
             self.container = container
@@ -128,14 +129,24 @@ public final class LaunchedApp: Sendable {
     public func facts() throws(StoreError) -> SyncFacts {
         try Self.facts(
             device: device, record: record, userCreated: stores.userCreated, now: environment.clock.now(),
-            asReconfiguredAfterAccountChange: isReadOnlyView && !environment.plantedBugs.contains(.ignoresAccountChange)
-        )
+            asAtNextAction: isReadOnlyView ? environment : nil)
     }
 
     /// The facts of a device's app, read from its launch record, its account and its user-created store.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - record: Its last launch.
+    ///   - userCreated: Its user-created store.
+    ///   - now: The time the facts are read.
+    ///   - environment: For a view of a command that only reads: the facts as the app's next action will have
+    ///     them (the CLI's next command that writes reopens the app), so the view never shows a state whose cause
+    ///     is gone; `nil` for a running app, which reacts by itself (``reactToAccountChange()``, a relaunch).
+    /// - Returns: The facts.
+    /// - Throws: ``StoreError`` when the store cannot be read.
     static func facts(
         device: SimulatedDevice, record: LaunchRecord, userCreated: RecordStore<UserCreated>, now: Date? = nil,
-        asReconfiguredAfterAccountChange: Bool = false
+        asAtNextAction environment: LaunchEnvironment? = nil
     ) throws(StoreError) -> SyncFacts {
         let engineState = try EngineState.read(from: userCreated)
         let (account, status) = device.session.current
@@ -145,11 +156,18 @@ public final class LaunchedApp: Sendable {
             boundUser: engineState.boundUser, enginePause: engineState.pause, lastOutcome: engineState.lastOutcome,
             nextAttempt: engineState.nextAttempt, initialFetchDone: engineState.initialFetchDone,
             pendingChanges: engineState.pendingChanges, now: now)
-        if asReconfiguredAfterAccountChange, LaunchSequence.accountChanged(since: record, device: device) {
-            // A view for a command that only reads, of a launch that fell back for the account when the account has
-            // changed since: the app reconfigures at its next action (the CLI's next command that writes), so the
-            // view shows the status that reconfiguration gives, never a cause that no longer holds. (The store file is
-            // the same either way.) A running app does the same by ``reactToAccountChange()``.
+        guard let environment else { return facts }
+        if LaunchSequence.buildLostEntitlement(since: record, device: device, environment: environment) {
+            // Upgraded since to a build without the entitlement: the next open is a cold start of that build, which
+            // falls back (missingEntitlement). Never "on" meanwhile.
+            facts.userCreatedStoreIsCloud = false
+            facts.launchFallback = .missingEntitlement
+        } else if !environment.plantedBugs.contains(.ignoresAccountChange),
+            LaunchSequence.accountChanged(since: record, device: device)
+        {
+            // The launch fell back for the account, and the account has changed since: the app reconfigures at its
+            // next action, so the view shows the status that reconfiguration gives, never a cause that no longer
+            // holds. (The store file is the same either way.)
             facts.userCreatedStoreIsCloud = true
             facts.launchFallback = nil
         }

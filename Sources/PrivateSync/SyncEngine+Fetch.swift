@@ -129,6 +129,14 @@ extension SyncEngine {
             let name = deletion.recordID.recordName
             applied.deletions += 1
             let pending = try state.pendingChange(named: name)
+            // A record this device created anew under a name whose earlier record was deleted (its own delete's
+            // echo, or another device's): the server never held this one (no change tag), so the deletion is of
+            // its predecessor. It stays, and its save goes up.
+            if pending?.kind == .save, try state.record(named: name) != nil, try state.serverChangeTag(of: name) == nil,
+                !isPlanted(.deleteEchoRemovesNewRecord)
+            {
+                continue
+            }
             if pending?.kind == .save { applied.deleteWins.append(name) }
             try state.deleteRecord(named: name)
             try state.removePendingChange(named: name, ifRevision: nil)

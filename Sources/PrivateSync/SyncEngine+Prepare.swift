@@ -129,15 +129,23 @@ extension SyncEngine {
             } catch {
                 throw stop(for: error)
             }
-            let deleted = !freshStore && page.deletions.contains { $0.zoneID == zoneID }
+            // The last word on the zone in this page: purged by the user, deleted, or reset with the account's keys.
+            let deletion = freshStore ? nil : page.deletions.last { $0.zoneID == zoneID }
+            let keysReset = deletion?.reason == .encryptedDataReset
             let handled = try transaction(cycle) { state -> Bool in
-                if deleted {
-                    guard try state.integer(.reuploadConsent) == 1 else { return false }
+                if let deletion {
+                    // After an encrypted-data reset the user deleted nothing: their keys were reset and the server
+                    // lost what it held, so this device uploads everything again (as CKSyncEngine's guidance says).
+                    // Any other deletion needs the user's consent given after the device learned of it.
+                    if !keysReset {
+                        guard try state.integer(.reuploadConsent) == 1 else { return false }
+                    }
                     try Self.prepareReupload(state, user: user)
                 }
                 try state.setState(.databaseToken, .blob(page.changeToken.bytes))
                 return true
             }
+            if keysReset && handled { emit(.encryptedDataReset(zoneID), &report) }
             if !handled {
                 throw .pause(
                     .userDeletedZone, persistent: true,

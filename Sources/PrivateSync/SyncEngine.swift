@@ -183,8 +183,10 @@ public final class SyncEngine: Sendable {
         do {
             return try store.syncSnapshot { state -> String? in
                 switch try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:)) {
-                case .userDeletedZone? where try state.integer(.reuploadConsent) == 0:
-                    return "sync is paused: the user deleted the app's iCloud data"
+                case .userDeletedZone? where try !force && state.integer(.reuploadConsent) == 0:
+                    // A forced sync still reads the database changes: they say whether the zone went with the
+                    // account's keys (re-uploaded at once) or by the user (paused again, nothing sent).
+                    return "sync is paused: the app's iCloud data was deleted"
                 case .quotaExceeded? where !force:
                     return "sync is paused: iCloud storage is full (a forced sync tries again)"
                 case .containerUnusable? where !force:

@@ -16,6 +16,9 @@ public enum SyncEvent: Sendable, Hashable {
     case changeTokenExpired
     /// A full fetch removed records the server no longer has.
     case reconciled(removed: Int)
+    /// The account's encrypted data was reset (its keys are new, the zone was purged): every record of this device is
+    /// queued to be uploaded again into the zone created anew, without asking, since the user deleted nothing.
+    case encryptedDataReset(ZoneID)
     /// The first full fetch after a reset of the bookkeeping queued the records the server did not return.
     case requeuedAfterReset(records: Int)
     /// A modify request was accepted: this many saves and deletes.

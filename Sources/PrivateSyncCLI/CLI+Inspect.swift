@@ -159,16 +159,8 @@ extension CLI {
             throw CLIError(.internalError, "this world keeps no fault file")
         }
         let kind = FaultKind(rawValue: command.arguments[0])!
-        let count =
-            try command.option("count").map { text throws(CLIError) -> Int in
-                guard let value = Int(text), value >= 1, value <= 1_000_000 else {
-                    throw CLIError(
-                        .dataError,
-                        "--count must be a whole number from 1 to 1000000; got '\(TextEscaping.escape(text.prefix(40)))'"
-                    )
-                }
-                return value
-            } ?? 1
+        let count = try wholeNumber("count", from: 1) ?? 1
+        let after = try wholeNumber("after", from: 0) ?? 0
         let retryAfter = try command.option("retry-after").map { text throws(CLIError) -> Double in
             guard let value = Double(text), value.isFinite, value >= 0, value <= 86_400 else {
                 throw CLIError(
@@ -179,11 +171,32 @@ extension CLI {
             return value
         }
         let account = try account(command.option("account"))
-        try faults.inject(Fault(kind, retryAfter: retryAfter), account: account, count: count)
+        let record = try command.option("record").map { text throws(CLIError) in try recordName(text) }
+        // A device aimed at must exist: a misspelt name would otherwise wait for calls that never come.
+        let device = try command.option("device").map { name throws in try world.device(name).name }
+        try faults.inject(
+            Fault(kind, retryAfter: retryAfter, record: record), account: account, device: device, count: count,
+            after: after)
+        var aim = [account.map { "account \($0)" } ?? "any account"]
+        if let device { aim.append("device \(device)") }
+        if let record { aim.append("record \(record)") }
         Terminal.line(
-            "Injected \(kind) for the next \(count) call(s) it applies to, for \(account.map { "account \($0)" } ?? "any account")"
-        )
+            "Injected \(kind) for the next \(count) call(s) it applies to"
+                + (after > 0 ? " after letting \(after) through" : "") + ", for " + aim.joined(separator: ", "))
         return .success
+    }
+
+    /// The whole number given with `--NAME`, from `minimum` to ``PersistentFaults/maximumCount``, or `nil`.
+    private func wholeNumber(_ name: String, from minimum: Int) throws(CLIError) -> Int? {
+        try command.option(name).map { text throws(CLIError) -> Int in
+            guard let value = Int(text), value >= minimum, value <= PersistentFaults.maximumCount else {
+                throw CLIError(
+                    .dataError,
+                    "--\(name) must be a whole number from \(minimum) to \(PersistentFaults.maximumCount); got '\(TextEscaping.escape(text.prefix(40)))'"
+                )
+            }
+            return value
+        }
     }
 
     func faultList() throws -> ExitCode {
@@ -197,7 +210,10 @@ extension CLI {
             struct EntryJSON: Encodable {
                 let kind: String
                 let account: String?
+                let device: String?
+                let record: String?
                 let remaining: Int
+                let after: Int
                 let retryAfter: Double?
             }
             struct FaultsJSON: Encodable {
@@ -208,8 +224,8 @@ extension CLI {
                 FaultsJSON(
                     waiting: entries.map {
                         EntryJSON(
-                            kind: $0.kind.rawValue, account: $0.account?.rawValue, remaining: $0.remaining,
-                            retryAfter: $0.retryAfter)
+                            kind: $0.kind.rawValue, account: $0.account?.rawValue, device: $0.device,
+                            record: $0.record, remaining: $0.remaining, after: $0.after, retryAfter: $0.retryAfter)
                     }, struck: Dictionary(uniqueKeysWithValues: struck.map { ($0.key.rawValue, $0.value) })))
             return .success
         }
@@ -217,11 +233,11 @@ extension CLI {
             Terminal.line("No faults waiting.")
         } else {
             Terminal.table(
-                [["KIND", "ACCOUNT", "REMAINING", "RETRY AFTER"]]
+                [["KIND", "ACCOUNT", "DEVICE", "RECORD", "REMAINING", "AFTER", "RETRY AFTER"]]
                     + entries.map {
                         [
-                            $0.kind.rawValue, $0.account?.rawValue ?? "any", "\($0.remaining)",
-                            $0.retryAfter.map { "\($0)s" } ?? "-",
+                            $0.kind.rawValue, $0.account?.rawValue ?? "any", $0.device ?? "any", $0.record ?? "any",
+                            "\($0.remaining)", "\($0.after)", $0.retryAfter.map { "\($0)s" } ?? "-",
                         ]
                     })
         }

@@ -14,9 +14,12 @@ extension CLI {
                 .dataError, "unknown record type '\(TextEscaping.escape(typeName.prefix(60)))' (known types: \(known))")
         }
         // Bad input is refused before any store is opened.
+        let name = try command.option("name").map { text throws(CLIError) in try recordName(text) }
         let fields = try FieldParsing.parse(command.options["field"] ?? [], for: type, now: world.options.clock.now())
         let app = try resumedApp(in: world)
-        let record = try app.add(typeName, fields: fields)
+        let record =
+            try name.map { name in try app.add(typeName, name: name, fields: fields) }
+            ?? app.add(typeName, fields: fields)
 
         // The record and its pending change are committed (durably) by the time add returns.
         if json {
@@ -71,7 +74,7 @@ extension CLI {
     }
 
     /// A record name as given, checked as CloudKit checks one.
-    private func recordName(_ text: String) throws(CLIError) -> String {
+    func recordName(_ text: String) throws(CLIError) -> String {
         if let problem = CloudKitNames.problem(withRecordName: text) {
             throw CLIError(.dataError, "invalid record name: \(problem)")
         }

@@ -6,6 +6,11 @@ enum CommandTree {
     static let device = OptionSpec("device", valueName: "NAME", help: "The device.", isRequired: true)
     static let json = FlagSpec("json", help: "Print exactly one JSON object (shapes in docs/cli.md).")
     static let onOff = ["on", "off"]
+    static let cloudAccount = OptionSpec("account", valueName: "ID", help: "The account.", isRequired: true)
+    static let zone = OptionSpec(
+        "zone", valueName: "ZONE", help: "The zone (default: the engine's zone, PrivateSyncZone).")
+    static let cloudField = OptionSpec(
+        "field", valueName: "KEY=VALUE", help: "A field value; KEY:TYPE=VALUE gives its type.", isRepeatable: true)
 
     static let home = OptionSpec(
         "home", valueName: "DIR", help: "The world's folder (default: $PRIVATESYNC_HOME, else ./.privatesync).")
@@ -146,8 +151,16 @@ enum CommandTree {
                         options: [
                             device,
                             OptionSpec("field", valueName: "KEY=VALUE", help: "A field value.", isRepeatable: true),
+                            OptionSpec(
+                                "name", valueName: "NAME",
+                                help:
+                                    "The record's name, checked as CloudKit checks record names (default: a new UUID); refused if a record on the device has it."
+                            ),
                         ], flags: [json],
-                        examples: ["privatesync record add CheckIn --device phone --field mood=4 --field date=now"]),
+                        examples: [
+                            "privatesync record add CheckIn --device phone --field mood=4 --field date=now",
+                            "privatesync record add CheckIn --device phone --name checkin-2026-11-29 --field mood=4 --field date=now",
+                        ]),
                     CommandSpec(
                         "edit", abstract: "Change fields of a record.",
                         arguments: [ArgumentSpec("NAME", help: "The record's name.")],
@@ -165,6 +178,60 @@ enum CommandTree {
                         "list", abstract: "List the records on a device.",
                         options: [device, OptionSpec("type", valueName: "TYPE", help: "Only records of this type.")],
                         flags: [json]),
+                ]),
+            CommandSpec(
+                "cloud",
+                abstract: "Write into an account's container directly, as another client or app version would.",
+                discussion:
+                    "These commands go through the container's own semantics (change tags, zones, field types), meet no injected fault, and use the engine's zone unless --zone is given. The container is schemaless: any record type and field key CloudKit accepts may be written. A field the app's schema declares for the type is read by its type; another is inferred (true/false, an integer, a number, a date, else a string) unless typed as KEY:TYPE=VALUE (docs/cli.md).",
+                subcommands: [
+                    CommandSpec(
+                        "record", abstract: "Put, edit, delete and list records in an account's container.",
+                        subcommands: [
+                            CommandSpec(
+                                "put", abstract: "Create a record (and its zone, when missing); prints its name.",
+                                options: [
+                                    cloudAccount,
+                                    OptionSpec(
+                                        "type", valueName: "TYPE", help: "The record type (any CloudKit identifier).",
+                                        isRequired: true),
+                                    OptionSpec(
+                                        "name", valueName: "NAME", help: "The record's name (default: a new UUID)."),
+                                    zone, cloudField,
+                                ], flags: [json],
+                                examples: [
+                                    "privatesync cloud record put --account alice --type CheckIn --name c1 --field mood=4 --field date=now",
+                                    "privatesync cloud record put --account alice --type FutureThing --field weight:double=3",
+                                ]),
+                            CommandSpec(
+                                "edit", abstract: "Change fields of a record in the container.",
+                                discussion:
+                                    "With --stale the save is based on a change tag the server no longer holds: it meets serverRecordChanged (14), which is reported, and the record is then saved over the server's with allKeys, as a client that insists on its version does.",
+                                arguments: [ArgumentSpec("NAME", help: "The record's name.")],
+                                options: [cloudAccount, zone, cloudField],
+                                flags: [
+                                    FlagSpec("stale", help: "Save from an outdated copy (an old change tag)."), json,
+                                ]),
+                            CommandSpec(
+                                "delete", abstract: "Delete a record from the container.",
+                                arguments: [ArgumentSpec("NAME", help: "The record's name.")],
+                                options: [cloudAccount, zone]),
+                            CommandSpec(
+                                "list", abstract: "The records in the container, or in one zone.",
+                                options: [cloudAccount, zone], flags: [json]),
+                        ]),
+                    CommandSpec(
+                        "zone", abstract: "List or delete an account's zones.",
+                        subcommands: [
+                            CommandSpec(
+                                "list", abstract: "The zones, the default zone first.", options: [cloudAccount],
+                                flags: [json]),
+                            CommandSpec(
+                                "delete",
+                                abstract:
+                                    "Delete a zone and its records (reported as deleted; calls on it then fail with zoneNotFound).",
+                                arguments: [ArgumentSpec("ZONE", help: "The zone.")], options: [cloudAccount]),
+                        ]),
                 ]),
             CommandSpec(
                 "inspect",
@@ -197,12 +264,26 @@ enum CommandTree {
                         ],
                         options: [
                             OptionSpec("account", valueName: "ID", help: "Only calls for this account (default: any)."),
+                            OptionSpec(
+                                "device", valueName: "NAME", help: "Only calls from this device (default: any)."),
+                            OptionSpec(
+                                "record", valueName: "NAME",
+                                help:
+                                    "Only calls naming this record; the item a per-item fault fails, the change a delayed delivery withholds."
+                            ),
                             OptionSpec("count", valueName: "N", help: "How many calls it strikes (default 1)."),
+                            OptionSpec(
+                                "after", valueName: "N",
+                                help: "Let the first N calls it applies to through, then strike (default 0)."),
                             OptionSpec(
                                 "retry-after", valueName: "SECONDS",
                                 help: "The retry-after it carries, where one applies."),
                         ],
-                        examples: ["privatesync fault inject network-unavailable --count 3"]),
+                        examples: [
+                            "privatesync fault inject network-unavailable --count 3",
+                            "privatesync fault inject partial-failure --device phone --record checkin-1",
+                            "privatesync fault inject delayed-delivery --device tablet --count 2",
+                        ]),
                     CommandSpec("list", abstract: "The faults waiting, and how often each kind struck.", flags: [json]),
                     CommandSpec("clear", abstract: "Remove every waiting fault."),
                 ]),

@@ -53,7 +53,7 @@ enum FieldParsing {
 
     /// The value of `key` read from a file: at most one byte more than a record may hold, then refused, so that
     /// `@/dev/zero` or a huge file costs a megabyte of memory, not all of it.
-    private static func readFile(_ path: String, for key: String) throws(CLIError) -> String {
+    static func readFile(_ path: String, for key: String) throws(CLIError) -> String {
         let limit = CloudLimits.cloudKit.maximumRecordBytes
         let shown = TextEscaping.escape(path.prefix(200))
         let bytes: [UInt8]
@@ -80,7 +80,7 @@ enum FieldParsing {
         return text
     }
 
-    private static func value(
+    static func value(
         _ text: String, as fieldType: FieldType, key: String, type: String, now: Date
     ) throws(CLIError)
         -> FieldValue

@@ -128,3 +128,25 @@ struct RecordJSON: Encodable {
         modifiedAt = Formats.iso(record.modifiedAt)
     }
 }
+
+/// A record as it is in a container, in `cloud record … --json`.
+struct CloudRecordJSON: Encodable {
+    let name: String
+    let type: String
+    let zone: String
+    let fields: [String: JSONValue]
+    let changeTag: String?
+    let createdAt: String?
+    let modifiedAt: String?
+
+    init(_ record: Record) {
+        name = record.recordID.recordName
+        type = record.recordType
+        zone = record.recordID.zoneID.zoneName
+        fields = Dictionary(
+            uniqueKeysWithValues: record.allKeys.compactMap { key in record[key].map { (key, JSONValue($0)) } })
+        changeTag = record.recordChangeTag
+        createdAt = record.systemFields.map { Formats.iso($0.creationDate) }
+        modifiedAt = record.systemFields.map { Formats.iso($0.modificationDate) }
+    }
+}

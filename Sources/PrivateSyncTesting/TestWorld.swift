@@ -95,16 +95,41 @@ public final class TestWorld: Sendable {
         try world.containerRecords(account: AccountID(account))
     }
 
-    /// Scripts a fault for the next container calls it applies to.
+    /// `account`'s private database as another client sees it (an older or newer build, another app): put, edit
+    /// (also from a stale copy), delete, list records and zones, delete a zone, as `privatesync cloud` does.
+    ///
+    /// - Parameter account: The account.
+    /// - Returns: A client of that account's database, meeting none of the scripted faults.
+    /// - Throws: `IdentifierError` for an invalid account name.
+    public func cloud(account: String) throws -> AccountCloud {
+        world.cloud(account: try AccountID(account))
+    }
+
+    /// Scripts a fault for the next container calls it applies to, as `privatesync fault inject` does.
     ///
     /// - Parameters:
     ///   - kind: The kind.
     ///   - account: Only calls for this account, or any.
+    ///   - device: Only calls from this device, or any.
+    ///   - record: Only calls naming this record: the item a per-item fault fails, the change a delayed delivery
+    ///     withholds.
     ///   - count: How many calls it strikes.
+    ///   - after: How many calls it applies to that it lets through first.
     ///   - retryAfter: The retry-after it carries, for kinds that carry one.
-    public func inject(_ kind: FaultKind, account: String? = nil, count: Int = 1, retryAfter: Double? = nil) throws {
+    /// - Throws: `IdentifierError` for an invalid account or device name, ``WorldError`` `invalidName` for an
+    ///   invalid record name.
+    public func inject(
+        _ kind: FaultKind, account: String? = nil, device: String? = nil, record: String? = nil, count: Int = 1,
+        after: Int = 0, retryAfter: Double? = nil
+    ) throws {
         let target = try account.map { try AccountID($0) }
-        faults.add(Fault(kind, retryAfter: retryAfter), account: target, count: count)
+        if let device { try DeviceName.validate(device) }
+        if let record, let problem = CloudKitNames.problem(withRecordName: record) {
+            throw WorldError(.invalidName, "invalid record name: \(problem)")
+        }
+        faults.add(
+            Fault(kind, retryAfter: retryAfter, record: record), account: target, device: device, count: count,
+            after: after)
     }
 
     /// Audits every container of the given accounts.

@@ -286,11 +286,13 @@ public final class World: Sendable {
     // MARK: Launching
 
     /// The container a device signed in as `session` opens once its entitlement check passed: the world's backend,
-    /// behind the world's faults.
-    private func container(_ identifier: ContainerIdentifier, session: AccountSession) -> any PrivateContainer {
+    /// behind the world's faults, which know the device's name so that a fault can be aimed at it.
+    private func container(
+        _ identifier: ContainerIdentifier, session: AccountSession, device: String
+    ) -> any PrivateContainer {
         func behindFaults<Base: PrivateContainer & ICloudSettingsControls>(_ base: Base) -> any PrivateContainer {
             guard let faults else { return base }
-            return FaultInjectingContainer(base: base, faults: faults, session: session)
+            return FaultInjectingContainer(base: base, faults: faults, session: session, device: device)
         }
         if let memoryCloud {
             return behindFaults(
@@ -316,8 +318,8 @@ public final class World: Sendable {
     ) -> LaunchEnvironment {
         var environment = LaunchEnvironment(
             partition: partition, containerIdentifier: containerIdentifier,
-            opener: TrappingContainerOpener { [self, session = device.session] identifier in
-                let container = self.container(identifier, session: session)
+            opener: TrappingContainerOpener { [self, session = device.session, name = device.name] identifier in
+                let container = self.container(identifier, session: session, device: name)
                 return wrapContainer?(container) ?? container
             },
             clock: options.clock,

@@ -198,6 +198,118 @@ struct CLIBadInputTests {
                 "note=@/no/such/file",
             ],
             code: 66, message: "cannot read the value of 'note'"),
+        // Chosen record names (record add --name).
+        Case(
+            arguments: [
+                "record", "add", "CheckIn", "--device", "phone", "--name", "_x", "--field", "mood=1", "--field",
+                "date=now",
+            ], code: 65, message: "starts with an underscore"),
+        Case(
+            arguments: [
+                "record", "add", "CheckIn", "--device", "phone", "--name", "", "--field", "mood=1", "--field",
+                "date=now",
+            ], code: 65, message: "must not be empty"),
+        Case(
+            arguments: [
+                "record", "add", "CheckIn", "--device", "phone", "--name", longName, "--field", "mood=1", "--field",
+                "date=now",
+            ], code: 65, message: "at most 255"),
+        Case(
+            arguments: [
+                "record", "add", "CheckIn", "--device", "phone", "--name", "c1", "--field", "mood=1", "--field",
+                "date=now",
+            ], code: 65, message: "a record named \"c1\" already exists"),
+        Case(
+            arguments: ["record", "add", "CheckIn", "--device", "phone", "--name"], code: 64, message: "needs a value"),
+        // Writes by other clients (cloud ...).
+        Case(
+            arguments: ["cloud", "record", "put", "--type", "Note"], code: 64, message: "missing option '--account ID'"),
+        Case(arguments: ["cloud", "record", "put", "--account", "alice"], code: 64, message: "missing option '--type"),
+        Case(arguments: ["cloud", "zone", "list"], code: 64, message: "missing option '--account ID'"),
+        Case(arguments: ["cloud", "zone", "delete", "--account", "alice"], code: 64, message: "missing ZONE"),
+        Case(arguments: ["cloud", "record", "edit", "--account", "alice"], code: 64, message: "missing NAME"),
+        Case(
+            arguments: ["cloud", "record", "edit", "c1", "--account", "alice"], code: 64, message: "nothing to change"),
+        Case(
+            arguments: ["cloud", "record", "put", "--account", "a/b", "--type", "Note"], code: 65,
+            message: "invalid account"),
+        Case(
+            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "9Note"], code: 65,
+            message: "must start with an ASCII letter"),
+        Case(
+            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "Note", "--name", "_n"], code: 65,
+            message: "starts with an underscore"),
+        Case(
+            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "Note", "--zone", "_bad"], code: 65,
+            message: "invalid zone name"),
+        Case(
+            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "Note", "--field", "9k=1"], code: 65,
+            message: "invalid field"),
+        Case(
+            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "Note", "--field", "k:colour=1"],
+            code: 65, message: "unknown field type 'colour'"),
+        Case(
+            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "Note", "--field", "k:int64=x"],
+            code: 65, message: "not a 64-bit integer"),
+        Case(
+            arguments: [
+                "cloud", "record", "put", "--account", "alice", "--type", "Note", "--field", "k=1", "--field", "k=2",
+            ], code: 65, message: "given twice"),
+        Case(
+            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "Note", "--field", "k"], code: 65,
+            message: "needs KEY=VALUE or KEY:TYPE=VALUE"),
+        Case(
+            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--name", "c1"], code: 65,
+            message: "already exists"),
+        Case(
+            arguments: [
+                "cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--field", "mood:string=x",
+            ], code: 65, message: "holds int64 values"),
+        Case(
+            arguments: ["cloud", "record", "edit", "c1", "--account", "alice", "--stale", "--field", "mood=x"],
+            code: 65, message: "not a 64-bit integer"),
+        Case(
+            arguments: ["cloud", "zone", "delete", "_defaultZone", "--account", "alice"], code: 65,
+            message: "cannot be deleted"),
+        Case(
+            arguments: ["cloud", "record", "edit", "NOPE", "--account", "alice", "--field", "mood=1"], code: 66,
+            message: "does not exist"),
+        Case(
+            arguments: ["cloud", "record", "edit", "c1", "--account", "bob", "--field", "mood=1"], code: 66,
+            message: "has no container database"),
+        Case(arguments: ["cloud", "record", "delete", "NOPE", "--account", "alice"], code: 66, message: "unknownItem"),
+        Case(arguments: ["cloud", "record", "delete", "c1", "--account", "bob"], code: 66, message: "no container"),
+        Case(
+            arguments: ["cloud", "record", "delete", "c1", "--account", "alice", "--zone", "Missing"], code: 66,
+            message: "zoneNotFound"),
+        Case(
+            arguments: ["cloud", "record", "list", "--account", "alice", "--zone", "Missing"], code: 66,
+            message: "zoneNotFound"),
+        Case(
+            arguments: ["cloud", "zone", "delete", "Missing", "--account", "alice"], code: 66, message: "zoneNotFound"),
+        Case(arguments: ["cloud", "zone", "delete", "Missing", "--account", "bob"], code: 66, message: "no container"),
+        // Aimed faults (fault inject --device/--record/--after).
+        Case(arguments: ["fault", "inject", "network-failure", "--after", "-1"], code: 65, message: "--after must be"),
+        Case(
+            arguments: ["fault", "inject", "network-failure", "--after", "many"], code: 65, message: "--after must be"),
+        Case(
+            arguments: ["fault", "inject", "network-failure", "--after", "1000001"], code: 65,
+            message: "--after must be"),
+        Case(
+            arguments: ["fault", "inject", "network-failure", "--count", "1000001"], code: 65,
+            message: "--count must be"),
+        Case(
+            arguments: ["fault", "inject", "partial-failure", "--record", "_x"], code: 65,
+            message: "starts with an underscore"),
+        Case(
+            arguments: ["fault", "inject", "partial-failure", "--record", ""], code: 65, message: "must not be empty"),
+        Case(
+            arguments: ["fault", "inject", "zone-not-found", "--device", "a/b"], code: 65,
+            message: "invalid device name"),
+        Case(
+            arguments: ["fault", "inject", "zone-not-found", "--device", "ghost"], code: 66,
+            message: "no device named ghost"),
+        Case(arguments: ["fault", "inject", "delayed-delivery", "--after"], code: 64, message: "needs a value"),
     ]
 
     @Test("each bad input gets its exit code and a precise message, and the world is unchanged", arguments: cases)
@@ -207,7 +319,8 @@ struct CLIBadInputTests {
         try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
         try cli.ok("device", "add", "tablet", "--account", "alice", "--sync", "on")
         try cli.ok("launch", "--device", "phone")
-        try cli.ok("record", "add", "CheckIn", "--device", "phone", "--field", "mood=1", "--field", "date=now")
+        try cli.ok(
+            "record", "add", "CheckIn", "--device", "phone", "--name", "c1", "--field", "mood=1", "--field", "date=now")
         try cli.ok("sync", "now", "--device", "phone")
         let before = try cli.worldDigest()
         let run = try cli.run(testCase.arguments)

@@ -12,6 +12,9 @@ struct CLICommandTests {
         ["record", "add"], ["record", "edit"], ["record", "delete"], ["record", "list"], ["inspect"], ["audit"],
         ["fault"],
         ["fault", "inject"], ["fault", "list"], ["fault", "clear"], ["simulate"], ["simulate", "merge"], ["demo"],
+        ["cloud"], ["cloud", "record"], ["cloud", "record", "put"], ["cloud", "record", "edit"],
+        ["cloud", "record", "delete"], ["cloud", "record", "list"], ["cloud", "zone"], ["cloud", "zone", "list"],
+        ["cloud", "zone", "delete"],
     ]
 
     @Test("every command answers --help with its overview and usage", arguments: everyCommand)

@@ -109,4 +109,21 @@ struct CLISyncNowTests {
         try cli.ok("sync", "now", "--device", "tablet")
         try cli.exits(0, "audit", "--convergence")
     }
+
+    @Test(
+        "after an upgrade to a build without the entitlement, no command traps and none reads on",
+        arguments: [
+            ["record", "list", "--device", "phone"], ["inspect", "--device", "phone"],
+            ["sync", "status", "--device", "phone"], ["sync", "now", "--device", "phone"],
+            ["record", "add", "CheckIn", "--device", "phone", "--field", "mood=2", "--field", "date=now"],
+        ])
+    func upgradeWithoutEntitlementNeverTraps(arguments: [String]) throws {
+        let cli = try Self.syncedWorld()
+        try cli.ok("device", "upgrade", "phone", "--entitlement", "off")
+        let run = try cli.run(arguments)
+        #expect(run.signal == nil && run.status < 128, "\(arguments) trapped: \(run.status)")
+        let status = try cli.ok("sync", "status", "--device", "phone", "--json").json
+        #expect(status["state"] as? String == "paused")
+        #expect(status["reason"] as? String == "missingEntitlement")
+    }
 }

@@ -4,20 +4,10 @@ import Testing
 
 @Suite("Sync engine: conflicts")
 struct SyncEngineConflictTests {
-    static func twoDevicesSharingOneRecord() async throws -> (TestWorld, LaunchedApp, LaunchedApp, String) {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        let tablet = try world.launch("tablet")
-        let shared = try phone.checkIn(3, note: "original")
-        await syncUntilQuiet([phone, tablet])
-        return (world, phone, tablet, shared.name)
-    }
 
     @Test("edits of different fields on two devices are both kept")
     func differentFieldsMerge() async throws {
-        let (world, phone, tablet, name) = try await Self.twoDevicesSharingOneRecord()
+        let (world, phone, tablet, name) = try await twoDevicesSharingOneRecord()
         world.clock.advance(by: 1)
         try phone.edit(name, setting: ["mood": .int64(5)])
         world.clock.advance(by: 1)
@@ -33,7 +23,7 @@ struct SyncEngineConflictTests {
     @Test("the same field edited on two devices takes the later write, whichever syncs first")
     func sameFieldLastWriterWins() async throws {
         for tabletSyncsFirst in [false, true] {
-            let (world, phone, tablet, name) = try await Self.twoDevicesSharingOneRecord()
+            let (world, phone, tablet, name) = try await twoDevicesSharingOneRecord()
             world.clock.advance(by: 1)
             try phone.edit(name, setting: ["note": .string("earlier")])
             world.clock.advance(by: 1)
@@ -48,7 +38,7 @@ struct SyncEngineConflictTests {
     @Test("a tie in time is broken by device identifier, the same way on every device")
     func tiesAreDeterministic() async throws {
         // The world is kept: it owns the devices' folders (and their sync switches) for as long as it lives.
-        let (world, phone, tablet, name) = try await Self.twoDevicesSharingOneRecord()
+        let (world, phone, tablet, name) = try await twoDevicesSharingOneRecord()
         defer { withExtendedLifetime(world) {} }
         try phone.edit(name, setting: ["note": .string("phone")])
         try tablet.edit(name, setting: ["note": .string("tablet")])
@@ -61,7 +51,7 @@ struct SyncEngineConflictTests {
 
     @Test("a clear is a write: a later clear beats an earlier value")
     func clearsCompete() async throws {
-        let (world, phone, tablet, name) = try await Self.twoDevicesSharingOneRecord()
+        let (world, phone, tablet, name) = try await twoDevicesSharingOneRecord()
         world.clock.advance(by: 1)
         try phone.edit(name, setting: ["note": .string("kept?")])
         world.clock.advance(by: 1)
@@ -75,7 +65,7 @@ struct SyncEngineConflictTests {
     @Test("a delete and a concurrent edit: the delete wins on every device, whichever syncs first")
     func deleteWinsOverEdit() async throws {
         for editorSyncsFirst in [false, true] {
-            let (world, phone, tablet, name) = try await Self.twoDevicesSharingOneRecord()
+            let (world, phone, tablet, name) = try await twoDevicesSharingOneRecord()
             try phone.delete(name)
             world.clock.advance(by: 5)
             try tablet.edit(name, setting: ["note": .string("edited after the delete")])

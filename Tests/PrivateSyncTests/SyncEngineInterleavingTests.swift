@@ -3,57 +3,6 @@ import PrivateSyncTesting
 import Synchronization
 import Testing
 
-/// A pass-through container with hooks after a zone fetch returned and before a modify request, and a request
-/// limit that stays low: what a test needs to make a user's action land between two requests of one cycle.
-final class HookedContainer: ForwardingContainer {
-    let base: any PrivateContainer
-    let afterZoneFetch = Mutex<(@Sendable () async -> Void)?>(nil)
-    let beforeModify = Mutex<(@Sendable () async -> Void)?>(nil)
-    /// The most items a modify request may carry before the server refuses it with `limitExceeded`.
-    let itemLimit: Int?
-    /// Modify requests refused as too large.
-    let refused = Mutex(0)
-
-    init(base: any PrivateContainer, itemLimit: Int? = nil) {
-        self.base = base
-        self.itemLimit = itemLimit
-    }
-
-    func modifyRecords(
-        saving: [Record], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool
-    )
-        async throws(CloudError) -> ModifyResult
-    {
-        if let hook = beforeModify.withLock({ hook in
-            defer { hook = nil }
-            return hook
-        }) {
-            await hook()
-        }
-        if let itemLimit, saving.count + deleting.count > itemLimit {
-            refused.withLock { $0 += 1 }
-            throw CloudError(.limitExceeded, "the request carries more than \(itemLimit) items (test)")
-        }
-        return try await base.modifyRecords(
-            saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
-    }
-
-    func recordZoneChanges(
-        in zoneID: ZoneID, since token: ChangeToken?, resultsLimit: Int?
-    ) async throws(CloudError)
-        -> RecordZoneChanges
-    {
-        let page = try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
-        if let hook = afterZoneFetch.withLock({ hook in
-            defer { hook = nil }
-            return hook
-        }) {
-            await hook()
-        }
-        return page
-    }
-}
-
 /// The behaviours of issue 10: what the user does while a cycle is in flight, and what a cycle's outcome, counts,
 /// times and status say. Each test failed on the engine before the fix it pins.
 @Suite("Sync engine: user actions during a cycle, and honest outcomes")
@@ -61,10 +10,10 @@ struct SyncEngineInterleavingTests {
     /// Launches a device whose container a test can hook.
     static func launchHooked(
         _ world: TestWorld, _ name: String, itemLimit: Int? = nil
-    ) throws -> (LaunchedApp, HookedContainer) {
-        let box = Mutex<HookedContainer?>(nil)
+    ) throws -> (LaunchedApp, InterferingContainer) {
+        let box = Mutex<InterferingContainer?>(nil)
         let app = try world.launch(name) { base in
-            let container = HookedContainer(base: base, itemLimit: itemLimit)
+            let container = InterferingContainer(base: base, itemLimit: itemLimit)
             box.withLock { $0 = container }
             return container
         }
@@ -144,18 +93,12 @@ struct SyncEngineInterleavingTests {
 
     @Test("a conflict inside an atomic batch ends the cycle as succeeded when everything was sent in the end")
     func batchConflictIsNotAFailure() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        let tablet = try world.launch("tablet")
-        let shared = try phone.checkIn(3, note: "original")
-        await syncUntilQuiet([phone, tablet])
+        let (world, phone, tablet, shared) = try await twoDevicesSharingOneRecord()
         world.clock.advance(by: 1)
-        try tablet.edit(shared.name, setting: ["note": .string("tablet")])
+        try tablet.edit(shared, setting: ["note": .string("tablet")])
         await tablet.sync()
         world.clock.advance(by: 1)
-        try phone.edit(shared.name, setting: ["mood": .int64(9)])
+        try phone.edit(shared, setting: ["mood": .int64(9)])
         try phone.checkIn(4)
         // Send without fetching first, so the upload itself meets the conflict inside its atomic batch.
         let report = try #require(await phone.engine?.sendChanges(force: true))
@@ -284,21 +227,15 @@ struct SyncEngineInterleavingTests {
 
     @Test("a same-field conflict resolved at fetch in the server's favour is counted")
     func everyConflictIsCounted() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        let tablet = try world.launch("tablet")
-        let shared = try phone.checkIn(3, note: "original")
-        await syncUntilQuiet([phone, tablet])
+        let (world, phone, tablet, shared) = try await twoDevicesSharingOneRecord()
         world.clock.advance(by: 1)
-        try phone.edit(shared.name, setting: ["note": .string("earlier")])
+        try phone.edit(shared, setting: ["note": .string("earlier")])
         world.clock.advance(by: 1)
-        try tablet.edit(shared.name, setting: ["note": .string("later")])
+        try tablet.edit(shared, setting: ["note": .string("later")])
         await tablet.sync()
         let report = try #require(await phone.sync())
         #expect(report.conflictsResolved == 1)
-        #expect(report.events.contains(.conflictResolved(recordName: shared.name)))
+        #expect(report.events.contains(.conflictResolved(recordName: shared)))
     }
 
     /// A policy docs/engine.md invites: on a conflict, the server's version wins whole.

@@ -3,59 +3,6 @@ import PrivateSyncTesting
 import Synchronization
 import Testing
 
-/// A pass-through container whose calls a test can interfere with: a hook before a zone fetch or a modify request,
-/// a page size for database changes, and a failure of the n-th database-changes call.
-final class InterferingContainer: ForwardingContainer {
-    let base: any PrivateContainer
-    let databasePageSize: Int?
-    let failingDatabaseCall: Int?
-    let beforeZoneFetch = Mutex<(@Sendable () async -> Void)?>(nil)
-    let beforeModify = Mutex<(@Sendable () async -> Void)?>(nil)
-    private let databaseCalls = Mutex(0)
-
-    init(base: any PrivateContainer, databasePageSize: Int? = nil, failingDatabaseCall: Int? = nil) {
-        self.base = base
-        self.databasePageSize = databasePageSize
-        self.failingDatabaseCall = failingDatabaseCall
-    }
-
-    func modifyRecords(
-        saving: [Record], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool
-    )
-        async throws(CloudError) -> ModifyResult
-    {
-        if let hook = beforeModify.withLock({ hook in
-            defer { hook = nil }; return hook
-        }) {
-            await hook()
-        }
-        return try await base.modifyRecords(
-            saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
-    }
-
-    func recordZoneChanges(
-        in zoneID: ZoneID, since token: ChangeToken?, resultsLimit: Int?
-    ) async throws(CloudError)
-        -> RecordZoneChanges
-    {
-        if let hook = beforeZoneFetch.withLock({ hook in
-            defer { hook = nil }; return hook
-        }) {
-            await hook()
-        }
-        return try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
-    }
-
-    func databaseChanges(since token: ChangeToken?, resultsLimit: Int?) async throws(CloudError) -> DatabaseChanges {
-        let call = databaseCalls.withLock { count in
-            defer { count += 1 }
-            return count
-        }
-        if call == failingDatabaseCall { throw CloudError(.networkFailure, "the connection failed (test)") }
-        return try await base.databaseChanges(since: token, resultsLimit: databasePageSize ?? resultsLimit)
-    }
-}
-
 /// Bugs found in review, each pinned by the behaviour that was wrong.
 @Suite("Sync engine: regressions")
 struct SyncEngineRegressionTests {

@@ -29,22 +29,16 @@ struct SyncEngineToolsTests {
 
     @Test("a fetch-only half cycle leaves the merged edit pending; a send-only one sends without fetching")
     func halfCycles() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        let tablet = try world.launch("tablet")
-        let shared = try phone.checkIn(3, note: "original")
-        await syncUntilQuiet([phone, tablet])
+        let (world, phone, tablet, shared) = try await twoDevicesSharingOneRecord()
         world.clock.advance(by: 1)
-        try tablet.edit(shared.name, setting: ["note": .string("tablet")])
+        try tablet.edit(shared, setting: ["note": .string("tablet")])
         await tablet.sync()
         world.clock.advance(by: 1)
-        try phone.edit(shared.name, setting: ["mood": .int64(9)])
+        try phone.edit(shared, setting: ["mood": .int64(9)])
         let fetched = try #require(await phone.fetchChanges())
         #expect(fetched.requests.allSatisfy { $0.operation != .modifyRecords })
         #expect(fetched.conflictsResolved == 1)
-        let merged = try #require(try phone.stores.userCreated.record(named: shared.name))
+        let merged = try #require(try phone.stores.userCreated.record(named: shared))
         #expect(merged.fields["note"] == .string("tablet") && merged.fields["mood"] == .int64(9))
         #expect(try phone.stores.userCreated.pendingChangeCount() == 1, "the merge still waits to go up")
         let sent = try #require(await phone.sendChanges())
@@ -95,5 +89,42 @@ struct SyncEngineToolsTests {
         #expect(report.differences.first?.recordName == record.name)
         await phone.sync()
         #expect(try world.world.convergenceAudit().allSatisfy(\.isConverged))
+    }
+}
+
+/// The engine's response when the zone goes away for a reason other than the user's choice.
+@Suite("Sync engine: the zone gone, by reason")
+struct SyncEngineZoneGoneTests {
+    static func syncedPhone() async throws -> (TestWorld, LaunchedApp, [String]) {
+        let world = try TestWorld()
+        try world.addDevice("phone", account: "alice", sync: true)
+        let phone = try world.launch("phone")
+        let names = try (1...3).map { try phone.checkIn(Int64($0)).name }
+        await phone.sync()
+        return (world, phone, names)
+    }
+
+    @Test("after an encrypted-data reset the device uploads everything again, without asking")
+    func encryptedDataResetReuploads() async throws {
+        let (world, phone, names) = try await Self.syncedPhone()
+        try world.inject(.encryptedDataReset)
+        // The reset strikes a call of this cycle; the engine learns why from the database changes.
+        for _ in 0..<3 { await phone.sync(force: true) }
+        #expect(Set(try world.containerRecords(account: "alice").map(\.recordID.recordName)) == Set(names))
+        #expect(try phone.status().state == .on(.upToDate))
+    }
+
+    @Test(
+        "a zone gone without the user, or deleted by them, pauses until the user consents; a forced sync sends nothing")
+    func zoneNotFoundPauses() async throws {
+        let (world, phone, _) = try await Self.syncedPhone()
+        try world.inject(.zoneNotFound)
+        try phone.checkIn(9)
+        for _ in 0..<3 { await phone.sync(force: true) }
+        #expect(try phone.status().pauseReason == .userDeletedZone)
+        #expect(try world.containerRecords(account: "alice").isEmpty, "nothing put back without consent")
+        let consenting = try phone.setSyncEnabled(false).setSyncEnabled(true)
+        await consenting.sync()
+        #expect(try world.containerRecords(account: "alice").count == 4)
     }
 }

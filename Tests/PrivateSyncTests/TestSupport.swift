@@ -100,3 +100,16 @@ func launchObserved(_ world: TestWorld, _ name: String) throws -> (LaunchedApp, 
     }
     return (app, try #require(observed.withLock { $0 }))
 }
+
+/// Two devices on alice, sync on, sharing one synced CheckIn (mood 3, note "original"): the world, the phone, the
+/// tablet and the record's name.
+func twoDevicesSharingOneRecord() async throws -> (TestWorld, LaunchedApp, LaunchedApp, String) {
+    let world = try TestWorld()
+    try world.addDevice("phone", account: "alice", sync: true)
+    try world.addDevice("tablet", account: "alice", sync: true)
+    let phone = try world.launch("phone")
+    let tablet = try world.launch("tablet")
+    let shared = try phone.checkIn(3, note: "original")
+    await syncUntilQuiet([phone, tablet])
+    return (world, phone, tablet, shared.name)
+}

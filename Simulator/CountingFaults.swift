@@ -5,7 +5,7 @@ import Synchronization
 final class CountingFaults: FaultSource {
     private struct Tally {
         var byKind: [FaultKind: Int] = [:]
-        var byAccount: [String: Set<FaultKind>] = [:]
+        var byAccount: [String: [FaultKind: Int]] = [:]
     }
 
     private let source: RandomFaults
@@ -30,14 +30,19 @@ final class CountingFaults: FaultSource {
 
     /// Whether a fault of `kind` ever struck a call made for `account`.
     func struck(_ kind: FaultKind, account: AccountID) -> Bool {
-        tally.withLock { $0.byAccount[account.rawValue]?.contains(kind) ?? false }
+        strikes(kind, account: account) > 0
+    }
+
+    /// How many faults of `kind` struck calls made for `account`.
+    func strikes(_ kind: FaultKind, account: AccountID) -> Int {
+        tally.withLock { $0.byAccount[account.rawValue]?[kind] ?? 0 }
     }
 
     func nextFault(for call: ContainerCall, account: AccountID?) -> Fault? {
         guard let fault = source.nextFault(for: call, account: account) else { return nil }
         tally.withLock {
             $0.byKind[fault.kind, default: 0] += 1
-            if let account { $0.byAccount[account.rawValue, default: []].insert(fault.kind) }
+            if let account { $0.byAccount[account.rawValue, default: [:]][fault.kind, default: 0] += 1 }
         }
         return fault
     }

@@ -25,8 +25,10 @@ extension Simulation {
             } catch {
                 return fail(.localOnlyStaysHome, "\(account)'s container cannot be read: \(error)")
             }
+            checkDeletion(of: account, holding: records)
             for record in records {
                 let name = record.recordID.recordName
+                checkNotHeldBack(record, account: account)
                 check(
                     .localOnlyStaysHome, world.partition.partition(of: record.recordType) == .userCreated,
                     "\(account)'s container holds \(record.recordType) \(name), which is not a user-created type")
@@ -39,18 +41,78 @@ extension Simulation {
         }
     }
 
-    /// Invariant 5: the status never reads on while sync cannot run, and a pause has a cause that really happened.
+    /// Invariant 8 on one account's container: records the user deleted from iCloud come back only with consent.
+    func checkDeletion(of account: AccountID, holding records: [Record]) {
+        let names = Set(records.map(\.recordID.recordName))
+        defer { containerNames[account.rawValue] = names }
+        let strikes = faults.strikes(.userDeletedZone, account: account)
+        if strikes > zoneDeletionStrikes[account.rawValue] ?? 0 {
+            zoneDeletionStrikes[account.rawValue] = strikes
+            noteZoneDeleted(account, names: containerNames[account.rawValue] ?? [])
+        }
+        guard let deletion = zoneDeletions[account.rawValue] else { return }
+        let back = names.intersection(deletion.names)
+        guard !back.isEmpty else { return }
+        let consenting = devices.filter { device in
+            guard let learned = device.learnedDeletion[account.rawValue], learned >= deletion.moment,
+                let consent = device.consentAt
+            else { return false }
+            return consent > learned
+        }
+        check(
+            .deletionNeedsConsent, !consenting.isEmpty,
+            "\(back.count) record(s) the user deleted from \(account)'s iCloud (\(back.sorted().prefix(3).joined(separator: ", "))) came back, "
+                + "though no device was turned on after learning of the deletion")
+        if !consenting.isEmpty { zoneDeletions[account.rawValue] = nil }
+    }
+
+    /// Notes when a device first knows of a deletion of its account's app data (its engine recorded the pause), for
+    /// invariant 8.
+    func noteLearned(_ device: Device, facts: SyncFacts) {
+        guard facts.enginePause == .userDeletedZone,
+            let account = accounts.first(where: { $0.userRecordID == facts.boundUser })
+        else { return }
+        let since = zoneDeletions[account.rawValue]?.moment ?? 0
+        if (device.learnedDeletion[account.rawValue] ?? -1) < since {
+            device.learnedDeletion[account.rawValue] = moment
+        }
+    }
+
+    /// Invariant 5: the status is exactly what the simulator's own model (``StatusOracle``) computes from the facts;
+    /// it never reads on while sync cannot run, and a pause has a cause that really happened.
     func checkStatus(_ device: Device) {
         guard let app = device.app else { return }
         let status: SyncStatus
         let facts: SyncFacts
         do {
             facts = try app.facts()
-            status = try options.hooks.status?(app) ?? SyncStatus.derive(from: facts)
+            status = try options.hooks.status?(app) ?? app.status()
         } catch {
             return fail(.honestStatus, "\(device.name): the status cannot be read: \(error)")
         }
         sampleStatus(device.name, status)
+        noteLearned(device, facts: facts)
+        let expected = StatusOracle.expected(facts)
+        check(
+            .honestStatus,
+            expected.state == status.state && expected.pending == status.pendingChanges
+                && expected.fallback == status.fallbackOccurred,
+            "\(device.name): status is \(status) (fallback \(status.fallbackOccurred)); the facts call for \(expected)")
+        if case .on(.waiting(_, let next?)) = status.state {
+            // A retry on another day than the device's today shows its date, not only a time of day.
+            let day = { (date: Date) in (date.timeIntervalSince1970 / 86_400).rounded(.down) }
+            let today = day(app.environment.clock.now()) == day(next)
+            check(
+                .honestStatus, today || status.copy.contains(" again on "),
+                "\(device.name): the retry is due on another day but the copy reads \"\(status.copy)\"")
+        }
+        guard result.failure == nil else { return }
+        checkCause(device, app: app, facts: facts)
+    }
+
+    /// Invariant 5, the second side: a status that is not on names a cause that holds now, or really happened.
+    private func checkCause(_ device: Device, app: LaunchedApp, facts: SyncFacts) {
+        guard let status = try? options.hooks.status?(app) ?? app.status() else { return }
         let session = app.device.session.current
         check(
             .honestStatus, status.fallbackOccurred == (status.pauseReason != nil),
@@ -82,29 +144,54 @@ extension Simulation {
             switch reason {
             case .missingEntitlement, .storeCreationFailed:
                 launchReason == reason || (reason == .storeCreationFailed && app.record.syncWanted && app.engine == nil)
+            // An account cause holds now; a reason the server gave (9, 36) was really given to this device.
             case .noAccount:
-                session.account == nil || launchReason == .noAccount || device.errorsSeen[.notAuthenticated] != nil
+                session.account == nil || session.status == .noAccount
+                    || (launchReason != .noAccount && device.errorsSeen[.notAuthenticated] != nil)
             case .accountRestricted:
-                session.status == .restricted || launchReason == .accountRestricted
+                session.status == .restricted
             case .accountTemporarilyUnavailable:
                 session.status == .temporarilyUnavailable || session.status == .couldNotDetermine
-                    || launchReason == .accountTemporarilyUnavailable
-                    || device.errorsSeen[.accountTemporarilyUnavailable] != nil
+                    || (launchReason != .accountTemporarilyUnavailable
+                        && device.errorsSeen[.accountTemporarilyUnavailable] != nil)
             case .accountChanged:
                 bound != nil && bound != session.account?.userRecordID
             case .userDeletedZone:
-                accounts.contains { $0.userRecordID == bound && faults.struck(.userDeletedZone, account: $0) }
+                accounts.contains {
+                    $0.userRecordID == bound
+                        && (faults.struck(.userDeletedZone, account: $0) || appDataDeleted.contains($0.rawValue))
+                }
             case .quotaExceeded:
                 device.errorsSeen[.quotaExceeded] != nil
             case .containerUnusable:
                 device.errorsSeen[.internalError] != nil
             }
-        check(.honestStatus, justified, "\(device.name): status is paused (\(reason)) with no such cause")
+        check(
+            .honestStatus, justified,
+            "\(device.name): status is paused (\(reason)) with no such cause now (account \(session.account?.rawValue ?? "none"), \(session.status))"
+        )
     }
 
     /// Invariant 3, first half: every record written on a device (and not deleted anywhere) is still on it, in its
     /// stores or in an archive.
     func checkHeld(_ device: Device) {
+        if let previous = device.freshFrom, let app = device.app,
+            (try? app.facts())?.boundUser == previous
+        {
+            // The store went back to that account (signed back in before it bound to the new one): its records
+            // belong here again.
+            device.freshFrom = nil
+        }
+        if let previous = device.freshFrom, let app = device.app {
+            // After starting afresh, the active store holds none of the previous account's records.
+            let strays = ((try? app.stores.userCreated.records()) ?? []).filter {
+                $0.origin == previous && !device.addedSinceFresh.contains($0.name)
+            }
+            check(
+                .accountsNeverMix, strays.isEmpty,
+                "\(device.name) started afresh, yet its active store holds \(strays.count) record(s) of the previous account (\(strays.prefix(3).map(\.name).joined(separator: ", ")))"
+            )
+        }
         guard let app = device.app, !device.expected.isEmpty else { return }
         let held: Set<String>
         do {
@@ -145,11 +232,17 @@ extension Simulation {
         trace("heal: faults stop; accounts become available; users act on pauses")
         mark(.world, nil, "heal: faults stop; accounts become available; users act on pauses")
         faults.setEnabled(false)
+        if let episode = lowLimitEpisode {
+            // A low limit ends with the other faults; expired tokens stay expired (a server never honours them again).
+            episodes.setLowLimit(nil, for: episode.account)
+            lowLimitEpisode = nil
+        }
         for device in devices {
             if let handle = try? world.device(device.name), handle.session.account != nil,
                 handle.session.status != .available
             {
                 try? handle.setAccountStatus(.available)
+                accountChanged(device)
             }
             if device.app == nil { launch(device, why: "opened for the heal") }
         }
@@ -184,6 +277,7 @@ extension Simulation {
         guard result.failure == nil else { return }
         checkStep()
         for device in devices where result.failure == nil { checkHealed(device) }
+        if result.failure == nil { checkHealedTogether() }
     }
 
     /// Invariant 3, second half, and invariant 4, for a device that syncs after the heal.

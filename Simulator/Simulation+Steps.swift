@@ -18,26 +18,44 @@ extension Simulation {
             !healing && random.chance(0.15)
 
             ? (CrashingContainer.Moment.allCases[Int(random.next() % 3)], Int(random.next() % 12)) : nil
+        // One launch in eight arms a crash inside a later local write (a store transaction killed before its commit).
+        let commitCrash: Int? = !healing && random.chance(0.125) ? Int(random.next() % 24) : nil
+        if let commitCrash { crashSwitch.arm(afterCommits: commitCrash) }
+        device.instance += 1
+        let instance = device.instance
         let planted = options.hooks.wrapContainer
         let name = device.name
+        let episodes = self.episodes
+        let scheduler = self.scheduler!
         do {
+            let session = try world.device(name).session
             let app = try world.launch(name, crashSwitch: crashSwitch) { base in
-                var container = planted?(base, name) ?? base
+                var container: any PrivateContainer = EpisodeContainer(
+                    base: planted?(base, name) ?? base, episodes: episodes, device: name, session: session)
                 if let (moment, after) = crashPlan {
                     container = CrashingContainer(base: container, crashSwitch: crashSwitch, at: moment, after: after)
                 }
                 let observed = ObservedContainer(base: container)
                 box.set(observed)
-                return observed
+                return InterleavingContainer(
+                    base: observed, scheduler: scheduler, device: name, instance: instance, crashSwitch: crashSwitch)
             }
             device.app = app
             device.seen = ObservedContainer.Tally()
             trace(
                 "\(name): \(why) → \(describe(app))"
-                    + (crashPlan.map { ", will crash \($0.0.rawValue) #\($0.1)" } ?? ""))
+                    + (crashPlan.map { ", will crash \($0.0.rawValue) #\($0.1)" } ?? "")
+                    + (commitCrash.map { ", will crash before local commit #\($0)" } ?? ""))
             mark(.launch, name, "\(why) → \(describe(app))")
         } catch {
             device.app = nil
+            if crashSwitch.isDown {
+                // The launch itself was killed inside a local write: the user opens the app again.
+                result.crashes += 1
+                trace("\(name): crashed inside a local write during the launch")
+                mark(.crash, name, "crashed inside a local write during the launch")
+                return launch(device, why: "relaunch after the crash")
+            }
             fail(.noAcknowledgedWriteLost, "\(name) could not launch: \(error)")
         }
     }
@@ -73,6 +91,12 @@ extension Simulation {
         // The user deleted the app: what it held is no longer owed to this device.
         device.expected.removeAll()
         device.archivedNames = nil
+        device.generation += 1
+        device.heldBackAdds.removeAll()
+        device.heldBackEdits.removeAll()
+        device.lastAccepted.removeAll()
+        device.learnedDeletion.removeAll()
+        episodes.resetRefusals(device: device.name)
         trace("\(device.name): reinstalled, sync \(sync.map { $0 ? "on" : "off" } ?? "unset")")
         mark(.install, device.name, "reinstalled")
         launch(device, why: "first launch after reinstall")
@@ -115,26 +139,34 @@ extension Simulation {
     // MARK: The user
 
     /// The user adds, edits or deletes a record on a device.
-    func userWrite(_ device: Device) async {
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - editing: A record to edit, rather than a write drawn from the seed.
+    func userWrite(_ device: Device, editing: String? = nil) async {
         guard let app = runningApp(device) else { return }
         let schema = world.partition.schema
-        let roll = random.next() % 100
+        let roll = editing == nil ? random.next() % 100 : 60
+        moment += 1
         do {
-            if roll < 55 || device.expected.isEmpty {
+            if editing == nil, roll < 55 || device.expected.isEmpty {
                 let type = schema.recordTypes[Int(random.next() % UInt64(schema.recordTypes.count))]
-                let fields = RecordFactory.fields(for: type, now: clock.now(), random: &random)
+                let fields = RecordFactory.fields(for: type, now: device.clock.now(), random: &random)
                 let record = try app.add(type.name, fields: fields)
                 let partition = world.partition.partition(of: type.name) ?? .userCreated
                 written[record.name] = Written(
                     type: type.name, partition: partition, account: app.device.session.account)
                 device.expected.insert(record.name)
+                noteWrite(device, before: nil, after: record, fields: Array(record.fields.keys))
                 trace("\(device.name): add \(type.name) \(record.name.prefix(8)) (\(partition.rawValue))")
                 mark(.write, device.name, "add \(type.name) \(record.name.prefix(8)) (\(partition.rawValue))")
                 return
             }
             let names = try candidates(app)
             guard !names.isEmpty else { return }
-            let name = names[Int(random.next() % UInt64(names.count))]
+            var name = names[Int(random.next() % UInt64(names.count))]
+            if let big = bigRecord, names.contains(big), random.chance(0.3) { name = big }
+            if let editing { name = editing }
             guard let (record, _) = try app.find(name), let type = schema.recordType(named: record.type) else { return }
             if roll < 85 {
                 var changes: [String: FieldValue?] = [:]
@@ -142,9 +174,19 @@ extension Simulation {
                     let field = type.fields[Int(random.next() % UInt64(type.fields.count))]
                     changes[field.name] =
                         field.isOptional && random.chance(0.3)
-                        ? .some(nil) : RecordFactory.value(of: field.type, now: clock.now(), random: &random)
+                        ? .some(nil) : RecordFactory.value(of: field.type, now: device.clock.now(), random: &random)
+                    if name == bigRecord, field.type == .string, changes[field.name] != .some(nil) {
+                        // Near the limit: a text that fits alone, but not together with a like edit made elsewhere.
+                        let room = CloudLimits.cloudKit.maximumRecordBytes - record.encodedSize - 100
+                        let current: Int =
+                            if case .string(let text)? = record.fields[field.name] { text.utf8.count } else { 0 }
+                        if room > 8 {
+                            changes[field.name] = .string(String(repeating: "b", count: current + room * 3 / 4))
+                        }
+                    }
                 }
-                try app.edit(name, setting: changes)
+                let edited = try app.edit(name, setting: changes)
+                noteWrite(device, before: record, after: edited, fields: Array(changes.keys))
                 trace(
                     "\(device.name): edit \(record.type) \(name.prefix(8)) \(changes.keys.sorted().joined(separator: ","))"
                 )
@@ -160,7 +202,150 @@ extension Simulation {
             trace("\(device.name): write refused: \(error.message)")
             mark(.write, device.name, "write refused: \(error.message)")
         } catch {
+            if crashedInside(device, "a write") { return }
             fail(.noAcknowledgedWriteLost, "\(device.name): a write failed: \(error)")
+        }
+    }
+
+    /// The user imports a batch of records at once (a backup restored, a week of entries typed in): enough pending
+    /// changes for several requests, which low limits and in-flight actions then meet.
+    func bulkImport(_ device: Device) async {
+        guard let app = runningApp(device) else { return }
+        let count = 10 + Int(random.next() % 31)
+        let types = world.partition.schema.recordTypes.filter { world.partition.partition(of: $0.name) == .userCreated }
+        guard !types.isEmpty else { return }
+        moment += 1
+        var added = 0
+        do {
+            for _ in 0..<count {
+                let type = types[Int(random.next() % UInt64(types.count))]
+                let fields = RecordFactory.fields(for: type, now: device.clock.now(), random: &random)
+                let record = try app.add(type.name, fields: fields)
+                written[record.name] = Written(
+                    type: type.name, partition: .userCreated, account: app.device.session.account)
+                device.expected.insert(record.name)
+                noteWrite(device, before: nil, after: record, fields: Array(record.fields.keys))
+                added += 1
+            }
+            trace("\(device.name): imported \(added) records")
+            mark(.write, device.name, "imported \(added) records")
+        } catch  where error.code == .recordTooLarge {
+            trace("\(device.name): imported \(added) records; one refused: \(error.message)")
+            mark(.write, device.name, "imported \(added) records; one refused")
+        } catch {
+            trace("\(device.name): imported \(added) records")
+            mark(.write, device.name, "imported \(added) records")
+            if crashedInside(device, "an import") { return }
+            fail(.noAcknowledgedWriteLost, "\(device.name): an import failed: \(error)")
+        }
+    }
+
+    /// Two devices edit the same record before either syncs (the record near the size limit when there is one):
+    /// their edits meet in a conflict, which the merge rule must settle.
+    func concurrentEdits() async {
+        func holders(_ name: String) -> [Device] {
+            devices.filter { device in
+                device.app?.engine != nil && (try? device.app?.stores.userCreated.record(named: name)) != nil
+            }
+        }
+        var name = bigRecord
+        if name == nil || holders(name!).count < 2 {
+            let syncing = devices.filter { $0.app?.engine != nil }
+            guard !syncing.isEmpty else { return }
+            let device = syncing[Int(random.next() % UInt64(syncing.count))]
+            let names = ((try? device.app?.stores.userCreated.recordNames()) ?? []).sorted()
+            guard !names.isEmpty else { return }
+            name = names[Int(random.next() % UInt64(names.count))]
+        }
+        let both = holders(name!)
+        guard both.count >= 2 else { return }
+        let first = Int(random.next() % UInt64(both.count))
+        let second = (first + 1 + Int(random.next() % UInt64(both.count - 1))) % both.count
+        trace("\(both[first].name), \(both[second].name): both edit \(name!.prefix(8))")
+        mark(.world, nil, "\(both[first].name) and \(both[second].name) both edit \(name!.prefix(8))")
+        await userWrite(both[first], editing: name)
+        await userWrite(both[second], editing: name)
+        if random.chance(0.5) {
+            pendingRace = (both[first].name, both[second].name)
+            await sync(both[first], force: true, why: "racing")
+            pendingRace = nil
+        }
+    }
+
+    /// The user pastes a long text into a record, leaving it a few bytes under CloudKit's record size limit: two
+    /// small edits of other fields made apart can then merge into a record that cannot be uploaded.
+    func pasteLongText(_ device: Device) async {
+        guard let app = runningApp(device), let records = try? app.stores.userCreated.records() else { return }
+        let schema = world.partition.schema
+        let candidates = records.filter { record in
+            (schema.recordType(named: record.type)?.fields.filter { $0.type == .string }.count ?? 0) >= 2
+        }.sorted { $0.name < $1.name }
+        guard !candidates.isEmpty else { return }
+        let record = candidates[Int(random.next() % UInt64(candidates.count))]
+        let fields = schema.recordType(named: record.type)!.fields.filter { $0.type == .string }
+        let field = fields[Int(random.next() % UInt64(fields.count))].name
+        let current: Int = if case .string(let text)? = record.fields[field] { text.utf8.count } else { 0 }
+        let room = CloudLimits.cloudKit.maximumRecordBytes - record.encodedSize - 400 - Int(random.next() % 200)
+        guard room > 0 else { return }
+        moment += 1
+        do {
+            let edited = try app.edit(
+                record.name, setting: [field: .string(String(repeating: "a", count: current + room))])
+            noteWrite(device, before: record, after: edited, fields: [field])
+            bigRecord = record.name
+            trace(
+                "\(device.name): paste a long text into \(record.type) \(record.name.prefix(8)) \(field) (\(edited.encodedSize) bytes)"
+            )
+            mark(.edit, device.name, "paste a long text into \(record.type) \(record.name.prefix(8))")
+        } catch  where error.code == .recordTooLarge {
+            trace("\(device.name): paste refused: \(error.message)")
+            mark(.edit, device.name, "paste refused: \(error.message)")
+        } catch {
+            if crashedInside(device, "a paste") { return }
+            fail(.noAcknowledgedWriteLost, "\(device.name): a paste failed: \(error)")
+        }
+    }
+
+    /// After an action failed: if the device's process died inside a local write, counts the crash and relaunches.
+    ///
+    /// - Returns: Whether it was a crash.
+    func crashedInside(_ device: Device, _ what: String) -> Bool {
+        guard device.crashSwitch.isDown else { return false }
+        noteCrash(device, why: "crashed inside a local write (\(what))")
+        // What the action saved before the crash (the switch's preference, say) holds after the relaunch.
+        refreshBlocked(device)
+        return true
+    }
+
+    /// Notes an acknowledged write: for the merge oracle, and as held back when the device cannot sync now.
+    func noteWrite(_ device: Device, before: StoredRecord?, after: StoredRecord, fields: [String]) {
+        let blocked = isBlocked(device)
+        if before == nil, blocked { device.heldBackAdds.insert(after.name) }
+        if before == nil { device.addedSinceFresh.insert(after.name) }
+        for field in fields {
+            guard let version = after.fieldVersions[field] else { continue }
+            fieldWrites[after.name, default: [:]][field, default: []].append(
+                FieldWrite(
+                    version: version, value: after.fields[field], predecessor: before?.fieldVersions[field],
+                    device: device.name, generation: device.generation))
+            if before != nil, blocked {
+                device.heldBackEdits.append(HeldBackEdit(name: after.name, field: field, version: version))
+            }
+        }
+    }
+
+    /// Whether the device cannot sync by the user's choice: the switch is off, or no account is signed in.
+    func isBlocked(_ device: Device) -> Bool {
+        guard let handle = try? world.device(device.name) else { return true }
+        let wanted = device.app?.record.syncWanted ?? ((try? handle.syncPreference()) ?? false)
+        return !wanted || handle.session.account == nil
+    }
+
+    /// After any change of the switch or the account: once the device may sync again, what it held back may go.
+    func refreshBlocked(_ device: Device) {
+        if !isBlocked(device) {
+            device.heldBackAdds.removeAll()
+            device.heldBackEdits.removeAll()
         }
     }
 
@@ -172,16 +357,23 @@ extension Simulation {
     func flipSwitch(_ device: Device) {
         guard let app = runningApp(device) else { return }
         let on = !app.record.syncWanted
+        if let facts = try? app.facts() { noteLearned(device, facts: facts) }
+        moment += 1
         do {
             device.app = try app.setSyncEnabled(on)
+            device.instance += 1
+            if on { device.consentAt = moment }
+            refreshBlocked(device)
             trace("\(device.name): switch turned \(on ? "on" : "off") → \(describe(device.app!))")
             mark(.toggle, device.name, "switch turned \(on ? "on" : "off")")
         } catch {
+            if crashedInside(device, "the switch") { return }
             fail(.noAcknowledgedWriteLost, "\(device.name): flipping the switch failed: \(error)")
         }
     }
 
     func changeAccount(_ device: Device) {
+        moment += 1
         do {
             let handle = try world.device(device.name)
             switch random.next() % 6 {
@@ -213,15 +405,73 @@ extension Simulation {
         } catch {
             fail(.noAcknowledgedWriteLost, "\(device.name): an account change failed: \(error)")
         }
+        accountChanged(device)
+    }
+
+    /// What the app does when the account changes (CKAccountChanged): it reacts at once, without a relaunch.
+    func accountChanged(_ device: Device) {
+        refreshBlocked(device)
+        reactToAccountChange(device)
+    }
+
+    /// The user deletes the app's data in Settings › iCloud for the account signed in on a device.
+    func userDeletesAppData(_ device: Device) async {
+        guard let handle = try? world.device(device.name), let account = handle.session.account else { return }
+        moment += 1
+        let session = AccountSession(account: account)
+        let zone = ZoneID(uncheckedName: SyncEngine.defaultZoneName)
+        let names = Set(((try? world.containerRecords(account: account)) ?? []).map(\.recordID.recordName))
+        do {
+            if let cloud = world.memoryCloud {
+                try await MemoryContainer(
+                    cloud: cloud, identifier: world.containerIdentifier, session: session, clock: clock
+                )
+                .deleteZoneFromICloudSettings(zone)
+            } else {
+                try await FileContainer(
+                    cloudRoot: world.cloudRoot, identifier: world.containerIdentifier, session: session, clock: clock,
+                    durability: .survivesProcessCrash
+                ).deleteZoneFromICloudSettings(zone)
+            }
+        } catch {
+            mark(.deleteAppData, device.name, "the user found no app data of \(account) to delete")
+            return trace("\(device.name): the user found no app data of \(account) to delete")
+        }
+        noteZoneDeleted(account, names: names)
+        appDataDeleted.insert(account.rawValue)
+        trace("\(device.name): the user deleted the app's data from \(account)'s iCloud (\(names.count) records)")
+        mark(.deleteAppData, device.name, "the user deleted the app's data from \(account)'s iCloud")
+    }
+
+    /// Notes that an account's app data is gone: nothing of it may come back without consent given after a device
+    /// learned of it.
+    func noteZoneDeleted(_ account: AccountID, names: Set<String>) {
+        let previous = zoneDeletions[account.rawValue]?.names ?? []
+        zoneDeletions[account.rawValue] = ZoneDeletion(moment: moment, names: names.union(previous))
+        for device in devices { device.lastAccepted[account.rawValue] = nil }
     }
 
     /// The user acts on a paused status, as the settings copy tells them to.
-    func resolvePause(_ device: Device) async {
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - startFresh: After an account switch, start afresh rather than maybe signing back in.
+    func resolvePause(_ device: Device, startFresh: Bool = false) async {
         guard let app = device.app, let status = try? status(of: app), let reason = status.pauseReason else { return }
+        moment += 1
         do {
             switch reason {
             case .userDeletedZone:
+                if let account = app.device.session.account {
+                    device.learnedDeletion[account.rawValue] = max(
+                        device.learnedDeletion[account.rawValue] ?? 0, moment)
+                }
+                moment += 1
                 device.app = try app.setSyncEnabled(false).setSyncEnabled(true)
+                device.instance += 1
+                device.consentAt = moment
+                device.lastAccepted.removeAll()
+                refreshBlocked(device)
                 trace("\(device.name): the user turned sync off and on after deleting iCloud data")
                 mark(.toggle, device.name, "the user turned sync off and on after deleting iCloud data")
             case .quotaExceeded:
@@ -229,13 +479,25 @@ extension Simulation {
             case .accountChanged:
                 let handle = try world.device(device.name)
                 let bound = try app.engine?.state().boundUser
-                if random.chance(0.5), let previous = accounts.first(where: { $0.userRecordID == bound }) {
+                if !startFresh, random.chance(0.5), let previous = accounts.first(where: { $0.userRecordID == bound }) {
                     try handle.signIn(previous)
                     trace("\(device.name): signed back into \(previous)")
                     mark(.account, device.name, "signed back into \(previous)")
+                    accountChanged(device)
                 } else {
                     device.archivedNames = nil
+                    let previous = try app.engine?.state().boundUser
                     let archive = try app.startFreshForSignedInAccount()
+                    device.freshFrom = previous
+                    device.addedSinceFresh.removeAll()
+                    // Starting afresh is the user's choice to upload this device's data to the account now signed in.
+                    if let account = handle.session.account {
+                        device.learnedDeletion[account.rawValue] = moment
+                        moment += 1
+                        device.consentAt = moment
+                    }
+                    device.lastAccepted.removeAll()
+                    episodes.resetRefusals(device: device.name)
                     trace(
                         "\(device.name): started afresh for \(handle.session.account?.rawValue ?? "?"), archived \(archive.records)"
                     )
@@ -245,10 +507,12 @@ extension Simulation {
                 try world.device(device.name).setAccountStatus(.available)
                 trace("\(device.name): account available again")
                 mark(.account, device.name, "account available again")
+                accountChanged(device)
             case .missingEntitlement, .noAccount, .storeCreationFailed, .containerUnusable:
                 return
             }
         } catch {
+            if crashedInside(device, "acting on a pause") { return }
             fail(.noAcknowledgedWriteLost, "\(device.name): resolving \(reason) failed: \(error)")
         }
     }
@@ -258,53 +522,131 @@ extension Simulation {
     /// Runs a cycle on every device whose engine asks for one now.
     func syncDue() async {
         for device in devices {
-            guard let engine = device.app?.engine, let next = engine.nextRunDate(), next <= clock.now() else {
+            guard let engine = device.app?.engine, let next = engine.nextRunDate(), next <= device.clock.now() else {
                 continue
             }
             await sync(device, force: false, why: "the engine asked")
         }
     }
 
-    /// One engine cycle on a device, with invariant 6 and the pause check of invariant 5 on its result.
+    /// One engine cycle on a device, with invariant 6, the pause check of invariant 5 and the refusal bound on its
+    /// result. Actions may land between its requests (see ``interject(device:instance:call:)``).
     func sync(_ device: Device, force: Bool, why: String) async {
-        guard let app = runningApp(device), let engine = app.engine else { return }
+        guard !device.cycling, let app = runningApp(device), let engine = app.engine else { return }
+        let instance = device.instance
+        let crashSwitch = device.crashSwitch
+        let observed = device.observedContainer
+        let account = app.device.session.account
         let before = try? engine.state()
-        let tallyBefore = device.observed.tally ?? ObservedContainer.Tally()
-        guard let report = await app.sync(force: force) else { return }
-        let tallyAfter = device.observed.tally ?? ObservedContainer.Tally()
-        accountTally(device)
+        let tallyBefore = observed?.tally ?? ObservedContainer.Tally()
+        let refusalsBefore = episodes.refusals(device: device.name)
+        let thrownBefore = device.thrown
+        device.cycling = true
+        device.receivedThisCycle.removeAll()
+        device.ownThisCycle.removeAll()
+        let report = await engine.sync(force: force)
+        device.cycling = false
+        if !crashSwitch.isDown, report.stoppedBecause == nil {
+            for (record, tags) in device.ownThisCycle { device.ownTags[record, default: []].formUnion(tags) }
+        }
+        let tallyAfter = observed?.tally ?? ObservedContainer.Tally()
+        // Whether the same app instance is still the running one (nothing relaunched or reconfigured it meanwhile).
+        let same = device.instance == instance
+        if same {
+            accountTally(device)
+        } else {
+            // The errors the replaced instance met still happened to this device.
+            for (code, count) in tallyAfter.errors where count > (tallyBefore.errors[code] ?? 0) {
+                device.errorsSeen[code, default: 0] += count - (tallyBefore.errors[code] ?? 0)
+            }
+        }
         var line = "\(device.name): sync (\(why))"
         if report.ran {
             line +=
                 " sent \(report.sentSaves)+\(report.sentDeletes) fetched \(report.fetchedModifications)+\(report.fetchedDeletions)"
-            line += " → \(report.outcome?.encoded ?? "crashed")"
+            line +=
+                " → \(report.outcome?.encoded ?? report.stoppedBecause.map { "stopped:\($0.rawValue)" } ?? "crashed")"
         } else {
             line += " skipped"
         }
-        trace(line)
+        trace(same ? line : line + " (an app instance since replaced)")
         markSync(device.name, report, String(line.dropFirst(device.name.count + 2)))
-        if device.crashSwitch.isDown {
-            noteCrash(device, why: "crashed during the sync")
+        for event in report.events {
+            switch event {
+            case .mergeTooLarge(let name):
+                mergesTooLarge.insert(name)
+                conflicted.insert(name)
+                trace(
+                    "\(device.name): a merge of \(name.prefix(8)) would exceed the record size limit; the server's side was kept"
+                )
+            case .conflictResolved(let name):
+                conflicted.insert(name)
+                // A conflict is met against a version this device had not seen: never its own save's echo.
+                if let received = device.receivedThisCycle[name], !received.isEmpty {
+                    check(
+                        .mergeRule, !received.isSubset(of: device.ownTags[name] ?? []),
+                        "\(device.name) resolved a conflict on \(name) against its own save (the echo of change tag \(received.sorted().joined(separator: ", ")))"
+                    )
+                }
+            case .deleteWon(let name): conflicted.insert(name)
+            default: break
+            }
+        }
+        if case .paused(.userDeletedZone)? = report.outcome, let account {
+            device.learnedDeletion[account.rawValue] = moment
+        }
+        if crashSwitch.isDown {
+            if same { noteCrash(device, why: "crashed during the sync") }
             return
         }
-        guard report.ran, let before, let after = try? engine.state() else { return }
+        checkRefusals(device, since: refusalsBefore)
+        guard report.ran else { return }
+        if same, case .retrying(let code)? = report.outcome {
+            // A cycle's outcome says what is left, not what failed on the way.
+            let thrown = device.thrown[code, default: 0] > thrownBefore[code, default: 0]
+            let left = (try? engine.state().pendingChanges) ?? 0
+            check(
+                .honestStatus, thrown || left > 0,
+                "\(device.name): the cycle ended waiting (\(code.name)) although no request failed with it and nothing is left to send"
+            )
+        }
         let saves = tallyAfter.acceptedSaves - tallyBefore.acceptedSaves
         let deletes = tallyAfter.acceptedDeletes - tallyBefore.acceptedDeletes
         let fetched = tallyAfter.fetchedModifications - tallyBefore.fetchedModifications
+        if report.stoppedBecause != nil {
+            // A cycle stopped by the user (the switch, starting afresh) applies nothing more, even of an answer the
+            // server already gave: it may report less than the container saw, never more.
+            check(
+                .countersAgree,
+                report.sentSaves <= saves && report.sentDeletes <= deletes && report.fetchedModifications <= fetched,
+                "\(device.name): a stopped cycle reported \(report.sentSaves)+\(report.sentDeletes) sent and \(report.fetchedModifications) fetched; the container saw \(saves)+\(deletes) and \(fetched)"
+            )
+            return
+        }
         check(
-            .countersAgree, report.sentSaves == saves && after.sentSaves - before.sentSaves == saves,
-            "\(device.name): the engine reported \(report.sentSaves) saves (counter +\(after.sentSaves - before.sentSaves)); the container accepted \(saves)"
+            .countersAgree, report.sentSaves == saves,
+            "\(device.name): the engine reported \(report.sentSaves) saves; the container accepted \(saves)")
+        let refused = device.thrown[.limitExceeded, default: 0] - thrownBefore[.limitExceeded, default: 0]
+        check(
+            .countersAgree, report.refusedRequests == refused,
+            "\(device.name): the engine reported \(report.refusedRequests) refused requests; the container refused \(refused)"
         )
         check(
-            .countersAgree, report.sentDeletes == deletes && after.sentDeletes - before.sentDeletes == deletes,
-            "\(device.name): the engine reported \(report.sentDeletes) deletes (counter +\(after.sentDeletes - before.sentDeletes)); the container accepted \(deletes)"
-        )
+            .countersAgree, report.sentDeletes == deletes,
+            "\(device.name): the engine reported \(report.sentDeletes) deletes; the container accepted \(deletes)")
         check(
-            .countersAgree,
-            report.fetchedModifications == fetched
-                && after.fetchedModifications - before.fetchedModifications == fetched,
+            .countersAgree, report.fetchedModifications == fetched,
             "\(device.name): the engine reported \(report.fetchedModifications) fetched records; the container returned \(fetched)"
         )
+        if same, let before, let after = try? engine.state() {
+            check(
+                .countersAgree,
+                after.sentSaves - before.sentSaves == saves && after.sentDeletes - before.sentDeletes == deletes
+                    && after.fetchedModifications - before.fetchedModifications == fetched,
+                "\(device.name): the engine's totals moved by \(after.sentSaves - before.sentSaves)+\(after.sentDeletes - before.sentDeletes) sent, "
+                    + "\(after.fetchedModifications - before.fetchedModifications) fetched; the container saw \(saves)+\(deletes), \(fetched)"
+            )
+        }
         let sentEvents = report.events.reduce(0) { total, event in
             if case .sent(let saves, let deletes) = event { return total + saves + deletes }
             return total
@@ -327,6 +669,11 @@ extension Simulation {
                     .honestStatus, reason == injected,
                     "\(device.name): the cycle met \(injected) but paused with \(reason)")
             }
+            // A full iCloud is only ever the server's word, in this cycle.
+            check(
+                .honestStatus, reason != .quotaExceeded || errors.contains(.quotaExceeded),
+                "\(device.name): the cycle paused with quotaExceeded, but the server never said so in it (it said \(errors.map(\.name).sorted()))"
+            )
         }
     }
 

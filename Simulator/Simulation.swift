@@ -34,10 +34,69 @@ public final class Simulation {
         var expected = Set<String>()
         /// The names of the records in the device's archive stores, once read; `nil` after the archives changed.
         var archivedNames: Set<String>?
+        /// The device's own clock.
+        let clock: DeviceClock
+        /// The current app instance's launch number (it changes at every launch and reconfiguration).
+        var instance = 0
+        /// How many times the app was reinstalled (writes made before a reinstall are no longer owed).
+        var generation = 0
+        /// The observed container of the current app instance.
+        var observedContainer: ObservedContainer? { observed.container }
+        /// Records added while the switch was off or no account was signed in, since the device last became able
+        /// to sync: none of them may reach a container until then.
+        var heldBackAdds = Set<String>()
+        /// Field edits made while the switch was off or no account was signed in: (record, field, version).
+        var heldBackEdits: [HeldBackEdit] = []
+        /// When (in the run's moments) the device last learned that an account's app data was deleted, by account.
+        var learnedDeletion: [String: Int] = [:]
+        /// When the user last turned sync on on this device (the only consent to re-upload).
+        var consentAt: Int?
+        /// What the device last had accepted by the server, by account and record: (fields as sent).
+        var lastAccepted: [String: [String: [String: FieldValue]]] = [:]
+        /// The account the device last started afresh from: none of its records may be in the active store again,
+        /// except those written on this device since.
+        var freshFrom: UserRecordID?
+        /// Records added on this device since it last started afresh.
+        var addedSinceFresh = Set<String>()
+        /// Errors the device's calls failed with as a whole (not items' errors), by code, over every app instance.
+        var thrown: [CloudError.Code: Int] = [:]
+        /// Change tags of the device's own saves the server accepted (and told it so), by record.
+        var ownTags: [String: Set<String>] = [:]
+        /// Change tags of the device's own saves accepted during its current cycle: they join ``ownTags`` only if the
+        /// cycle ends without a crash or a stop (else the app may never have recorded them).
+        var ownThisCycle: [String: Set<String>] = [:]
+        /// Change tags of server versions the device received during its current cycle, by record.
+        var receivedThisCycle: [String: Set<String>] = [:]
+        /// Whether a cycle of this device is in flight (interleaved actions never start a second one).
+        var cycling = false
 
-        init(name: String) {
+        init(name: String, clock: DeviceClock) {
             self.name = name
+            self.clock = clock
         }
+    }
+
+    /// An edit made while the device could not sync.
+    struct HeldBackEdit {
+        let name: String
+        let field: String
+        let version: FieldVersion
+    }
+
+    /// One acknowledged write of one field: what the merge oracle judges the healed value against.
+    struct FieldWrite {
+        let version: FieldVersion
+        let value: FieldValue?
+        /// The version the device's record had for the field just before (the write supersedes it).
+        let predecessor: FieldVersion?
+        let device: String
+        let generation: Int
+    }
+
+    /// A deletion of an account's app data by the user, not yet undone with consent.
+    struct ZoneDeletion {
+        let moment: Int
+        let names: Set<String>
     }
 
     /// Holds the current app instance's observed container; shared with the container-wrapping closure.
@@ -46,6 +105,7 @@ public final class Simulation {
 
         func set(_ container: ObservedContainer?) { current.withLock { $0 = container } }
         var tally: ObservedContainer.Tally? { current.withLock { $0?.tally } }
+        var container: ObservedContainer? { current.withLock { $0 } }
     }
 
     /// A record the user wrote.
@@ -70,6 +130,35 @@ public final class Simulation {
     let start: Date
     /// Whether the run is in its heal phase (no new crashes are armed).
     var healing = false
+    /// The run's scheduler: what a container call of any device asks before it goes out.
+    var scheduler: Scheduler?
+    /// Faults that last across many calls (low limits, expired tokens).
+    let episodes = ServerEpisodes()
+    /// The low-limit episode in force, if any: its account, its limit, and the step it ends.
+    var lowLimitEpisode: (account: AccountID, limit: Int, until: Int)?
+    /// The run's logical time: it moves at every user action, so that "before" and "after" are exact.
+    var moment = 0
+    /// How deep the interleaving is: 0 in a step, 1 inside an action run between two requests of a cycle.
+    var depth = 0
+    /// Every acknowledged field write, by record and field.
+    var fieldWrites: [String: [String: [FieldWrite]]] = [:]
+    /// Records for which an engine said a merge would exceed the record size limit (the server's side was kept).
+    var mergesTooLarge = Set<String>()
+    /// Records for which some device recorded a conflict (merged, a delete won, or a merge too large).
+    var conflicted = Set<String>()
+    /// Deletions of each account's app data not yet undone with consent, by account.
+    var zoneDeletions: [String: ZoneDeletion] = [:]
+    /// How many user-deleted-zone faults had struck each account when last looked at.
+    var zoneDeletionStrikes: [String: Int] = [:]
+    /// Two devices whose edits of one record should race: the second device's cycle runs inside the first's, between
+    /// its fetch and its send.
+    var pendingRace: (caller: String, other: String)?
+    /// The last record the user pasted a long text into: later edits pick it often.
+    var bigRecord: String?
+    /// Accounts whose app data the user deleted at least once (by the simulator's own action).
+    var appDataDeleted = Set<String>()
+    /// The record names in each account's container at the last check.
+    var containerNames: [String: Set<String>] = [:]
 
     /// Runs one seeded simulation.
     ///
@@ -109,30 +198,45 @@ public final class Simulation {
         } catch {
             throw WorldError(.fileSystem, "cannot create a scratch folder in \(scratch): \(error)")
         }
-        world = try World.create(
-            at: directory + "/world",
-            options: World.Options(
-                backend: options.backend, faults: faults, clock: clock, names: names, durability: .survivesProcessCrash)
-        )
+        // Each device keeps its own time: a skew of up to ten minutes either way, moved now and then.
+        var clocks: [String: DeviceClock] = [:]
+        for index in 0..<deviceCount {
+            let skew = Double(Int(self.random.next() % 1201) - 600)
+            clocks[Self.deviceNames[index]] = DeviceClock(base: clock, offset: skew)
+        }
+        var worldOptions = World.Options(
+            backend: options.backend, faults: faults, clock: clock, names: names, durability: .survivesProcessCrash)
+        worldOptions.plantedBugs = options.hooks.plantedBugs
+        let deviceClocks = clocks
+        let worldClock = clock
+        worldOptions.deviceClock = { name -> any WallClock in
+            if let clock = deviceClocks[name] { return clock }
+            return worldClock
+        }
+        world = try World.create(at: directory + "/world", options: worldOptions)
         trace(
             "world: \(deviceCount) device(s), accounts \(accounts.map(\.rawValue).joined(separator: ", ")), "
                 + "fault storminess \(storminess), backend \(options.backend.rawValue)")
         mark(.setup, nil, "\(deviceCount) device(s), accounts \(accounts.map(\.rawValue).joined(separator: ", "))")
         for index in 0..<deviceCount {
-            let name = ["phone", "tablet", "laptop", "desk"][index]
+            let name = Self.deviceNames[index]
             let account = random.chance(0.9) ? accounts[Int(random.next() % UInt64(accounts.count))] : nil
             let sync: Bool? = random.chance(0.8) ? true : (random.chance(0.5) ? false : nil)
             let entitlement = random.chance(0.9)
             _ = try world.addDevice(name, account: account, syncPreference: sync, entitlement: entitlement)
-            devices.append(Device(name: name))
+            devices.append(Device(name: name, clock: clocks[name]!))
             trace(
                 "\(name): installed, account \(account?.rawValue ?? "none"), sync \(sync.map { $0 ? "on" : "off" } ?? "unset")"
-                    + (entitlement ? "" : ", WITHOUT the entitlement"))
+                    + (entitlement ? "" : ", WITHOUT the entitlement") + ", clock \(Int(clocks[name]!.skew))s")
             mark(.setup, name, "installed, account \(account?.rawValue ?? "none")")
         }
     }
 
+    static let deviceNames = ["phone", "tablet", "laptop", "desk"]
+
     private func tearDown() {
+        scheduler?.simulation = nil
+        scheduler = nil
         devices.removeAll()
         try? FileSystem.removeItem(directory)
     }
@@ -140,17 +244,21 @@ public final class Simulation {
     // MARK: The run
 
     private func execute() async {
+        scheduler = Scheduler(self)
         for device in devices { launch(device, why: "first launch") }
         while step < options.steps, result.failure == nil {
             step += 1
             clock.advance(by: Double(random.next() % 865))
+            moment += 1
             await takeStep()
+            if result.failure == nil { await serverWeather() }
             if result.failure == nil { checkStep() }
         }
         if result.failure == nil { await heal() }
         result.steps = step
         result.simulatedSeconds = clock.now().timeIntervalSince(start)
         result.faults = faults.byKind
+        result.persistentRefusals = episodes.totalRefusals
     }
 
     /// One step, its kind drawn from the seed.
@@ -158,7 +266,10 @@ public final class Simulation {
         let device = devices[Int(random.next() % UInt64(devices.count))]
         let roll = random.next() % 1000
         switch roll {
-        case 0..<350: await userWrite(device)
+        case 0..<300: await userWrite(device)
+        case 300..<330: await concurrentEdits()
+        case 330..<342: await bulkImport(device)
+        case 342..<350: await pasteLongText(device)
         case 350..<550: await syncDue()
         case 550..<650: await sync(device, force: false, why: "a push notification")
         case 650..<700: await sync(device, force: true, why: "pull to refresh")
@@ -167,7 +278,8 @@ public final class Simulation {
         case 790..<800: reinstall(device)
         case 800..<810: upgrade(device)
         case 810..<850: crash(device)
-        case 850..<900: changeAccount(device)
+        case 850..<890: changeAccount(device)
+        case 890..<900: await userDeletesAppData(device)
         case 900..<960: await resolvePause(device)
         default: await syncDue()
         }

@@ -1,3 +1,4 @@
+import DeviceStore
 import PrivateCloud
 import PrivateSync
 import SimulatedWorld
@@ -43,6 +44,8 @@ public struct SimulationHooks: Sendable {
     public var status: (@Sendable (_ app: LaunchedApp) throws -> SyncStatus)?
     /// Runs right after a device crashed, before its relaunch: a buggy store could lose state here.
     public var afterCrash: (@Sendable (_ app: LaunchedApp) -> Void)?
+    /// Bugs planted in the stores and the engine of every device (see `PlantedBug`).
+    package var plantedBugs: Set<PlantedBug> = []
 
     /// No planted bugs.
     public init(
@@ -53,5 +56,13 @@ public struct SimulationHooks: Sendable {
         self.wrapContainer = wrapContainer
         self.status = status
         self.afterCrash = afterCrash
+    }
+
+    /// Plants bugs in the stores and the engine of every device.
+    ///
+    /// - Parameter bugs: The bugs.
+    package init(plantedBugs bugs: Set<PlantedBug>) {
+        self.init()
+        self.plantedBugs = bugs
     }
 }

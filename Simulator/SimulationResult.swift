@@ -14,6 +14,20 @@ public enum Invariant: Int, Sendable, Hashable, CaseIterable, CustomStringConver
     case honestStatus = 5
     /// The engine's counters and events agree with what the container saw.
     case countersAgree = 6
+    /// Nothing written on a device after the switch went off or the account signed out reaches any container (until
+    /// the device may sync again).
+    case nothingLeavesWhenOff = 7
+    /// A deletion of the app's data by the user is never undone without a `sync on` given after a device learned of
+    /// it.
+    case deletionNeedsConsent = 8
+    /// After heal, record times agree across devices, and nothing stays pending.
+    case healedTimesAgree = 9
+    /// No device uploads a record the server already accepted from it, unchanged.
+    case noRedundantUpload = 10
+    /// Requests refused as too large stay bounded under a persistent low limit.
+    case boundedRefusals = 11
+    /// After heal, every field holds the value the documented merge rule picks from the writes that happened.
+    case mergeRule = 12
 
     public var description: String {
         switch self {
@@ -23,6 +37,12 @@ public enum Invariant: Int, Sendable, Hashable, CaseIterable, CustomStringConver
         case .convergence: "4 (convergence after heal)"
         case .honestStatus: "5 (honest status)"
         case .countersAgree: "6 (engine counters agree with the container)"
+        case .nothingLeavesWhenOff: "7 (nothing leaves a device after sync off or sign-out)"
+        case .deletionNeedsConsent: "8 (a deletion of the app's data is undone only with consent)"
+        case .healedTimesAgree: "9 (record times agree and nothing pending after heal)"
+        case .noRedundantUpload: "10 (no unchanged record uploaded again)"
+        case .boundedRefusals: "11 (refused requests bounded under a low limit)"
+        case .mergeRule: "12 (merges follow the documented rule)"
         }
     }
 }
@@ -53,6 +73,10 @@ public struct SimulationResult: Sendable {
     public var crashes = 0
     /// Individual invariant checks made.
     public var invariantChecks = 0
+    /// Actions the scheduler ran between two container requests of a cycle (user actions and other devices' cycles).
+    public var interleavings = 0
+    /// Requests a low limit or an expired token refused, over the run's persistent faults.
+    public var persistentRefusals = 0
     /// The first invariant broken, if any.
     public var failure: InvariantFailure?
     /// The trace: every step when a full trace was asked for, else the last steps.

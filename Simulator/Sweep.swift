@@ -17,6 +17,10 @@ public struct Sweep: Sendable {
         public var crashes = 0
         /// Invariant checks made.
         public var invariantChecks = 0
+        /// Actions run between two container requests of a cycle.
+        public var interleavings = 0
+        /// Requests refused by persistent faults (a low limit, an expired token).
+        public var persistentRefusals = 0
         /// Every failing run, in seed order.
         public var failures: [SimulationResult] = []
     }
@@ -52,6 +56,8 @@ public struct Sweep: Sendable {
             summary.simulatedSeconds += result.simulatedSeconds
             summary.crashes += result.crashes
             summary.invariantChecks += result.invariantChecks
+            summary.interleavings += result.interleavings
+            summary.persistentRefusals += result.persistentRefusals
             for (kind, count) in result.faults { summary.faults[kind, default: 0] += count }
             if result.failure != nil { summary.failures.append(result) }
             progress(summary, result)

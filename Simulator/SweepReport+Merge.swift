@@ -67,6 +67,10 @@ extension SweepReport {
             merged.simulatedSeconds += report.simulatedSeconds
             merged.crashes += report.crashes
             merged.invariantChecks += report.invariantChecks
+            if let value = report.interleavings { merged.interleavings = (merged.interleavings ?? 0) + value }
+            if let value = report.persistentRefusals {
+                merged.persistentRefusals = (merged.persistentRefusals ?? 0) + value
+            }
             for (kind, value) in report.faults { merged.faults[kind, default: 0] += value }
             merged.failures += report.failures
         }
@@ -86,6 +90,7 @@ extension SweepReport {
                 "--devices \(a.devices.map(String.init) ?? "drawn") vs \(b.devices.map(String.init) ?? "drawn")")
         }
         if a.backend != b.backend { parts.append("--backend \(a.backend) vs \(b.backend)") }
+        if a.plant != b.plant { parts.append("--plant \(text(a.plant)) vs \(text(b.plant))") }
         return parts.joined(separator: ", ")
     }
 }

@@ -61,17 +61,22 @@ public struct SweepReport: Codable, Sendable, Equatable {
         public var devices: Int?
         /// `memory` or `file`.
         public var backend: String
+        /// The bug planted with `--plant`, if any.
+        public var plant: String?
 
         /// Creates a configuration.
-        public init(sweepSeeds: Int?, seed: UInt64?, steps: Int, devices: Int?, backend: String) {
+        public init(
+            sweepSeeds: Int?, seed: UInt64?, steps: Int, devices: Int?, backend: String, plant: String? = nil
+        ) {
             self.sweepSeeds = sweepSeeds
             self.seed = seed
             self.steps = steps
             self.devices = devices
             self.backend = backend
+            self.plant = plant
         }
 
-        private enum CodingKeys: String, CodingKey { case sweepSeeds, seed, steps, devices, backend }
+        private enum CodingKeys: String, CodingKey { case sweepSeeds, seed, steps, devices, backend, plant }
 
         /// Encodes every key, `null` included, so a configuration always shows all it holds.
         public func encode(to encoder: any Encoder) throws {
@@ -81,6 +86,7 @@ public struct SweepReport: Codable, Sendable, Equatable {
             try container.encode(steps, forKey: .steps)
             try container.encode(devices, forKey: .devices)
             try container.encode(backend, forKey: .backend)
+            try container.encode(plant, forKey: .plant)
         }
     }
 
@@ -96,6 +102,10 @@ public struct SweepReport: Codable, Sendable, Equatable {
     public var crashes: Int
     /// Invariant checks made.
     public var invariantChecks: Int
+    /// Actions interleaved inside other devices' cycles (`nil` in JSON from before they were counted).
+    public var interleavings: Int?
+    /// Requests refused by persistent server faults (`nil` in JSON from before they were counted).
+    public var persistentRefusals: Int?
     /// Every failing seed, in seed order.
     public var failures: [Failure]
     /// The shard this report covers (`nil` in a merged report, or in JSON from before shards were recorded).
@@ -108,8 +118,11 @@ public struct SweepReport: Codable, Sendable, Equatable {
     /// Creates a report.
     public init(
         seeds: Int, steps: Int, simulatedSeconds: Double, faults: [String: Int], crashes: Int, invariantChecks: Int,
-        failures: [Failure], shard: Shard?, shards: Int? = nil, configuration: Configuration?
+        interleavings: Int? = nil, persistentRefusals: Int? = nil, failures: [Failure], shard: Shard?,
+        shards: Int? = nil, configuration: Configuration?
     ) {
+        self.interleavings = interleavings
+        self.persistentRefusals = persistentRefusals
         self.seeds = seeds
         self.steps = steps
         self.simulatedSeconds = simulatedSeconds

@@ -7,6 +7,8 @@ import Synchronization
 /// committed before stays, nothing after is written. A relaunch uses a fresh switch.
 public final class CrashSwitch: Sendable {
     private let down = Mutex(false)
+    /// Commits still allowed before an armed crash trips, or `nil` when none is armed.
+    private let commitsLeft = Mutex<Int?>(nil)
 
     /// Creates a switch in the "running" position.
     public init() {}
@@ -18,4 +20,30 @@ public final class CrashSwitch: Sendable {
 
     /// Whether the process has crashed.
     public var isDown: Bool { down.withLock { $0 } }
+
+    /// Arms a crash inside a later local write: the store transaction that would make the `commits`-th commit from
+    /// now (counting from 0) is killed after its statements ran and before its COMMIT, as a process killed between
+    /// any two statements of it would be (SQLite rolls back the whole transaction either way).
+    ///
+    /// - Parameter commits: How many commits to let through first.
+    public func arm(afterCommits commits: Int) {
+        commitsLeft.withLock { $0 = commits }
+    }
+
+    /// Called by a store just before it commits: trips an armed crash when its count is reached.
+    ///
+    /// - Returns: Whether the process is down (the transaction must not commit).
+    public func beforeCommit() -> Bool {
+        let trip = commitsLeft.withLock { left -> Bool in
+            guard let count = left else { return false }
+            if count == 0 {
+                left = nil
+                return true
+            }
+            left = count - 1
+            return false
+        }
+        if trip { crash() }
+        return isDown
+    }
 }

@@ -437,7 +437,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
                 try connection.transaction(.immediate) {
                     let value = try body(connection)
                     // A crash at any point before COMMIT loses the transaction, as a killed process would.
-                    if self.crashSwitch?.isDown == true { throw self.crashed }
+                    if self.crashSwitch?.beforeCommit() == true { throw self.crashed }
                     return value
                 }
             }

@@ -117,7 +117,12 @@ public final class LaunchedApp: Sendable {
     }
 
     /// The record of that name, from either store, with its partition.
-    public func find(_ name: String) throws(StoreError) -> (StoredRecord, Partition)? {
+    ///
+    /// - Parameter name: The record's name.
+    /// - Returns: The record and the partition of the store that holds it, or `nil` when neither store has it (a
+    ///   missing record is not an error here, unlike ``edit(_:setting:)`` and ``delete(_:)``).
+    /// - Throws: ``StoreError`` when a store cannot be read.
+    public func find(_ name: String) throws(StoreError) -> (record: StoredRecord, partition: Partition)? {
         if let record = try stores.userCreated.record(named: name) { return (record, .userCreated) }
         if let record = try stores.localOnly.record(named: name) { return (record, .localOnly) }
         return nil

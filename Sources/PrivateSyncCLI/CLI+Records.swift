@@ -15,19 +15,44 @@ extension CLI {
         }
         // Bad input is refused before any store is opened.
         let name = try command.option("name").map { text throws(CLIError) in try recordName(text) }
+        let count = try recordCount()
+        if count > 1 && (name != nil || json) {
+            throw CLIError(
+                .usage, "--count adds records under new names, one a line: it takes neither --name nor --json")
+        }
         let fields = try FieldParsing.parse(command.options["field"] ?? [], for: type, now: world.options.clock.now())
         let app = try resumedApp(in: world)
-        let record =
-            try name.map { name in try app.add(typeName, name: name, fields: fields) }
-            ?? app.add(typeName, fields: fields)
+        for _ in 0..<count {
+            let record =
+                try name.map { name in try app.add(typeName, name: name, fields: fields) }
+                ?? app.add(typeName, fields: fields)
 
-        // The record and its pending change are committed (durably) by the time add returns.
-        if json {
-            Terminal.json(RecordJSON(record, partition: world.partition.partition(of: typeName) ?? .userCreated))
-        } else {
-            Terminal.line(record.name)
+            // The record and its pending change are committed (durably) by the time add returns.
+            if json {
+                Terminal.json(RecordJSON(record, partition: world.partition.partition(of: typeName) ?? .userCreated))
+            } else {
+                Terminal.line(record.name)
+            }
         }
         return .success
+    }
+
+    /// The most records one `record add --count` adds.
+    static let maximumAddCount = 10_000
+
+    /// `record add`'s `--count`: 1 when not given.
+    ///
+    /// - Returns: How many records to add.
+    /// - Throws: ``CLIError`` `dataError` for a value that is not a whole number from 1 to ``maximumAddCount``.
+    private func recordCount() throws(CLIError) -> Int {
+        guard let text = command.option("count") else { return 1 }
+        guard let value = Int(text), value >= 1, value <= Self.maximumAddCount else {
+            throw CLIError(
+                .dataError,
+                "--count must be a whole number from 1 to \(Self.maximumAddCount); got '\(TextEscaping.escape(text.prefix(40)))'"
+            )
+        }
+        return value
     }
 
     func recordEdit() throws -> ExitCode {

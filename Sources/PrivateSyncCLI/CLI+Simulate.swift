@@ -1,3 +1,4 @@
+import DeviceStore
 import FoundationEssentials
 import PrivateCloud
 import SimulatedWorld
@@ -47,8 +48,11 @@ extension CLI {
                 try PageFile.checkFolder(timeline, option: "--timeline")
             }
         }
-        let template = SimulationOptions(
+        var template = SimulationOptions(
             seed: 0, devices: devices, steps: steps, backend: backend, keepFullTrace: command.flag("trace"))
+        if let bug = command.option("plant").flatMap(PlantedBug.init(rawValue:)) {
+            template.hooks = SimulationHooks(plantedBugs: [bug])
+        }
 
         var progress = SweepProgress(
             total: seeds.count, enabled: Terminal.standardErrorIsTerminal && !json && seeds.count > 1)
@@ -67,6 +71,7 @@ extension CLI {
             if let devices { parts.append("--devices \(devices)") }
             if steps != SimulationOptions.defaultSteps { parts.append("--steps \(steps)") }
             if backend != .memory { parts.append("--backend \(backend.rawValue)") }
+            if let plant = command.option("plant") { parts.append("--plant \(plant)") }
             return parts.joined(separator: " ") + " --trace"
         }
         if let timeline {
@@ -84,7 +89,8 @@ extension CLI {
         let report = SweepReport(
             seeds: summary.seeds, steps: summary.steps, simulatedSeconds: summary.simulatedSeconds,
             faults: Dictionary(uniqueKeysWithValues: summary.faults.map { ($0.key.rawValue, $0.value) }),
-            crashes: summary.crashes, invariantChecks: summary.invariantChecks,
+            crashes: summary.crashes, invariantChecks: summary.invariantChecks, interleavings: summary.interleavings,
+            persistentRefusals: summary.persistentRefusals,
             failures: summary.failures.map { run in
                 SweepReport.Failure(
                     seed: run.seed, invariant: run.failure!.invariant.rawValue,
@@ -95,7 +101,7 @@ extension CLI {
             configuration: SweepReport.Configuration(
                 sweepSeeds: command.option("seed") == nil ? sweepSeeds : nil,
                 seed: command.option("seed").flatMap { UInt64($0) }, steps: steps, devices: devices,
-                backend: backend.rawValue))
+                backend: backend.rawValue, plant: command.option("plant")))
         if json {
             Terminal.json(report)
             return summary.failures.isEmpty ? .success : .checkFailed
@@ -111,9 +117,12 @@ extension CLI {
         let faults = summary.faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         Terminal.line(
             "Simulated \(summary.seeds) seed(s): \(summary.steps) steps, \(Int(summary.simulatedSeconds)) simulated seconds, "
-                + "\(summary.crashes) crashes, \(summary.invariantChecks) invariant checks, \(summary.failures.count) failure(s)"
+                + "\(summary.crashes) crashes, \(summary.interleavings) interleaved actions, "
+                + "\(summary.invariantChecks) invariant checks, \(summary.failures.count) failure(s)"
         )
-        Terminal.line("Faults injected: \(faults.isEmpty ? "none" : faults)")
+        Terminal.line(
+            "Faults injected: \(faults.isEmpty ? "none" : faults); requests refused by persistent faults: \(summary.persistentRefusals)"
+        )
         return summary.failures.isEmpty ? .success : .checkFailed
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParsing
+import DeviceStore
 import PrivateCloud
 
 /// Every command of `privatesync`, declared. Help text and usage errors come from here.
@@ -156,6 +157,10 @@ enum CommandTree {
                                 help:
                                     "The record's name, checked as CloudKit checks record names (default: a new UUID); refused if a record on the device has it."
                             ),
+                            OptionSpec(
+                                "count", valueName: "N",
+                                help: "Add N records (1 to 10000) with these fields, each under a new name, one a line."
+                            ),
                         ], flags: [json],
                         examples: [
                             "privatesync record add CheckIn --device phone --field mood=4 --field date=now",
@@ -309,6 +314,10 @@ enum CommandTree {
                         "backend", valueName: "memory|file",
                         help: "Where the accounts' databases live (default memory).",
                         allowedValues: ["memory", "file"]),
+                    OptionSpec(
+                        "plant", valueName: "BUG",
+                        help: "Plant a known bug in every device's stores and engine, to replay a planted-bug proof.",
+                        allowedValues: PlantedBug.allCases.map(\.rawValue)),
                     OptionSpec(
                         "timeline", valueName: "PATH",
                         help:

@@ -1,5 +1,6 @@
 @_exported import DeviceStore
 import FileSystem
+@_exported import FoundationEssentials
 @_exported import PrivateCloud
 @_exported import PrivateSync
 @_exported import SimulatedWorld
@@ -11,8 +12,14 @@ import FileSystem
 #endif
 
 /// A simulated world in a temporary folder, for a team's own integration tests: devices, accounts, a controllable
-/// clock, scripted faults, and the real stores, engine and container underneath. The folder is removed when the
-/// value is released.
+/// clock (and one per device, which can be skewed), scripted faults, and the real stores, engine and container
+/// underneath.
+///
+/// The folder is `privatesync-world-<pid>-XXXXXX` under `$TMPDIR` (else `/tmp`), or under the folder given to
+/// ``init(backend:partition:containerIdentifier:names:temporaryDirectory:observer:deviceObserver:)``. It is removed
+/// when the world and every app launched in it are released (an app keeps its world alive). A process that dies
+/// before that (an exit test's child, a crash) leaves its folder; the next `TestWorld` made under the same parent
+/// removes the folders of processes that no longer run (``removeLeftovers(in:)``).
 ///
 /// ```swift
 /// let world = try TestWorld()
@@ -27,39 +34,73 @@ public final class TestWorld: Sendable {
     public let world: World
     /// The temporary folder that holds it.
     public let directory: String
-    /// The clock every device and container reads; it moves only when told to.
+    /// The clock every container reads, and every device unless its own clock (``clock(of:)``) is offset; it moves
+    /// only when told to.
     public let clock: ManualClock
     /// Faults for every container call, in the order scripted.
     public let faults: ScriptedFaults
+    /// Each device's clock, made when first asked for (at its first launch at the latest).
+    private let deviceClocks: DeviceClocks
+    /// Called with every engine event and the device it came from.
+    private let deviceObserver: (@Sendable (_ device: String, _ event: SyncEvent) -> Void)?
 
     /// Creates a world in a new temporary folder.
     ///
     /// - Parameters:
     ///   - backend: Where the accounts' databases live; memory by default (fast), or files.
-    ///   - partition: The schema and its partition; the demo health schema by default.
+    ///   - partition: The schema and its partition; the demo health schema by default (a schema built in code:
+    ///     `docs/testing.md`).
     ///   - containerIdentifier: The container the app syncs with.
-    ///   - observer: Called with every engine event.
-    /// - Throws: ``WorldError`` when the folder cannot be created.
+    ///   - names: Where new record names come from (`add` without a name); new UUIDs by default,
+    ///     `SeededRecordNames(seed:)` for names that repeat from run to run.
+    ///   - temporaryDirectory: The folder to make the world's folder in; `$TMPDIR` (else `/tmp`) by default.
+    ///   - observer: Called with every engine event of every device.
+    ///   - deviceObserver: Called with every engine event and the name of the device it came from.
+    /// - Throws: ``WorldError`` `fileSystem` when the folder cannot be created.
     public init(
         backend: ContainerBackend = .memory, partition: SyncPartition = .demoHealth,
         containerIdentifier: ContainerIdentifier = World.demoContainerIdentifier,
-        observer: (@Sendable (SyncEvent) -> Void)? = nil
+        names: any RecordNameSource = UUIDRecordNames(), temporaryDirectory: String? = nil,
+        observer: (@Sendable (SyncEvent) -> Void)? = nil,
+        deviceObserver: (@Sendable (_ device: String, _ event: SyncEvent) -> Void)? = nil
     ) throws {
+        let parent = temporaryDirectory ?? Self.temporaryParent()
+        Self.removeLeftovers(in: parent)
         do {
-            directory = try FileSystem.makeTemporaryDirectory(prefix: "privatesync-world")
+            directory = try FileSystem.makeTemporaryDirectory(prefix: "\(Self.folderPrefix)-\(getpid())", in: parent)
         } catch {
-            throw WorldError(.fileSystem, "cannot create a temporary folder: \(error)")
+            throw WorldError(.fileSystem, "cannot create a temporary folder in \(parent): \(error)")
         }
         clock = ManualClock()
         faults = ScriptedFaults()
-        world = try World.create(
-            at: directory + "/world", partition: partition, containerIdentifier: containerIdentifier,
-            options: World.Options(
-                backend: backend, faults: faults, clock: clock, durability: .survivesProcessCrash, observer: observer))
+        let deviceClocks = DeviceClocks(base: clock)
+        self.deviceClocks = deviceClocks
+        self.deviceObserver = deviceObserver
+        var options = World.Options(
+            backend: backend, faults: faults, clock: clock, names: names, durability: .survivesProcessCrash,
+            observer: observer)
+        options.deviceClock = { name in deviceClocks.clock(of: name) }
+        do {
+            world = try World.create(
+                at: directory + "/world", partition: partition, containerIdentifier: containerIdentifier,
+                options: options)
+        } catch {
+            try? FileSystem.removeItem(directory)
+            throw error
+        }
     }
 
     deinit {
         try? FileSystem.removeItem(directory)
+    }
+
+    /// The clock of one device: the world's clock plus the device's own offset, which a test sets to skew the
+    /// device or make its clock jump back. Set it before or after the device launches; the device reads it live.
+    ///
+    /// - Parameter device: The device's name.
+    /// - Returns: Its clock (the same object every time).
+    public func clock(of device: String) -> DeviceClock {
+        deviceClocks.clock(of: device)
     }
 
     /// Installs the app on a new device.
@@ -69,6 +110,8 @@ public final class TestWorld: Sendable {
     ///   - account: The iCloud account signed in, or `nil` for none.
     ///   - sync: The sync switch as restored from a backup, or `nil` for never set.
     ///   - entitlement: Whether the build has the iCloud entitlement.
+    /// - Returns: The device.
+    /// - Throws: `IdentifierError` for an invalid account name, ``WorldError`` `deviceExists` or `invalidName`.
     @discardableResult
     public func addDevice(
         _ name: String, account: String?, sync: Bool?, entitlement: Bool = true
@@ -77,12 +120,39 @@ public final class TestWorld: Sendable {
         return try world.addDevice(name, account: account, syncPreference: sync, entitlement: entitlement)
     }
 
-    /// Launches the app on a device (a cold start).
+    /// Launches the app on a device (a cold start). The app keeps this world (and its folder) alive.
+    ///
+    /// - Parameters:
+    ///   - name: The device.
+    ///   - options: Switches that turn the traps' fixes off (`skipDirectoryFix`, `skipEntitlementCheck`).
+    ///   - crashSwitch: Makes the device's stores commit nothing once thrown (see ``CrashingContainer``).
+    ///   - wrapContainer: Wraps the container the device opens (outside the scripted faults).
+    ///   - resolver: The conflict policy; `FieldLevelLastWriterWins()` by default.
+    ///   - retryPolicy: The backoff after transient failures; `.standard` by default.
+    /// - Returns: The running app.
+    /// - Throws: ``WorldError`` for an unknown device, ``LaunchError`` when the launch cannot complete.
     public func launch(
         _ name: String, options: LaunchSequence.Options = .init(), crashSwitch: CrashSwitch? = nil,
-        wrapContainer: World.ContainerWrapper? = nil
+        wrapContainer: World.ContainerWrapper? = nil, resolver: (any ConflictResolver)? = nil,
+        retryPolicy: RetryPolicy? = nil
     ) throws -> LaunchedApp {
-        try world.launch(name, options: options, crashSwitch: crashSwitch, wrapContainer: wrapContainer)
+        let device = try world.device(name)
+        // The wrapper holds this world, so the app (whose environment holds the wrapper) keeps the folder alive.
+        var environment = world.environment(
+            for: device, crashSwitch: crashSwitch,
+            wrapContainer: { [self] container in
+                withExtendedLifetime(self) { wrapContainer?(container) ?? container }
+            })
+        if let resolver { environment.resolver = resolver }
+        if let retryPolicy { environment.retryPolicy = retryPolicy }
+        if let deviceObserver {
+            let observer = environment.observer
+            environment.observer = { event in
+                observer?(event)
+                deviceObserver(name, event)
+            }
+        }
+        return try LaunchSequence(device: device, environment: environment).run(options: options)
     }
 
     /// The device of that name.

@@ -44,6 +44,9 @@ public final class World: Sendable {
         public var verifyIntegrity: Bool
         /// Bugs planted in every device's stores and engine, for the simulator's proofs; empty everywhere else.
         package var plantedBugs: Set<PlantedBug> = []
+        /// The clock of each device, by name, when devices keep their own time (the simulator's skewed clocks); the
+        /// world's clock otherwise. The accounts' servers always use ``clock``.
+        package var deviceClock: (@Sendable (_ device: String) -> any WallClock)?
 
         /// Creates options: the file backend, the system clock, durable commits.
         public init(
@@ -322,7 +325,7 @@ public final class World: Sendable {
                 let container = self.container(identifier, session: session, device: name)
                 return wrapContainer?(container) ?? container
             },
-            clock: options.clock,
+            clock: options.deviceClock?(device.name) ?? options.clock,
             names: options.names, durability: options.durability, crashSwitch: crashSwitch,
             verifyIntegrity: options.verifyIntegrity, observer: options.observer)
         environment.plantedBugs = options.plantedBugs

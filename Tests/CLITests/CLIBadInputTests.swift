@@ -221,6 +221,30 @@ struct CLIBadInputTests {
             ], code: 65, message: "a record named \"c1\" already exists"),
         Case(
             arguments: ["record", "add", "CheckIn", "--device", "phone", "--name"], code: 64, message: "needs a value"),
+        // Bulk adds (record add --count).
+        Case(
+            arguments: [
+                "record", "add", "CheckIn", "--device", "phone", "--count", "0", "--field", "mood=1", "--field",
+                "date=now",
+            ],
+            code: 65, message: "--count must be a whole number from 1 to 10000"),
+        Case(
+            arguments: [
+                "record", "add", "CheckIn", "--device", "phone", "--count", "10001", "--field", "mood=1", "--field",
+                "date=now",
+            ],
+            code: 65, message: "--count must be a whole number from 1 to 10000"),
+        Case(
+            arguments: [
+                "record", "add", "CheckIn", "--device", "phone", "--count", "x", "--field", "mood=1", "--field",
+                "date=now",
+            ],
+            code: 65, message: "--count must be a whole number"),
+        Case(
+            arguments: [
+                "record", "add", "CheckIn", "--device", "phone", "--count", "2", "--name", "n", "--field", "mood=1",
+                "--field", "date=now",
+            ], code: 64, message: "it takes neither --name nor --json"),
         // Writes by other clients (cloud ...).
         Case(
             arguments: ["cloud", "record", "put", "--type", "Note"], code: 64, message: "missing option '--account ID'"),

@@ -1,0 +1,60 @@
+import PrivateCloud
+
+/// The seam between a device's container calls and the simulation's seeded scheduler: before each call an
+/// ``InterleavingContainer`` asks it whether something else happens first (a user's action, another device's
+/// cycle), and after each accepted modify request it tells it what the server accepted.
+///
+/// Why `@unchecked Sendable` is sound: containers must be `Sendable`, but a simulation runs on one task. The engine
+/// spawns no tasks (see `SyncEngine`): every container call it makes is awaited, in order, on the task that called
+/// `sync`, which is the simulation's own task. So every call into the scheduler, and through it into the
+/// simulation, happens on that one task, one at a time; nothing reaches the simulation concurrently. The reference
+/// is cleared when the run ends.
+final class Scheduler: @unchecked Sendable {
+    /// The simulation to ask; `nil` once the run ended.
+    var simulation: Simulation?
+
+    /// Creates a scheduler for a simulation.
+    init(_ simulation: Simulation) {
+        self.simulation = simulation
+    }
+
+    /// Called before every container call of a device's app instance.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - instance: The app instance (its launch number) making the call.
+    ///   - call: The call's name.
+    ///   - sending: The records a modify request carries (or carried, once answered).
+    func beforeCall(device: String, instance: Int, call: String, sending: [String] = []) async {
+        await simulation?.interject(device: device, instance: instance, call: call, sending: sending)
+    }
+
+    /// Called when a call of a device failed as a whole.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - code: The error's code.
+    func threw(device: String, code: CloudError.Code) {
+        simulation?.noteThrown(device: device, code: code)
+    }
+
+    /// Called with the change tags a device's call brought back: of its own accepted saves, and of server versions
+    /// it received (fetched, or returned with a conflict).
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - own: (record name, change tag) of saves the server accepted from it.
+    ///   - received: (record name, change tag) of server versions it received.
+    func tags(device: String, own: [(String, String)], received: [(String, String)]) {
+        simulation?.noteTags(device: device, own: own, received: received)
+    }
+
+    /// Called after a modify request returned, with the saves the server accepted.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - saved: The records the server accepted, as sent.
+    func accepted(device: String, saved: [Record]) {
+        simulation?.noteAccepted(device: device, saved: saved)
+    }
+}

@@ -1,0 +1,215 @@
+import DeviceStore
+import FoundationEssentials
+import PrivateCloud
+import PrivateSync
+import PrivateSyncTesting
+import SimulatedWorld
+
+extension Simulation {
+    // MARK: Interleaving
+
+    /// The chance, at each container call of a cycle, that the scheduler runs something else first.
+    static let interleavingRate = 0.12
+
+    /// Called before every container call of every app instance: the seeded scheduler may run, first, a user's
+    /// action on the same or another device (a write, the switch, an account change, starting afresh, a relaunch, a
+    /// crash, the user deleting the app's data) or another device's whole cycle. Nesting stops at depth 1: what runs
+    /// here never interleaves further. Every choice is drawn from the run's generator, so a seed still replays byte
+    /// for byte.
+    ///
+    /// - Parameters:
+    ///   - name: The device whose cycle makes the call.
+    ///   - instance: The app instance making it.
+    ///   - call: The call.
+    ///   - sending: The records of a modify request: a user's edit in between picks one of them most of the time
+    ///     (an edit while its save is in flight).
+    func interject(device name: String, instance: Int, call: String, sending: [String] = []) async {
+        guard !healing, depth == 0, result.failure == nil, let caller = devices.first(where: { $0.name == name })
+        else { return }
+        if let race = pendingRace, race.caller == name, call == "modifyRecords",
+            let other = devices.first(where: { $0.name == race.other })
+        {
+            // A race set up by two edits of one record: the other device's cycle lands between this one's fetch and
+            // its send, so the send meets a conflict.
+            pendingRace = nil
+            depth += 1
+            defer { depth -= 1 }
+            result.interleavings += 1
+            trace("\(name): before its \(call), meanwhile:")
+            mark(.world, name, "before its \(call), meanwhile:")
+            return await sync(other, force: true, why: "racing")
+        }
+        if call == "recordZoneChanges", random.chance(0.04) {
+            // The user deletes the app's data after the cycle read the database's changes and before it fetches
+            // the zone's: the fetch itself meets the deletion.
+            depth += 1
+            defer { depth -= 1 }
+            result.interleavings += 1
+            trace("\(name): before its \(call), meanwhile:")
+            mark(.world, name, "before its \(call), meanwhile:")
+            return await userDeletesAppData(caller)
+        }
+        guard random.chance(Self.interleavingRate) else { return }
+        depth += 1
+        defer { depth -= 1 }
+        result.interleavings += 1
+        let target = random.chance(0.6) ? caller : devices[Int(random.next() % UInt64(devices.count))]
+        trace("\(name): before its \(call), meanwhile:")
+        mark(.world, name, "before its \(call), meanwhile:")
+        switch random.next() % 100 {
+        case 0..<30:
+            if target === caller, !sending.isEmpty, random.chance(0.7) {
+                await userWrite(target, editing: sending[Int(random.next() % UInt64(sending.count))])
+            } else {
+                await userWrite(target)
+            }
+        case 30..<42: flipSwitch(target)
+        case 42..<52: changeAccount(target)
+        case 52..<58: await resolvePause(target)
+        case 58..<62: relaunch(target, why: "relaunched by the user")
+        case 62..<66: crash(target)
+        case 66..<72: await userDeletesAppData(target)
+        case 72..<74: await bulkImport(target)
+        case 74..<77: await switchAccountAndStartFresh(target)
+        default:
+            if target !== caller {
+                await sync(target, force: random.chance(0.3), why: "interleaved")
+            } else if let other = devices.first(where: { $0 !== caller && !$0.cycling }) {
+                await sync(other, force: false, why: "interleaved")
+            }
+        }
+    }
+
+    /// The user signs into the other account and at once chooses to start afresh with it (the CLI's
+    /// `account start-fresh`, possibly in another process than a sync in flight).
+    func switchAccountAndStartFresh(_ device: Device) async {
+        guard accounts.count > 1, let handle = try? world.device(device.name), let current = handle.session.account,
+            let other = accounts.first(where: { $0 != current })
+        else { return }
+        moment += 1
+        do {
+            try handle.signIn(other)
+        } catch {
+            return fail(.noAcknowledgedWriteLost, "\(device.name): signing in failed: \(error)")
+        }
+        trace("\(device.name): signed into \(other)")
+        mark(.account, device.name, "signed into \(other)")
+        accountChanged(device)
+        guard let app = device.app, (try? status(of: app))?.pauseReason == .accountChanged else { return }
+        await resolvePause(device, startFresh: true)
+    }
+
+    /// What the app does on `CKAccountChanged`: it reacts at once (`LaunchedApp.reactToAccountChange()`), without
+    /// waiting for a relaunch; a reconfigured app replaces the running one, whose cycle in flight (if any) goes on.
+    func reactToAccountChange(_ device: Device) {
+        guard let app = device.app else { return }
+        do {
+            let reacted = try app.reactToAccountChange()
+            guard reacted !== app else { return }
+            device.app = reacted
+            device.instance += 1
+            trace("\(device.name): reconfigured for the account change → \(describe(reacted))")
+            mark(.launch, device.name, "reconfigured for the account change → \(describe(reacted))")
+        } catch {
+            if crashedInside(device, "reacting to the account change") { return }
+            fail(.noAcknowledgedWriteLost, "\(device.name): reacting to the account change failed: \(error)")
+        }
+    }
+
+    /// The server's weather between steps: a low-limit episode starts or ends; now and then an account's server
+    /// expires every change token it gave out; now and then a device's clock jumps.
+    func serverWeather() async {
+        if let episode = lowLimitEpisode, step >= episode.until {
+            episodes.setLowLimit(nil, for: episode.account)
+            lowLimitEpisode = nil
+            trace("server: \(episode.account)'s request limit is back to normal")
+            mark(.world, nil, "server: \(episode.account)'s request limit is back to normal")
+        } else if lowLimitEpisode == nil, random.chance(0.02) {
+            let account = accounts[Int(random.next() % UInt64(accounts.count))]
+            let limit = [1, 2, 3, 5, 8][Int(random.next() % 5)]
+            let until = step + 10 + Int(random.next() % 40)
+            lowLimitEpisode = (account, limit, until)
+            episodes.setLowLimit(limit, for: account)
+            for device in devices { episodes.resetRefusals(device: device.name) }
+            trace("server: \(account)'s server takes at most \(limit) items per request until step \(until)")
+            mark(
+                .world, nil, "server: \(account)'s server takes at most \(limit) items per request until step \(until)")
+        }
+        if random.chance(0.01) {
+            let account = accounts[Int(random.next() % UInt64(accounts.count))]
+            let count = episodes.expireTokens(of: account)
+            trace("server: \(account)'s server expires its \(count) change tokens for good")
+            mark(.world, nil, "server: \(account)'s server expires its \(count) change tokens for good")
+        }
+        if random.chance(0.02) {
+            let device = devices[Int(random.next() % UInt64(devices.count))]
+            let jump = Double(Int(random.next() % 1801) - 1200)
+            device.clock.jump(by: jump)
+            trace("\(device.name): the device's clock jumps \(Int(jump))s (now \(Int(device.clock.skew))s off)")
+            mark(.world, device.name, "the device's clock jumps \(Int(jump))s")
+        }
+    }
+
+    /// Refused `limitExceeded` requests stay bounded under a persistent low limit: about log2(400/limit)+1 per
+    /// low-limit episode and device, not per round.
+    func checkRefusals(_ device: Device, since before: Int) {
+        guard let limit = lowLimitEpisode?.limit else { return }
+        let refusals = episodes.refusals(device: device.name)
+        var halvings = 0
+        while limit << halvings < 400 { halvings += 1 }
+        let bound = halvings + 2
+        check(
+            .boundedRefusals, refusals <= bound,
+            "\(device.name): \(refusals) requests refused as too large in this low-limit episode (limit \(limit)); at most \(bound) expected, \(refusals - before) in this cycle"
+        )
+    }
+
+    /// Called when a server accepted saves from a device: nothing held back may be among them, and no save may
+    /// repeat, unchanged, one the server already accepted from this device.
+    func noteAccepted(device name: String, saved: [Record]) {
+        guard let device = devices.first(where: { $0.name == name }),
+            let account = (try? world.device(name))?.session.account
+        else { return }
+        for record in saved {
+            checkNotHeldBack(record, account: account)
+            let recordName = record.recordID.recordName
+            let previous = device.lastAccepted[account.rawValue]?[recordName]
+            check(
+                .noRedundantUpload, previous != record.fields,
+                "\(name) uploaded \(record.recordType) \(recordName) to \(account) again, unchanged since the server accepted it"
+            )
+            device.lastAccepted[account.rawValue, default: [:]][recordName] = record.fields
+        }
+    }
+
+    /// Notes the change tags a device's call brought back.
+    func noteTags(device name: String, own: [(String, String)], received: [(String, String)]) {
+        guard let device = devices.first(where: { $0.name == name }) else { return }
+        for (record, tag) in own { device.ownThisCycle[record, default: []].insert(tag) }
+        for (record, tag) in received { device.receivedThisCycle[record, default: []].insert(tag) }
+    }
+
+    /// Counts an error a device's call failed with as a whole.
+    func noteThrown(device name: String, code: CloudError.Code) {
+        devices.first(where: { $0.name == name })?.thrown[code, default: 0] += 1
+    }
+
+    /// Invariant 7 on one record that reached a container.
+    func checkNotHeldBack(_ record: Record, account: AccountID) {
+        let name = record.recordID.recordName
+        let versions: FieldVersions? =
+            if case .string(let text)? = record[Schema.reservedFieldName] { FieldVersions(encoded: text) } else { nil }
+        for device in devices {
+            check(
+                .nothingLeavesWhenOff, !device.heldBackAdds.contains(name),
+                "\(record.recordType) \(name), added on \(device.name) after sync was turned off or the account signed out, reached \(account)'s container"
+            )
+            for edit in device.heldBackEdits where edit.name == name && versions?[edit.field] == edit.version {
+                fail(
+                    .nothingLeavesWhenOff,
+                    "an edit of \(edit.field) of \(name), made on \(device.name) after sync was turned off or the account signed out, reached \(account)'s container"
+                )
+            }
+        }
+    }
+}

@@ -31,6 +31,28 @@ struct CLITimelineTests {
         #expect(html.contains("privatesync simulate --seed 3 --devices 3 --steps 30 --trace"))
     }
 
+    @Test("a sweep with --timeline DIR writes the page of each failing seed, with its failure mark and replay")
+    func sweepWritesFailingSeedsPages() throws {
+        let cli = CLIRunner.fresh()
+        let folder = URL(fileURLWithPath: cli.home).deletingLastPathComponent().appendingPathComponent("pages")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let run = try cli.run(
+            [
+                "simulate", "--seeds", "1", "--steps", "60", "--plant", "ignores-account-change", "--timeline",
+                folder.path, "--json",
+            ], home: false)
+        #expect(run.status == 1, "the planted bug breaks seed 0: \(run.standardError)")
+        let failures = try #require(run.json["failures"] as? [[String: Any]])
+        #expect(failures.count == 1)
+        let replay = try #require(failures.first?["replay"] as? String)
+        #expect(replay.contains("--plant ignores-account-change"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["seed-0.html"])
+        let html = try String(contentsOfFile: folder.appendingPathComponent("seed-0.html").path, encoding: .utf8)
+        #expect(html.contains("<g class=\"failure\" data-step=\"\(failures[0]["step"] as? Int ?? -1)\">"))
+        #expect(html.contains("class=\"verdict broken\""))
+        #expect(html.contains(replay))
+    }
+
     @Test("a passing sweep with --timeline DIR writes no page, and a sweep on a pipe draws no progress")
     func sweepWritesPagesOnlyForFailures() throws {
         let cli = CLIRunner.fresh()

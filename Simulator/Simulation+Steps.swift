@@ -361,6 +361,9 @@ extension Simulation {
         moment += 1
         do {
             device.app = try app.setSyncEnabled(on)
+            // Turning sync on may be consent to upload again, which forgets every server version the device knew:
+            // its earlier saves' echoes are then versions it has not seen.
+            if on { device.ownTags.removeAll() }
             device.instance += 1
             if on { device.consentAt = moment }
             refreshBlocked(device)
@@ -468,6 +471,7 @@ extension Simulation {
                 }
                 moment += 1
                 device.app = try app.setSyncEnabled(false).setSyncEnabled(true)
+                device.ownTags.removeAll()
                 device.instance += 1
                 device.consentAt = moment
                 device.lastAccepted.removeAll()

@@ -60,7 +60,8 @@ public final class Simulation {
         var addedSinceFresh = Set<String>()
         /// Errors the device's calls failed with as a whole (not items' errors), by code, over every app instance.
         var thrown: [CloudError.Code: Int] = [:]
-        /// Change tags of the device's own saves the server accepted (and told it so), by record.
+        /// Change tags of the device's own saves the server accepted (and told it so), by record; forgotten when the
+        /// device may forget the server's versions (a `sync on` that consents to re-upload).
         var ownTags: [String: Set<String>] = [:]
         /// Change tags of the device's own saves accepted during its current cycle: they join ``ownTags`` only if the
         /// cycle ends without a crash or a stop (else the app may never have recorded them).

@@ -43,6 +43,9 @@ public enum SyncStateKey: String, Sendable, CaseIterable {
     case batchSize = "batch_size"
     /// Modify requests accepted in a row at the current batch size; after enough of them the size grows back.
     case batchStreak = "batch_streak"
+    /// How many deletions of the zone, counted from the kept database token, this device has learned of (a consent
+    /// given now covers that many; `reupload_consent` holds how many a consent covers).
+    case deletionsLearned = "deletions_learned"
     /// Set by a reset of the bookkeeping: the next full fetch queues the records the server did not return.
     case requeueOnFullFetch = "requeue_on_full_fetch"
 }
@@ -217,7 +220,7 @@ public struct SyncTransaction {
                 server_last_modifier)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
             ON CONFLICT (record_name) DO UPDATE SET fields = excluded.fields, field_versions = excluded.field_versions,
-                modified_at = excluded.modified_at, origin_user = COALESCE(origin_user, excluded.origin_user),
+                created_at = excluded.created_at, modified_at = excluded.modified_at, origin_user = COALESCE(origin_user, excluded.origin_user),
                 server_change_tag = excluded.server_change_tag, server_created_at = excluded.server_created_at,
                 server_modified_at = excluded.server_modified_at, server_creator = excluded.server_creator,
                 server_last_modifier = excluded.server_last_modifier

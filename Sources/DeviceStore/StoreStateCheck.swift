@@ -32,13 +32,13 @@ enum StoreStateCheck {
         if key == "pending_revision" { return .revision }
         guard let known = SyncStateKey(rawValue: key) else { return nil }
         switch known {
-        case .zoneReady, .reconcileOnFullFetch, .initialFetchDone, .reuploadConsent, .requeueOnFullFetch: return .flag
+        case .zoneReady, .reconcileOnFullFetch, .initialFetchDone, .requeueOnFullFetch: return .flag
         case .boundUser, .pauseReason, .lastOutcome, .lastError: return .text
         case .zoneToken, .databaseToken: return .bytes
         case .lastAttemptAt, .nextAttemptAt: return .date
         case .retryAttempt: return .retryAttempt
         case .sentSaves, .sentDeletes, .fetchedModifications, .fetchedDeletions, .conflictsResolved, .epoch,
-            .batchStreak:
+            .batchStreak, .reuploadConsent, .deletionsLearned:
             return .counter
         case .batchSize: return .batchSize
         }

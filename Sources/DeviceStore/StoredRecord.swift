@@ -39,10 +39,14 @@ public struct StoredRecord: Sendable, Hashable, CustomStringConvertible {
         return "\(type) \(name) {\(body)}"
     }
 
-    /// The size the record takes as a CloudKit record: its encoded fields, its field versions, and slack for the
-    /// versions' key. The store refuses a record over CloudKit's limit by it, and the engine sizes its batches by it.
+    /// The size the record takes as a CloudKit record, exactly as the container measures it against its 1 MB limit:
+    /// the encoded fields of the record as sync sends it, with the reserved fields that carry the field versions and
+    /// the creation time. The store refuses a record over the limit by it, so a record it accepts can always upload.
     public var encodedSize: Int {
-        FieldsJSON.encode(fields).count + fieldVersions.encoded.utf8.count + 64
+        var sent = fields
+        sent[Schema.reservedFieldName] = .string(fieldVersions.encoded)
+        sent[Schema.reservedCreatedAtFieldName] = .date(createdAt)
+        return FieldsJSON.encode(sent).count
     }
 }
 

@@ -65,6 +65,17 @@ public final class AccountSession: Sendable {
         let (account, status) = current
         if let error = status.callError { throw error }
         guard let account else { throw AccountStatus.noAccount.callError! }
+        if let expected = Self.requestedFor, expected != account.userRecordID {
+            // Switching accounts on a device cancels what is in flight: a request made for one account never
+            // lands in the next one's database.
+            throw CloudError(
+                .operationCancelled, "the request was made for another account than the one signed in now; cancelled")
+        }
         return account
     }
+
+    /// The user a request in flight was made for, when the caller says (the sync engine does, around every request
+    /// that reads or writes a zone): if another account is signed in by the time the request reaches the database,
+    /// it fails with `operationCancelled`, as a device cancels what is in flight when its account changes.
+    @TaskLocal public static var requestedFor: UserRecordID?
 }

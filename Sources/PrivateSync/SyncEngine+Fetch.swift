@@ -27,12 +27,14 @@ extension SyncEngine {
             try await verifyUser(user, &report)
             let page: RecordZoneChanges
             do {
-                let outcome: Result<RecordZoneChanges, CloudError>
-                do {
-                    outcome = .success(
-                        try await container.recordZoneChanges(in: zoneID, since: token, resultsLimit: nil))
-                } catch {
-                    outcome = .failure(error)
+                let outcome: Result<RecordZoneChanges, CloudError> = await asRequest(for: user) {
+                    do throws(CloudError) {
+                        return .success(
+                            try await self.container.recordZoneChanges(in: self.zoneID, since: token, resultsLimit: nil)
+                        )
+                    } catch {
+                        return .failure(error)
+                    }
                 }
                 page = try log(.recordZoneChanges, zone: zoneID, outcome, &report).get()
                 report.requests[report.requests.count - 1].received = page.modifications.count + page.deletions.count

@@ -43,7 +43,7 @@ extension SyncEngine {
         case .bound: break
         }
         try await readDatabaseChanges(cycle, &report)
-        try await ensureZone(&report)
+        try await ensureZone(for: user, &report)
         // The user's consent to upload again covers the deletion just read, if any; it is spent once the zone
         // exists again, so it cannot approve a deletion that happens later.
         if !isPlanted(.consentNeverSpent) {
@@ -77,15 +77,16 @@ extension SyncEngine {
     }
 
     /// Creates the engine's zone unless the store knows it exists.
-    func ensureZone(_ report: inout SyncReport) async throws(Stop) {
+    func ensureZone(for user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
         let ready = try transaction { try $0.integer(.zoneReady) == 1 }
         guard !ready else { return }
         do {
-            let outcome: Result<[RecordZone], CloudError>
-            do {
-                outcome = .success(try await container.saveZones([RecordZone(zoneID: zoneID)]))
-            } catch {
-                outcome = .failure(error)
+            let outcome: Result<[RecordZone], CloudError> = await asRequest(for: user) {
+                do throws(CloudError) {
+                    return .success(try await self.container.saveZones([RecordZone(zoneID: self.zoneID)]))
+                } catch {
+                    return .failure(error)
+                }
             }
             _ = try log(.saveZones, zone: zoneID, outcome, &report).get()
         } catch {
@@ -115,11 +116,12 @@ extension SyncEngine {
             let page: DatabaseChanges
             try checkStillWanted()
             do {
-                let outcome: Result<DatabaseChanges, CloudError>
-                do {
-                    outcome = .success(try await container.databaseChanges(since: token, resultsLimit: nil))
-                } catch {
-                    outcome = .failure(error)
+                let outcome: Result<DatabaseChanges, CloudError> = await asRequest(for: user) {
+                    do throws(CloudError) {
+                        return .success(try await self.container.databaseChanges(since: token, resultsLimit: nil))
+                    } catch {
+                        return .failure(error)
+                    }
                 }
                 page = try log(.databaseChanges, outcome, &report).get()
             } catch  where error.code == .changeTokenExpired && expired < 3 {
@@ -129,18 +131,27 @@ extension SyncEngine {
             } catch {
                 throw stop(for: error)
             }
-            // The last word on the zone in this page: purged by the user, deleted, or reset with the account's keys.
-            let deletion = freshStore ? nil : page.deletions.last { $0.zoneID == zoneID }
-            let keysReset = deletion?.reason == .encryptedDataReset
+            // Every deletion of the zone in this page, in order; the last says whether it went with the account's keys.
+            let deletions = freshStore ? [] : page.deletions.filter { $0.zoneID == zoneID }
+            let keysReset = deletions.last?.reason == .encryptedDataReset
             let handled = try transaction(cycle) { state -> Bool in
-                if let deletion {
+                if !deletions.isEmpty {
                     // After an encrypted-data reset the user deleted nothing: their keys were reset and the server
                     // lost what it held, so this device uploads everything again (as CKSyncEngine's guidance says).
-                    // Any other deletion needs the user's consent given after the device learned of it.
+                    // Any other deletion needs the user's consent given after the device learned of it: a consent
+                    // covers the deletions known when it was given, never one that happened after.
                     if !keysReset {
-                        guard try state.integer(.reuploadConsent) == 1 else { return false }
+                        let covered = try state.integer(.reuploadConsent)
+                        if deletions.count > covered {
+                            try state.setState(.deletionsLearned, .integer(Int64(deletions.count)))
+                            return false
+                        }
                     }
                     try Self.prepareReupload(state, user: user)
+                    if !self.isPlanted(.consentNeverSpent) {
+                        try state.setState(.reuploadConsent, nil)
+                        try state.setState(.deletionsLearned, nil)
+                    }
                 }
                 try state.setState(.databaseToken, .blob(page.changeToken.bytes))
                 return true
@@ -169,7 +180,11 @@ extension SyncEngine {
     /// policy as a deletion read from database changes. Without consent, pause; with it, re-upload.
     func zoneVanished(_ cycle: CycleGuard, _ report: inout SyncReport) async throws(Stop) {
         let consent = try transaction(cycle) { state -> Bool in
-            guard try state.integer(.reuploadConsent) == 1 else { return false }
+            guard try state.integer(.reuploadConsent) >= 1 else {
+                // Learned here, not from database changes: a consent given from now on covers it.
+                try state.setState(.deletionsLearned, .integer(max(1, try state.integer(.deletionsLearned))))
+                return false
+            }
             try Self.prepareReupload(state, user: cycle.user)
             return true
         }
@@ -178,7 +193,7 @@ extension SyncEngine {
                 .userDeletedZone, persistent: true, message: "zone \(zoneID) is gone: the app's iCloud data was deleted"
             )
         }
-        try await ensureZone(&report)
+        try await ensureZone(for: cycle.user, &report)
     }
 
     /// Called when the user turns sync on: the end of a pause that only the user could end and, when this device
@@ -190,7 +205,9 @@ extension SyncEngine {
         try store.syncTransaction { state in
             let pause = try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:))
             if pause == .userDeletedZone || self.isPlanted(.earlyToggleConsents) {
-                try state.setState(.reuploadConsent, .integer(1))
+                // The consent covers the deletions this device knows of now, and no later one.
+                let learned = max(1, try state.integer(.deletionsLearned))
+                try state.setState(.reuploadConsent, .integer(learned))
             }
             if pause == .userDeletedZone || pause == .quotaExceeded {
                 try state.setState(.pauseReason, nil)

@@ -49,13 +49,15 @@ extension SyncEngine {
                 ContainerRequest.Item(recordName: $0.pending.recordName, isDelete: $0.record == nil)
             }
             do {
-                let outcome: Result<ModifyResult, CloudError>
-                do {
-                    outcome = .success(
-                        try await container.modifyRecords(
-                            saving: saves, deleting: deletes, savePolicy: .ifServerRecordUnchanged, atomically: true))
-                } catch {
-                    outcome = .failure(error)
+                let outcome: Result<ModifyResult, CloudError> = await asRequest(for: user) {
+                    do throws(CloudError) {
+                        return .success(
+                            try await self.container.modifyRecords(
+                                saving: saves, deleting: deletes, savePolicy: .ifServerRecordUnchanged, atomically: true
+                            ))
+                    } catch {
+                        return .failure(error)
+                    }
                 }
                 result = try log(.modifyRecords, zone: zoneID, items: items, batchSize: batchLimit, outcome, &report)
                     .get()
@@ -309,9 +311,14 @@ extension SyncEngine {
     /// server's version, which fits and which other devices already have, is kept instead, and the caller reports
     /// it (`mergeTooLarge`), so that devices converge and the user learns which edit was dropped.
     func mergeOutcome(local: StoredRecord, server: StoredRecord) -> (record: StoredRecord, tooLarge: Bool) {
-        var merged = resolver.resolve(local: local, server: server)
-        merged.modifiedAt =
-            merged.fieldVersions.latest.map { Date(timeIntervalSinceReferenceDate: $0) } ?? merged.createdAt
+        let resolved = resolver.resolve(local: local, server: server)
+        // The record's times are its own whatever the resolver kept: created when its earliest version was (two
+        // devices that created one name agree on it), modified at its latest surviving field edit.
+        let created = min(local.createdAt, server.createdAt)
+        let merged = StoredRecord(
+            name: resolved.name, type: resolved.type, fields: resolved.fields, fieldVersions: resolved.fieldVersions,
+            origin: resolved.origin, createdAt: created,
+            modifiedAt: resolved.fieldVersions.latest.map { Date(timeIntervalSinceReferenceDate: $0) } ?? created)
         if merged.encodedSize > CloudLimits.cloudKit.maximumRecordBytes && !isPlanted(.keepsOversizedMerge) {
             var kept = server
             kept.modifiedAt =

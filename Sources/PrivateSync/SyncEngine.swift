@@ -212,14 +212,13 @@ public final class SyncEngine: Sendable {
             return .pause(.containerUnusable, persistent: true, message: error.message)
         }
         return switch error.code {
+        // The account changed while a request was in flight (it was cancelled): derived live, like any switch.
+        case .operationCancelled: .accountUnusable(.accountChanged)
         case .notAuthenticated: .pause(.noAccount, persistent: false, message: error.message)
         case .accountTemporarilyUnavailable:
             .pause(.accountTemporarilyUnavailable, persistent: false, message: error.message)
         case .quotaExceeded: .pause(.quotaExceeded, persistent: true, message: error.message)
-        case .userDeletedZone:
-            .pause(
-                isPlanted(.wrongPauseReason) ? .quotaExceeded : .userDeletedZone, persistent: true,
-                message: error.message)
+        case .userDeletedZone: .pause(.userDeletedZone, persistent: true, message: error.message)
         default: .retry(error)
         }
     }
@@ -246,7 +245,9 @@ public final class SyncEngine: Sendable {
             emit(.paused(reason), &report)
         case .retry(let error):
             try? record(.retrying(error.code), error: error, &report)
-        case .pause(let reason, let persistent, let message):
+        case .pause(var reason, let persistent, let message):
+            // Planted: a deleted zone recorded as a full iCloud, however the engine learned of it.
+            if reason == .userDeletedZone && isPlanted(.wrongPauseReason) { reason = .quotaExceeded }
             try? store.syncTransaction { state in
                 if persistent { try state.setState(.pauseReason, .text(reason.rawValue)) }
                 try state.setState(.lastError, .text(message))
@@ -298,6 +299,19 @@ public final class SyncEngine: Sendable {
         report.outcome = outcome
         if let scheduled, let error { emit(.retryScheduled(code: error.code, at: scheduled), &report) }
         if resumed { emit(.resumed, &report) }
+    }
+
+    /// Makes a container call as a request for `user`: if another account is signed in by the time it reaches the
+    /// database, the container cancels it (`operationCancelled`) instead of writing or reading the other account.
+    ///
+    /// - Parameters:
+    ///   - user: The user the cycle is bound to.
+    ///   - call: The call, returning its outcome.
+    /// - Returns: The call's outcome.
+    func asRequest<T: Sendable>(
+        for user: UserRecordID, _ call: () async -> Result<T, CloudError>
+    ) async -> Result<T, CloudError> {
+        await AccountSession.$requestedFor.withValue(user) { await call() }
     }
 
     /// Logs a container call the cycle made, and returns its outcome for the caller to unwrap.
@@ -440,7 +454,7 @@ public struct EngineState: Sendable, Hashable {
         zoneChangeToken = try state.bytes(.zoneToken)
         databaseChangeToken = try state.bytes(.databaseToken)
         zoneReady = try state.integer(.zoneReady) == 1
-        reuploadConsent = try state.integer(.reuploadConsent) == 1
+        reuploadConsent = try state.integer(.reuploadConsent) > 0
         batchSize = try SyncEngine.batchSize(in: state, limits: .cloudKit)
         sentSaves = Int(try state.integer(.sentSaves))
         sentDeletes = Int(try state.integer(.sentDeletes))

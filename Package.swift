@@ -49,7 +49,7 @@ let package = Package(
             dependencies: ["PrivateSyncTesting", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "PrivateSyncTesting"]),
-        .testTarget(name: "CLITests", dependencies: ["PrivateSyncCLI", "SQLite"]),
+        .testTarget(name: "CLITests", dependencies: ["PrivateSyncCLI", "SQLite", "Simulator", "PrivateSync"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -36,6 +36,7 @@ extension Simulation {
             defer { depth -= 1 }
             result.interleavings += 1
             trace("\(name): before its \(call), meanwhile:")
+            mark(.world, name, "before its \(call), meanwhile:")
             return await sync(other, force: true, why: "racing")
         }
         if call == "recordZoneChanges", random.chance(0.04) {
@@ -45,6 +46,7 @@ extension Simulation {
             defer { depth -= 1 }
             result.interleavings += 1
             trace("\(name): before its \(call), meanwhile:")
+            mark(.world, name, "before its \(call), meanwhile:")
             return await userDeletesAppData(caller)
         }
         guard random.chance(Self.interleavingRate) else { return }
@@ -53,6 +55,7 @@ extension Simulation {
         result.interleavings += 1
         let target = random.chance(0.6) ? caller : devices[Int(random.next() % UInt64(devices.count))]
         trace("\(name): before its \(call), meanwhile:")
+        mark(.world, name, "before its \(call), meanwhile:")
         switch random.next() % 100 {
         case 0..<30:
             if target === caller, !sending.isEmpty, random.chance(0.7) {
@@ -90,6 +93,7 @@ extension Simulation {
             return fail(.noAcknowledgedWriteLost, "\(device.name): signing in failed: \(error)")
         }
         trace("\(device.name): signed into \(other)")
+        mark(.account, device.name, "signed into \(other)")
         accountChanged(device)
         guard let app = device.app, (try? status(of: app))?.pauseReason == .accountChanged else { return }
         await resolvePause(device, startFresh: true)
@@ -105,6 +109,7 @@ extension Simulation {
             device.app = reacted
             device.instance += 1
             trace("\(device.name): reconfigured for the account change → \(describe(reacted))")
+            mark(.launch, device.name, "reconfigured for the account change → \(describe(reacted))")
         } catch {
             if crashedInside(device, "reacting to the account change") { return }
             fail(.noAcknowledgedWriteLost, "\(device.name): reacting to the account change failed: \(error)")
@@ -118,6 +123,7 @@ extension Simulation {
             episodes.setLowLimit(nil, for: episode.account)
             lowLimitEpisode = nil
             trace("server: \(episode.account)'s request limit is back to normal")
+            mark(.world, nil, "server: \(episode.account)'s request limit is back to normal")
         } else if lowLimitEpisode == nil, random.chance(0.02) {
             let account = accounts[Int(random.next() % UInt64(accounts.count))]
             let limit = [1, 2, 3, 5, 8][Int(random.next() % 5)]
@@ -126,17 +132,21 @@ extension Simulation {
             episodes.setLowLimit(limit, for: account)
             for device in devices { episodes.resetRefusals(device: device.name) }
             trace("server: \(account)'s server takes at most \(limit) items per request until step \(until)")
+            mark(
+                .world, nil, "server: \(account)'s server takes at most \(limit) items per request until step \(until)")
         }
         if random.chance(0.01) {
             let account = accounts[Int(random.next() % UInt64(accounts.count))]
             let count = episodes.expireTokens(of: account)
             trace("server: \(account)'s server expires its \(count) change tokens for good")
+            mark(.world, nil, "server: \(account)'s server expires its \(count) change tokens for good")
         }
         if random.chance(0.02) {
             let device = devices[Int(random.next() % UInt64(devices.count))]
             let jump = Double(Int(random.next() % 1801) - 1200)
             device.clock.jump(by: jump)
             trace("\(device.name): the device's clock jumps \(Int(jump))s (now \(Int(device.clock.skew))s off)")
+            mark(.world, device.name, "the device's clock jumps \(Int(jump))s")
         }
     }
 

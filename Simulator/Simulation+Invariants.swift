@@ -90,6 +90,7 @@ extension Simulation {
         } catch {
             return fail(.honestStatus, "\(device.name): the status cannot be read: \(error)")
         }
+        sampleStatus(device.name, status)
         noteLearned(device, facts: facts)
         let expected = StatusOracle.expected(facts)
         check(
@@ -229,6 +230,7 @@ extension Simulation {
         healing = true
         step += 1
         trace("heal: faults stop; accounts become available; users act on pauses")
+        mark(.world, nil, "heal: faults stop; accounts become available; users act on pauses")
         faults.setEnabled(false)
         if let episode = lowLimitEpisode {
             // A low limit ends with the other faults; expired tokens stay expired (a server never honours them again).

@@ -46,12 +46,14 @@ extension Simulation {
                 "\(name): \(why) → \(describe(app))"
                     + (crashPlan.map { ", will crash \($0.0.rawValue) #\($0.1)" } ?? "")
                     + (commitCrash.map { ", will crash before local commit #\($0)" } ?? ""))
+            mark(.launch, name, "\(why) → \(describe(app))")
         } catch {
             device.app = nil
             if crashSwitch.isDown {
                 // The launch itself was killed inside a local write: the user opens the app again.
                 result.crashes += 1
                 trace("\(name): crashed inside a local write during the launch")
+                mark(.crash, name, "crashed inside a local write during the launch")
                 return launch(device, why: "relaunch after the crash")
             }
             fail(.noAcknowledgedWriteLost, "\(name) could not launch: \(error)")
@@ -96,6 +98,7 @@ extension Simulation {
         device.learnedDeletion.removeAll()
         episodes.resetRefusals(device: device.name)
         trace("\(device.name): reinstalled, sync \(sync.map { $0 ? "on" : "off" } ?? "unset")")
+        mark(.install, device.name, "reinstalled")
         launch(device, why: "first launch after reinstall")
     }
 
@@ -111,6 +114,7 @@ extension Simulation {
             return fail(.noAcknowledgedWriteLost, "\(device.name) could not be upgraded: \(error)")
         }
         trace("\(device.name): upgraded \(entitlement ? "with" : "WITHOUT") the entitlement")
+        mark(.install, device.name, "upgraded \(entitlement ? "with" : "WITHOUT") the entitlement")
         relaunch(device, why: "launch after upgrade")
     }
 
@@ -127,6 +131,7 @@ extension Simulation {
         accountTally(device)
         device.app = nil
         trace("\(device.name): \(why)")
+        mark(.crash, device.name, why)
         launch(device, why: "relaunch after the crash")
         if let app = device.app { options.hooks.afterCrash?(app) }
     }
@@ -154,6 +159,7 @@ extension Simulation {
                 device.expected.insert(record.name)
                 noteWrite(device, before: nil, after: record, fields: Array(record.fields.keys))
                 trace("\(device.name): add \(type.name) \(record.name.prefix(8)) (\(partition.rawValue))")
+                mark(.write, device.name, "add \(type.name) \(record.name.prefix(8)) (\(partition.rawValue))")
                 return
             }
             let names = try candidates(app)
@@ -184,14 +190,17 @@ extension Simulation {
                 trace(
                     "\(device.name): edit \(record.type) \(name.prefix(8)) \(changes.keys.sorted().joined(separator: ","))"
                 )
+                mark(.edit, device.name, "edit \(record.type) \(name.prefix(8))")
             } else {
                 try app.delete(name)
                 deleted.insert(name)
                 device.expected.remove(name)
                 trace("\(device.name): delete \(record.type) \(name.prefix(8))")
+                mark(.delete, device.name, "delete \(record.type) \(name.prefix(8))")
             }
         } catch let error as StoreError where error.code == .recordTooLarge {
             trace("\(device.name): write refused: \(error.message)")
+            mark(.write, device.name, "write refused: \(error.message)")
         } catch {
             if crashedInside(device, "a write") { return }
             fail(.noAcknowledgedWriteLost, "\(device.name): a write failed: \(error)")
@@ -219,10 +228,13 @@ extension Simulation {
                 added += 1
             }
             trace("\(device.name): imported \(added) records")
+            mark(.write, device.name, "imported \(added) records")
         } catch  where error.code == .recordTooLarge {
             trace("\(device.name): imported \(added) records; one refused: \(error.message)")
+            mark(.write, device.name, "imported \(added) records; one refused")
         } catch {
             trace("\(device.name): imported \(added) records")
+            mark(.write, device.name, "imported \(added) records")
             if crashedInside(device, "an import") { return }
             fail(.noAcknowledgedWriteLost, "\(device.name): an import failed: \(error)")
         }
@@ -250,6 +262,7 @@ extension Simulation {
         let first = Int(random.next() % UInt64(both.count))
         let second = (first + 1 + Int(random.next() % UInt64(both.count - 1))) % both.count
         trace("\(both[first].name), \(both[second].name): both edit \(name!.prefix(8))")
+        mark(.world, nil, "\(both[first].name) and \(both[second].name) both edit \(name!.prefix(8))")
         await userWrite(both[first], editing: name)
         await userWrite(both[second], editing: name)
         if random.chance(0.5) {
@@ -283,8 +296,10 @@ extension Simulation {
             trace(
                 "\(device.name): paste a long text into \(record.type) \(record.name.prefix(8)) \(field) (\(edited.encodedSize) bytes)"
             )
+            mark(.edit, device.name, "paste a long text into \(record.type) \(record.name.prefix(8))")
         } catch  where error.code == .recordTooLarge {
             trace("\(device.name): paste refused: \(error.message)")
+            mark(.edit, device.name, "paste refused: \(error.message)")
         } catch {
             if crashedInside(device, "a paste") { return }
             fail(.noAcknowledgedWriteLost, "\(device.name): a paste failed: \(error)")
@@ -353,6 +368,7 @@ extension Simulation {
             if on { device.consentAt = moment }
             refreshBlocked(device)
             trace("\(device.name): switch turned \(on ? "on" : "off") → \(describe(device.app!))")
+            mark(.toggle, device.name, "switch turned \(on ? "on" : "off")")
         } catch {
             if crashedInside(device, "the switch") { return }
             fail(.noAcknowledgedWriteLost, "\(device.name): flipping the switch failed: \(error)")
@@ -368,21 +384,26 @@ extension Simulation {
                 let account = accounts[Int(random.next() % UInt64(accounts.count))]
                 try handle.signIn(account)
                 trace("\(device.name): signed into \(account)")
+                mark(.account, device.name, "signed into \(account)")
             case 2:
                 try handle.signOut()
                 trace("\(device.name): signed out")
+                mark(.account, device.name, "signed out")
             case 3:
                 guard handle.session.account != nil else { return }
                 try handle.setAccountStatus(.restricted)
                 trace("\(device.name): account restricted")
+                mark(.account, device.name, "account restricted")
             case 4:
                 guard handle.session.account != nil else { return }
                 try handle.setAccountStatus(.temporarilyUnavailable)
                 trace("\(device.name): account temporarily unavailable")
+                mark(.account, device.name, "account temporarily unavailable")
             default:
                 guard handle.session.account != nil else { return }
                 try handle.setAccountStatus(.available)
                 trace("\(device.name): account available")
+                mark(.account, device.name, "account available")
             }
         } catch {
             fail(.noAcknowledgedWriteLost, "\(device.name): an account change failed: \(error)")
@@ -416,11 +437,13 @@ extension Simulation {
                 ).deleteZoneFromICloudSettings(zone)
             }
         } catch {
+            mark(.deleteAppData, device.name, "the user found no app data of \(account) to delete")
             return trace("\(device.name): the user found no app data of \(account) to delete")
         }
         noteZoneDeleted(account, names: names)
         appDataDeleted.insert(account.rawValue)
         trace("\(device.name): the user deleted the app's data from \(account)'s iCloud (\(names.count) records)")
+        mark(.deleteAppData, device.name, "the user deleted the app's data from \(account)'s iCloud")
     }
 
     /// Notes that an account's app data is gone: nothing of it may come back without consent given after a device
@@ -454,6 +477,7 @@ extension Simulation {
                 device.lastAccepted.removeAll()
                 refreshBlocked(device)
                 trace("\(device.name): the user turned sync off and on after deleting iCloud data")
+                mark(.toggle, device.name, "the user turned sync off and on after deleting iCloud data")
             case .quotaExceeded:
                 await sync(device, force: true, why: "pull to refresh after freeing iCloud space")
             case .accountChanged:
@@ -462,6 +486,7 @@ extension Simulation {
                 if !startFresh, random.chance(0.5), let previous = accounts.first(where: { $0.userRecordID == bound }) {
                     try handle.signIn(previous)
                     trace("\(device.name): signed back into \(previous)")
+                    mark(.account, device.name, "signed back into \(previous)")
                     accountChanged(device)
                 } else {
                     device.archivedNames = nil
@@ -480,10 +505,12 @@ extension Simulation {
                     trace(
                         "\(device.name): started afresh for \(handle.session.account?.rawValue ?? "?"), archived \(archive.records)"
                     )
+                    mark(.account, device.name, "started afresh, archived \(archive.records)")
                 }
             case .accountTemporarilyUnavailable, .accountRestricted:
                 try world.device(device.name).setAccountStatus(.available)
                 trace("\(device.name): account available again")
+                mark(.account, device.name, "account available again")
                 accountChanged(device)
             case .missingEntitlement, .noAccount, .storeCreationFailed, .containerUnusable:
                 return
@@ -547,6 +574,7 @@ extension Simulation {
             line += " skipped"
         }
         trace(same ? line : line + " (an app instance since replaced)")
+        markSync(device.name, report, String(line.dropFirst(device.name.count + 2)))
         for event in report.events {
             switch event {
             case .mergeTooLarge(let name):

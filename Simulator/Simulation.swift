@@ -218,6 +218,7 @@ public final class Simulation {
         trace(
             "world: \(deviceCount) device(s), accounts \(accounts.map(\.rawValue).joined(separator: ", ")), "
                 + "fault storminess \(storminess), backend \(options.backend.rawValue)")
+        mark(.setup, nil, "\(deviceCount) device(s), accounts \(accounts.map(\.rawValue).joined(separator: ", "))")
         for index in 0..<deviceCount {
             let name = Self.deviceNames[index]
             let account = random.chance(0.9) ? accounts[Int(random.next() % UInt64(accounts.count))] : nil
@@ -228,6 +229,7 @@ public final class Simulation {
             trace(
                 "\(name): installed, account \(account?.rawValue ?? "none"), sync \(sync.map { $0 ? "on" : "off" } ?? "unset")"
                     + (entitlement ? "" : ", WITHOUT the entitlement") + ", clock \(Int(clocks[name]!.skew))s")
+            mark(.setup, name, "installed, account \(account?.rawValue ?? "none")")
         }
     }
 
@@ -305,6 +307,7 @@ public final class Simulation {
         guard result.failure == nil else { return }
         result.failure = InvariantFailure(invariant: invariant, message: message, step: step)
         trace("INVARIANT \(invariant) BROKEN: \(message)")
+        mark(.failure, nil, "invariant \(invariant) broken: \(message)")
     }
 
     /// Counts one invariant check; fails it when `holds` is false.

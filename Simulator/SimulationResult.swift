@@ -83,4 +83,6 @@ public struct SimulationResult: Sendable {
     public var trace: [String] = []
     /// A hash of the whole trace, to compare runs of the same seed.
     public var traceDigest: UInt64 = 0xcbf2_9ce4_8422_2325
+    /// What happened, as data for the timeline page (never part of ``traceDigest``).
+    public var timeline: [TimelineEvent] = []
 }

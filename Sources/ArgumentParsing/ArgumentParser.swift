@@ -91,6 +91,13 @@ public struct ArgumentParser: Sendable {
                 throw fail("unknown option '\(token)' for '\(displayName(parsed.path))'")
             }
             if !command.subcommands.isEmpty && parsed.arguments.isEmpty {
+                if command.runsWithoutSubcommand && command.arguments.isEmpty,
+                    command.subcommand(token) != nil,
+                    !(parsed.options.keys.allSatisfy { name in globalOptions.contains { $0.name == name } })
+                        || !parsed.flags.isEmpty
+                {
+                    throw fail("options of '\(displayName(parsed.path))' cannot come before its command '\(token)'")
+                }
                 guard let next = command.subcommand(token) else {
                     let names = command.subcommands.map(\.name).joined(separator: ", ")
                     throw fail(
@@ -103,19 +110,22 @@ public struct ArgumentParser: Sendable {
             parsed.arguments.append(token)
         }
         if parsed.helpRequested { return parsed }
-        if !command.subcommands.isEmpty {
+        if !command.subcommands.isEmpty && !command.runsWithoutSubcommand {
             let names = command.subcommands.map(\.name).joined(separator: ", ")
             throw fail("'\(displayName(parsed.path))' needs a command: one of \(names)")
         }
-        if parsed.arguments.count > command.arguments.count {
+        let variadic = command.arguments.last?.isVariadic == true
+        if parsed.arguments.count > command.arguments.count && !variadic {
             throw fail("unexpected argument '\(parsed.arguments[command.arguments.count])'")
         }
         for (offset, argument) in command.arguments.enumerated() {
             if offset < parsed.arguments.count {
-                let value = parsed.arguments[offset]
-                if let allowed = argument.allowedValues, !allowed.contains(value) {
-                    throw fail(
-                        "'\(value)' is not a valid \(argument.valueName); use \(allowed.joined(separator: ", "))")
+                let values = argument.isVariadic ? Array(parsed.arguments[offset...]) : [parsed.arguments[offset]]
+                for value in values {
+                    if let allowed = argument.allowedValues, !allowed.contains(value) {
+                        throw fail(
+                            "'\(value)' is not a valid \(argument.valueName); use \(allowed.joined(separator: ", "))")
+                    }
                 }
             } else {
                 throw fail("missing \(argument.valueName) (\(argument.help.prefix { $0 != "." }.lowercased()))")

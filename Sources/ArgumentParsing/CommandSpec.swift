@@ -13,16 +13,21 @@ public struct CommandSpec: Sendable {
     public var options: [OptionSpec]
     /// Flags: options without a value.
     public var flags: [FlagSpec]
-    /// Subcommands; a command with subcommands needs one.
+    /// Subcommands; a command with subcommands needs one, unless it ``runsWithoutSubcommand``.
     public var subcommands: [CommandSpec]
+    /// Whether the command runs by itself as well as through its subcommands (`simulate` and `simulate merge`).
+    /// Its own options and flags must then come after its name and before no subcommand.
+    public var runsWithoutSubcommand: Bool
     /// Example invocations, for `--help`.
     public var examples: [String]
 
     /// Creates a command.
     public init(
         _ name: String, abstract: String, discussion: String? = nil, arguments: [ArgumentSpec] = [],
-        options: [OptionSpec] = [], flags: [FlagSpec] = [], subcommands: [CommandSpec] = [], examples: [String] = []
+        options: [OptionSpec] = [], flags: [FlagSpec] = [], subcommands: [CommandSpec] = [], examples: [String] = [],
+        runsWithoutSubcommand: Bool = false
     ) {
+        self.runsWithoutSubcommand = runsWithoutSubcommand
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
@@ -39,7 +44,7 @@ public struct CommandSpec: Sendable {
     }
 }
 
-/// A positional argument; every one is required.
+/// A positional argument; every one is required. The last may be variadic: one or more values.
 public struct ArgumentSpec: Sendable {
     /// The name shown in usage, such as `NAME`.
     public var valueName: String
@@ -47,12 +52,15 @@ public struct ArgumentSpec: Sendable {
     public var help: String
     /// The only values it accepts, if restricted.
     public var allowedValues: [String]?
+    /// Whether it takes one or more values (only the command's last argument may).
+    public var isVariadic: Bool
 
     /// Creates an argument.
-    public init(_ valueName: String, help: String, allowedValues: [String]? = nil) {
+    public init(_ valueName: String, help: String, allowedValues: [String]? = nil, isVariadic: Bool = false) {
         self.valueName = valueName
         self.help = help
         self.allowedValues = allowedValues
+        self.isVariadic = isVariadic
     }
 }
 

@@ -12,9 +12,9 @@ public struct HelpFormatter: Sendable {
     public func usage(_ path: [String]) -> String {
         guard let command = parser.command(at: path) else { return parser.displayName(path) }
         var parts = [parser.displayName(path)]
-        if !command.subcommands.isEmpty { parts.append("<command>") }
+        if !command.subcommands.isEmpty { parts.append(command.runsWithoutSubcommand ? "[<command>]" : "<command>") }
         for argument in command.arguments {
-            parts.append(argument.valueName)
+            parts.append(argument.isVariadic ? "\(argument.valueName)..." : argument.valueName)
         }
         for option in command.options {
             let text = "--\(option.name) \(option.allowedValues?.joined(separator: "|") ?? option.valueName)"

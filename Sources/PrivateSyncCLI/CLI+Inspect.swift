@@ -59,6 +59,8 @@ extension CLI {
     }
 
     func inspect() throws -> ExitCode {
+        if command.option("html") != nil { return try inspectHTML() }
+        guard command.option("device") != nil else { throw CLIError(.usage, "missing option '--device NAME'") }
         let world = try world()
         let app = try resumedApp(in: world, readOnly: true)
         let account = app.device.session.account

@@ -5,26 +5,6 @@ import SimulatedWorld
 import Simulator
 
 extension CLI {
-    private struct SimulateJSON: Encodable {
-        struct Failure: Encodable {
-            let seed: UInt64
-            let invariant: Int
-            let invariantName: String
-            let message: String
-            let step: Int
-            let lastSteps: [String]
-            let replay: String
-        }
-
-        let seeds: Int
-        let steps: Int
-        let simulatedSeconds: Double
-        let faults: [String: Int]
-        let crashes: Int
-        let invariantChecks: Int
-        let failures: [Failure]
-    }
-
     func simulate() async throws -> ExitCode {
         func number(_ name: String, _ range: ClosedRange<Int>) throws(CLIError) -> Int? {
             guard let text = command.option(name) else { return nil }
@@ -41,17 +21,10 @@ extension CLI {
         let backend = command.option("backend").flatMap(ContainerBackend.init(rawValue:)) ?? .memory
         var shard = (index: 0, count: 1)
         if let text = command.option("shard") {
-            let parts = text.split(separator: "/")
-            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
-                (0..<count).contains(index)
-            else {
-                throw CLIError(
-                    .dataError,
-                    "--shard must be I/N with 0 <= I < N, such as 3/8; got '\(TextEscaping.escape(text.prefix(40)))'")
-            }
-            shard = (index, count)
+            shard = try ShardArgument.parse(text, environment: ProcessInfo.processInfo.environment)
         }
         let seeds: [UInt64]
+        var sweepSeeds = 0
         if let text = command.option("seed") {
             guard command.option("seeds") == nil else { throw CLIError(.usage, "give --seed or --seeds, not both") }
             guard let seed = UInt64(text) else {
@@ -61,11 +34,19 @@ extension CLI {
             // One seed is a sweep of one: the first shard holds it.
             seeds = shard.index == 0 ? [seed] : []
         } else {
-            let count = try number("seeds", 1...100_000_000) ?? 100
-            seeds = Sweep.seeds(count: count, shard: shard.index, of: shard.count)
+            sweepSeeds = try number("seeds", 1...100_000_000) ?? 100
+            seeds = Sweep.seeds(count: sweepSeeds, shard: shard.index, of: shard.count)
         }
         if command.flag("trace") && seeds.count != 1 {
             throw CLIError(.usage, "--trace replays one run: give --seed S")
+        }
+        let timeline = command.option("timeline")
+        if let timeline {
+            if command.option("seed") != nil {
+                try PageFile.check(timeline, option: "--timeline")
+            } else {
+                try PageFile.checkFolder(timeline, option: "--timeline")
+            }
         }
         var template = SimulationOptions(
             seed: 0, devices: devices, steps: steps, backend: backend, keepFullTrace: command.flag("trace"))
@@ -73,40 +54,56 @@ extension CLI {
             template.hooks = SimulationHooks(plantedBugs: [bug])
         }
 
-        let clock = ContinuousClock()
-        let started = clock.now
-        let drawProgress = Terminal.standardErrorIsTerminal && !json && seeds.count > 1
+        var progress = SweepProgress(
+            total: seeds.count, enabled: Terminal.standardErrorIsTerminal && !json && seeds.count > 1)
         var traced: SimulationResult?
         let summary = await Sweep.run(seeds: seeds, template: template) { summary, run in
-            if command.flag("trace") { traced = run }
-            guard drawProgress, summary.seeds % 10 == 0 || summary.seeds == seeds.count else { return }
-            let elapsed = Double((clock.now - started).components.seconds) + 1e-9
-            let rate = Int(Double(summary.seeds) / max(elapsed, 0.001))
-            Terminal.errorText(
-                "\r  \(summary.seeds)/\(seeds.count) seeds, \(summary.failures.count) failing, \(rate) seeds/s   ")
+            if command.flag("trace") || timeline != nil && seeds.count == 1 { traced = run }
+            progress.update(done: summary.seeds, failures: summary.failures.count)
         }
-        if drawProgress { Terminal.errorText("\n") }
+        progress.finish()
         // The one run of `--trace` kept every step (`keepFullTrace`).
-        for line in traced?.trace ?? [] { Terminal.line(line) }
+        if command.flag("trace") {
+            for line in traced?.trace ?? [] { Terminal.line(line) }
+        }
         func replay(_ seed: UInt64) -> String {
             var parts = ["privatesync simulate --seed \(seed)"]
             if let devices { parts.append("--devices \(devices)") }
             if steps != SimulationOptions.defaultSteps { parts.append("--steps \(steps)") }
             if backend != .memory { parts.append("--backend \(backend.rawValue)") }
+            if let plant = command.option("plant") { parts.append("--plant \(plant)") }
             return parts.joined(separator: " ") + " --trace"
         }
+        if let timeline {
+            var pages: [(String, SimulationResult)] = []
+            if command.option("seed") != nil {
+                if let traced { pages.append((timeline, traced)) }
+            } else {
+                pages = summary.failures.map { (timeline + "/seed-\($0.seed).html", $0) }
+            }
+            for (path, run) in pages {
+                try PageFile.write(TimelinePage.render(run, replay: replay(run.seed)), to: path)
+                if !json && !command.flag("trace") { Terminal.line("Timeline of seed \(run.seed): \(path)") }
+            }
+        }
+        let report = SweepReport(
+            seeds: summary.seeds, steps: summary.steps, simulatedSeconds: summary.simulatedSeconds,
+            faults: Dictionary(uniqueKeysWithValues: summary.faults.map { ($0.key.rawValue, $0.value) }),
+            crashes: summary.crashes, invariantChecks: summary.invariantChecks, interleavings: summary.interleavings,
+            persistentRefusals: summary.persistentRefusals,
+            failures: summary.failures.map { run in
+                SweepReport.Failure(
+                    seed: run.seed, invariant: run.failure!.invariant.rawValue,
+                    invariantName: run.failure!.invariant.description, message: run.failure!.message,
+                    step: run.failure!.step, lastSteps: Array(run.trace.suffix(20)), replay: replay(run.seed))
+            },
+            shard: SweepReport.Shard(index: shard.index, count: shard.count),
+            configuration: SweepReport.Configuration(
+                sweepSeeds: command.option("seed") == nil ? sweepSeeds : nil,
+                seed: command.option("seed").flatMap { UInt64($0) }, steps: steps, devices: devices,
+                backend: backend.rawValue, plant: command.option("plant")))
         if json {
-            Terminal.json(
-                SimulateJSON(
-                    seeds: summary.seeds, steps: summary.steps, simulatedSeconds: summary.simulatedSeconds,
-                    faults: Dictionary(uniqueKeysWithValues: summary.faults.map { ($0.key.rawValue, $0.value) }),
-                    crashes: summary.crashes, invariantChecks: summary.invariantChecks,
-                    failures: summary.failures.map { run in
-                        SimulateJSON.Failure(
-                            seed: run.seed, invariant: run.failure!.invariant.rawValue,
-                            invariantName: run.failure!.invariant.description, message: run.failure!.message,
-                            step: run.failure!.step, lastSteps: Array(run.trace.suffix(20)), replay: replay(run.seed))
-                    }))
+            Terminal.json(report)
             return summary.failures.isEmpty ? .success : .checkFailed
         }
         for run in summary.failures.prefix(5) {

@@ -107,6 +107,7 @@ struct CLI {
         case ["fault", "list"]: return try faultList()
         case ["fault", "clear"]: return try faultClear()
         case ["simulate"]: return try await simulate()
+        case ["simulate", "merge"]: return try simulateMerge()
         case ["demo"]:
             guard command.option("home") != nil else { return try await Demo(home: nil).run() }
             try HomePath.checkLength(of: home, identifier: World.demoContainerIdentifier)

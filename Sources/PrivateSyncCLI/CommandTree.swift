@@ -241,7 +241,13 @@ enum CommandTree {
             CommandSpec(
                 "inspect",
                 abstract: "Per type, records on the device and in its account's container; pending changes; files.",
-                options: [device], flags: [json]),
+                discussion:
+                    "With --html FILE (and no --device): a page of the whole world instead, with every device, its stores by type, its status sentence and pending changes, and each account's container; one self-contained HTML file that loads nothing.",
+                options: [
+                    OptionSpec("device", valueName: "NAME", help: "The device (required unless --html)."),
+                    OptionSpec("html", valueName: "FILE", help: "Write a page of the whole world to FILE."),
+                ], flags: [json],
+                examples: ["privatesync inspect --device phone", "privatesync inspect --html world.html"]),
             CommandSpec(
                 "audit",
                 abstract: "Read every container file and report local-only records and records in the wrong account.",
@@ -296,7 +302,11 @@ enum CommandTree {
                 options: [
                     OptionSpec("seeds", valueName: "N", help: "Run seeds 0 to N-1 (default 100)."),
                     OptionSpec("seed", valueName: "S", help: "Run one seed."),
-                    OptionSpec("shard", valueName: "I/N", help: "Run only shard I (0-based) of N of the seeds."),
+                    OptionSpec(
+                        "shard", valueName: "I/N|env",
+                        help:
+                            "Run only shard I (0-based) of N of the seeds; 'env' reads I and N from $PRIVATESYNC_SHARD_INDEX (or $JOB_COMPLETION_INDEX) and $PRIVATESYNC_SHARD_COUNT."
+                    ),
                     OptionSpec(
                         "devices", valueName: "N", help: "Devices per run, 1 to 4 (default: drawn from the seed)."),
                     OptionSpec("steps", valueName: "N", help: "Steps per run before the heal (default 200)."),
@@ -308,12 +318,29 @@ enum CommandTree {
                         "plant", valueName: "BUG",
                         help: "Plant a known bug in every device's stores and engine, to replay a planted-bug proof.",
                         allowedValues: PlantedBug.allCases.map(\.rawValue)),
+                    OptionSpec(
+                        "timeline", valueName: "PATH",
+                        help:
+                            "Write the timeline page: with --seed, to the file PATH; with a sweep, PATH/seed-S.html for every failing seed (PATH a folder)."
+                    ),
                 ],
                 flags: [FlagSpec("trace", help: "Print every step of the run (with --seed)."), json],
+                subcommands: [
+                    CommandSpec(
+                        "merge", abstract: "Merge the JSON of the shards of one sweep (simulate --shard I/N --json).",
+                        discussion:
+                            "Sums the shards and lists every failure with its replay command. Refuses (65) a set that is not exactly the shards of one run: a shard missing or repeated, another shard count or configuration (seeds, steps, devices, backend). Exit 1 when any seed failed.",
+                        arguments: [ArgumentSpec("FILE", help: "A shard's JSON.", isVariadic: true)],
+                        flags: [json],
+                        examples: ["privatesync simulate merge shard-*.json"])
+                ],
                 examples: [
                     "privatesync simulate --seeds 1000", "privatesync simulate --seed 42 --trace",
                     "privatesync simulate --seeds 10000 --shard 3/8",
-                ]),
+                    "privatesync simulate --seeds 1000000 --shard env --json > shard.json",
+                    "privatesync simulate --seed 42 --timeline seed-42.html",
+                ],
+                runsWithoutSubcommand: true),
             CommandSpec(
                 "demo", abstract: "A scripted walk through a fresh world: both traps, two devices syncing, a fault.",
 

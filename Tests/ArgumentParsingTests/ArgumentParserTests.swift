@@ -95,4 +95,36 @@ struct ArgumentParserTests {
         let arguments = ["", "café", "☕️", "a\u{1B}b", "--x=y"]
         #expect(try CommandLineArguments.decode(arguments.map { Array($0.utf8) }) == arguments)
     }
+
+    static let runner = ArgumentParser(
+        root: CommandSpec(
+            "tool", abstract: "A tool.",
+            subcommands: [
+                CommandSpec(
+                    "run", abstract: "Run.", options: [OptionSpec("count", valueName: "N", help: "How many.")],
+                    flags: [FlagSpec("json", help: "JSON.")],
+                    subcommands: [
+                        CommandSpec(
+                            "merge", abstract: "Merge.",
+                            arguments: [ArgumentSpec("FILE", help: "A file.", isVariadic: true)],
+                            flags: [FlagSpec("json", help: "JSON.")])
+                    ], runsWithoutSubcommand: true)
+            ]),
+        globalOptions: [OptionSpec("home", valueName: "DIR", help: "Home.")])
+
+    @Test("a command that runs by itself also takes its subcommands, whose last argument may repeat")
+    func commandWithOptionalSubcommandAndVariadicArgument() throws {
+        let alone = try Self.runner.parse(["run", "--count", "3", "--json"])
+        #expect(alone.path == ["run"])
+        #expect(alone.option("count") == "3")
+        let merge = try Self.runner.parse(["--home", "/h", "run", "merge", "a.json", "b.json", "--json", "c.json"])
+        #expect(merge.path == ["run", "merge"])
+        #expect(merge.arguments == ["a.json", "b.json", "c.json"])
+        #expect(merge.flag("json"))
+        #expect(throws: UsageError.self) { try Self.runner.parse(["run", "merge"]) }
+        #expect(throws: UsageError.self) { try Self.runner.parse(["run", "--count", "3", "merge", "a.json"]) }
+        #expect(throws: UsageError.self) { try Self.runner.parse(["run", "stray"]) }
+        #expect(HelpFormatter(parser: Self.runner).usage(["run", "merge"]) == "tool run merge FILE... [--json]")
+        #expect(HelpFormatter(parser: Self.runner).usage(["run"]).hasPrefix("tool run [<command>]"))
+    }
 }

@@ -30,6 +30,10 @@ struct CLIBadInputTests {
         #"{"name": "x", "types": [{"name": "A", "fields": []}], "partition": {"userCreated": ["A"], "localOnly": ["A"]}}"#
     )
     static let notJSON = writeTemporary("not.json", "types: [CheckIn]\n")
+    static let legacyShard = writeTemporary(
+        "legacy.json",
+        #"{"seeds": 1, "steps": 2, "simulatedSeconds": 3, "faults": {}, "crashes": 0, "invariantChecks": 4, "failures": []}"#
+    )
 
     static let cases: [Case] = [
         // Usage (64): the command line does not fit.
@@ -151,6 +155,30 @@ struct CLIBadInputTests {
         Case(arguments: ["simulate", "--seed", "1", "--seeds", "2"], code: 64, message: "not both"),
         Case(arguments: ["simulate", "--trace"], code: 64, message: "--trace replays one run"),
         Case(arguments: ["simulate", "--backend", "cloud"], code: 64, message: "not a valid value"),
+        Case(arguments: ["simulate", "--seeds", "4", "--shard", "0/0"], code: 65, message: "--shard must be I/N"),
+        Case(arguments: ["simulate", "--seeds", "4", "--shard", "env"], code: 65, message: "PRIVATESYNC_SHARD_INDEX"),
+        Case(arguments: ["simulate", "merge"], code: 64, message: "missing FILE"),
+        Case(arguments: ["simulate", "--seeds", "4", "merge", notJSON], code: 64, message: "cannot come before"),
+        Case(arguments: ["simulate", "merge", "/nonexistent/shard.json"], code: 66, message: "no shard report"),
+        Case(arguments: ["simulate", "merge", notJSON], code: 65, message: "is not the JSON of"),
+        Case(arguments: ["simulate", "merge", "/tmp"], code: 65, message: "is a folder"),
+        Case(arguments: ["simulate", "merge", legacyShard], code: 65, message: "names no shard"),
+        Case(arguments: ["simulate", "--seed", "1", "--timeline", ""], code: 64, message: "needs a file name"),
+        Case(arguments: ["simulate", "--seed", "1", "--timeline", "/tmp"], code: 65, message: "names a folder"),
+        Case(
+            arguments: ["simulate", "--seed", "1", "--timeline", "/nonexistent/t.html"], code: 66,
+            message: "does not exist"),
+        Case(arguments: ["simulate", "--seeds", "2", "--timeline", ""], code: 64, message: "needs a folder name"),
+        Case(arguments: ["simulate", "--seeds", "2", "--timeline", notJSON], code: 65, message: "is a file"),
+        Case(
+            arguments: ["simulate", "--seeds", "2", "--timeline", "/nonexistent/pages"], code: 66,
+            message: "does not exist"),
+        Case(arguments: ["inspect"], code: 64, message: "missing option '--device NAME'"),
+        Case(arguments: ["inspect", "--html", ""], code: 64, message: "needs a file name"),
+        Case(arguments: ["inspect", "--html", "/tmp"], code: 65, message: "names a folder"),
+        Case(arguments: ["inspect", "--html", "/nonexistent/w.html"], code: 66, message: "does not exist"),
+        Case(arguments: ["inspect", "--html", "w.html", "--device", "phone"], code: 64, message: "without --device"),
+        Case(arguments: ["inspect", "--html", "w.html", "--json"], code: 64, message: "not both"),
         Case(
             arguments: [
                 "record", "add", "Note", "--device", "phone", "--field", "title=t", "--field", "body=b", "--field",

@@ -11,9 +11,10 @@ struct CLICommandTests {
         ["launch"], ["sync"], ["sync", "on"], ["sync", "off"], ["sync", "now"], ["sync", "status"], ["record"],
         ["record", "add"], ["record", "edit"], ["record", "delete"], ["record", "list"], ["inspect"], ["audit"],
         ["fault"],
-        ["fault", "inject"], ["fault", "list"], ["fault", "clear"], ["demo"], ["cloud"], ["cloud", "record"],
-        ["cloud", "record", "put"], ["cloud", "record", "edit"], ["cloud", "record", "delete"],
-        ["cloud", "record", "list"], ["cloud", "zone"], ["cloud", "zone", "list"], ["cloud", "zone", "delete"],
+        ["fault", "inject"], ["fault", "list"], ["fault", "clear"], ["simulate"], ["simulate", "merge"], ["demo"],
+        ["cloud"], ["cloud", "record"], ["cloud", "record", "put"], ["cloud", "record", "edit"],
+        ["cloud", "record", "delete"], ["cloud", "record", "list"], ["cloud", "zone"], ["cloud", "zone", "list"],
+        ["cloud", "zone", "delete"],
     ]
 
     @Test("every command answers --help with its overview and usage", arguments: everyCommand)

@@ -41,12 +41,17 @@ struct CLIRunner {
 
     /// Runs `privatesync --home HOME ARGUMENTS`.
     @discardableResult
-    func run(_ arguments: [String], home: Bool = true) throws -> Run {
+    func run(_ arguments: [String], home: Bool = true, environment extra: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = (home ? ["--home", self.home] : []) + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        // A shard given by the environment the tests run in (a CI matrix) must not leak into `--shard env`.
+        for name in ["PRIVATESYNC_SHARD_INDEX", "PRIVATESYNC_SHARD_COUNT", "JOB_COMPLETION_INDEX"] {
+            environment[name] = nil
+        }
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let output = Pipe()
         let error = Pipe()

@@ -1,0 +1,137 @@
+import FoundationEssentials
+
+/// What a sweep found, as `privatesync simulate --json` prints it and `simulate merge` reads it back: the sums, the
+/// failures with their replay commands, and (since shards are merged) which shard of which run it is.
+public struct SweepReport: Codable, Sendable, Equatable {
+    /// One failing seed.
+    public struct Failure: Codable, Sendable, Equatable {
+        /// The seed.
+        public var seed: UInt64
+        /// The invariant's number.
+        public var invariant: Int
+        /// The invariant's number and name.
+        public var invariantName: String
+        /// What was found.
+        public var message: String
+        /// The step it was found at.
+        public var step: Int
+        /// The trace's last lines.
+        public var lastSteps: [String]
+        /// The command that replays the seed.
+        public var replay: String
+
+        /// Creates a failure.
+        public init(
+            seed: UInt64, invariant: Int, invariantName: String, message: String, step: Int, lastSteps: [String],
+            replay: String
+        ) {
+            self.seed = seed
+            self.invariant = invariant
+            self.invariantName = invariantName
+            self.message = message
+            self.step = step
+            self.lastSteps = lastSteps
+            self.replay = replay
+        }
+    }
+
+    /// Which shard of a sweep a report covers: the seeds whose position leaves remainder `index` by `count`.
+    public struct Shard: Codable, Sendable, Equatable {
+        /// The shard, 0-based.
+        public var index: Int
+        /// How many shards the sweep was split into.
+        public var count: Int
+
+        /// Creates a shard.
+        public init(index: Int, count: Int) {
+            self.index = index
+            self.count = count
+        }
+    }
+
+    /// What fixes a sweep's runs besides the seeds: shards merge only when theirs are equal.
+    public struct Configuration: Codable, Sendable, Equatable {
+        /// The whole sweep's seed count (`--seeds N`), or `nil` for one seed.
+        public var sweepSeeds: Int?
+        /// The one seed (`--seed S`), or `nil` for a sweep.
+        public var seed: UInt64?
+        /// Steps per run before the heal.
+        public var steps: Int
+        /// Devices per run, or `nil` when drawn from each seed.
+        public var devices: Int?
+        /// `memory` or `file`.
+        public var backend: String
+        /// The bug planted with `--plant`, if any.
+        public var plant: String?
+
+        /// Creates a configuration.
+        public init(
+            sweepSeeds: Int?, seed: UInt64?, steps: Int, devices: Int?, backend: String, plant: String? = nil
+        ) {
+            self.sweepSeeds = sweepSeeds
+            self.seed = seed
+            self.steps = steps
+            self.devices = devices
+            self.backend = backend
+            self.plant = plant
+        }
+
+        private enum CodingKeys: String, CodingKey { case sweepSeeds, seed, steps, devices, backend, plant }
+
+        /// Encodes every key, `null` included, so a configuration always shows all it holds.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(sweepSeeds, forKey: .sweepSeeds)
+            try container.encode(seed, forKey: .seed)
+            try container.encode(steps, forKey: .steps)
+            try container.encode(devices, forKey: .devices)
+            try container.encode(backend, forKey: .backend)
+            try container.encode(plant, forKey: .plant)
+        }
+    }
+
+    /// Seeds run.
+    public var seeds: Int
+    /// Steps run, over all seeds.
+    public var steps: Int
+    /// Simulated seconds, over all seeds.
+    public var simulatedSeconds: Double
+    /// Faults injected, by kind's name.
+    public var faults: [String: Int]
+    /// Crashes simulated.
+    public var crashes: Int
+    /// Invariant checks made.
+    public var invariantChecks: Int
+    /// Actions interleaved inside other devices' cycles (`nil` in JSON from before they were counted).
+    public var interleavings: Int?
+    /// Requests refused by persistent server faults (`nil` in JSON from before they were counted).
+    public var persistentRefusals: Int?
+    /// Every failing seed, in seed order.
+    public var failures: [Failure]
+    /// The shard this report covers (`nil` in a merged report, or in JSON from before shards were recorded).
+    public var shard: Shard?
+    /// How many shards a merged report merged (`nil` in a shard's own report).
+    public var shards: Int?
+    /// The run's configuration (`nil` only in JSON from before it was recorded).
+    public var configuration: Configuration?
+
+    /// Creates a report.
+    public init(
+        seeds: Int, steps: Int, simulatedSeconds: Double, faults: [String: Int], crashes: Int, invariantChecks: Int,
+        interleavings: Int? = nil, persistentRefusals: Int? = nil, failures: [Failure], shard: Shard?,
+        shards: Int? = nil, configuration: Configuration?
+    ) {
+        self.interleavings = interleavings
+        self.persistentRefusals = persistentRefusals
+        self.seeds = seeds
+        self.steps = steps
+        self.simulatedSeconds = simulatedSeconds
+        self.faults = faults
+        self.crashes = crashes
+        self.invariantChecks = invariantChecks
+        self.failures = failures
+        self.shard = shard
+        self.shards = shards
+        self.configuration = configuration
+    }
+}

@@ -41,7 +41,9 @@ struct CLIBadInputTests {
         Case(
             arguments: ["sync", "now", "--device", "phone", "--send-only", "--fetch-only"], code: 64,
             message: "cannot be given together"),
-        Case(arguments: ["sync", "now", "--device", "phone", "--verbose", "x"], code: 64, message: "unexpected argument"),
+        Case(
+            arguments: ["sync", "now", "--device", "phone", "--verbose", "x"], code: 64,
+            message: "unexpected argument"),
         Case(arguments: ["sync", "reset"], code: 64, message: "--device"),
         Case(arguments: ["sync", "reset", "--device", "ghost"], code: 66, message: "ghost"),
         Case(arguments: ["sync", "reset", "--device", "a/b"], code: 65, message: "a/b"),

@@ -30,7 +30,8 @@ extension RecordStore where Kind == UserCreated {
                 try archive.execute(
                     """
                     DELETE FROM pending_changes WHERE kind = 'save' AND record_name NOT IN (SELECT record_name FROM records);
-                    DELETE FROM sync_state WHERE key <> 'pending_revision';
+                    DELETE FROM sync_state
+                        WHERE key NOT IN ('pending_revision', 'database_token', 'zone_token', 'zone_ready');
                     DELETE FROM refetch_seen
                     """)
                 try archive.run(
@@ -58,15 +59,25 @@ extension RecordStore where Kind == UserCreated {
     public func restoreArchive(at path: String) throws(StoreError) -> Int {
         let archived: [(StoredRecord, CachedServerFields?)]
         let pending: [PendingChangeRow]
+        let resumed: ArchivedSyncPosition?
         do {
             let archive = try DatabaseFile.open(
                 at: path, format: Self.format, create: false, readOnly: true, verifyIntegrity: true)
             let reader = SyncTransaction(connection: archive, deviceID: deviceID)
-            (archived, pending) = try archive.transaction(.deferred) {
+            (archived, pending, resumed) = try archive.transaction(.deferred) {
                 let records = try archive.query("SELECT \(Self.recordColumns) FROM records", row: Self.storedRecord)
+                let user = try archive.scalarText("SELECT value FROM store_meta WHERE key = 'archived_user'")
+                let databaseToken = try reader.bytes(.databaseToken)
+                let resumption = user.flatMap { user in
+                    databaseToken.map { token in
+                        ArchivedSyncPosition(
+                            user: user, databaseToken: token, zoneToken: try? reader.bytes(.zoneToken),
+                            zoneReady: (try? reader.integer(.zoneReady)) == 1)
+                    }
+                }
                 return (
                     try records.map { ($0, try reader.serverFields(of: $0.name)) },
-                    try reader.pendingChanges(limit: Int.max)
+                    try reader.pendingChanges(limit: Int.max), resumption
                 )
             }
         } catch {
@@ -79,6 +90,16 @@ extension RecordStore where Kind == UserCreated {
                 restored += 1
             }
             for change in pending { try state.queue(change.kind, name: change.recordName, type: change.recordType) }
+            // A store that has just started afresh resumes the archived account where this device left it: bound to
+            // it, with its change tokens, so the next cycle learns what changed since (a deletion of the app's data
+            // pauses for consent; records deleted elsewhere go) instead of a full fetch that would take the restored
+            // records, confirmed by that account's server once, for deleted ones.
+            if let resumed, try state.bytes(.databaseToken) == nil, try state.text(.boundUser) == nil {
+                try state.setState(.boundUser, .text(resumed.user))
+                try state.setState(.databaseToken, resumed.databaseToken.map { .blob($0) })
+                try state.setState(.zoneToken, resumed.zoneToken.map { .blob($0) })
+                try state.setState(.zoneReady, resumed.zoneReady ? .integer(1) : nil)
+            }
             return restored
         }
     }
@@ -125,4 +146,13 @@ extension RecordStore where Kind == UserCreated {
             throw StoreError(.storage, "cannot remove the restored archive \(path): \(error)", underlying: error)
         }
     }
+}
+
+/// Where an archived account's sync stood when its records were archived: the account and its change tokens
+/// (archives written before tokens were kept have none).
+private struct ArchivedSyncPosition: Sendable {
+    let user: String
+    let databaseToken: [UInt8]?
+    let zoneToken: [UInt8]?
+    let zoneReady: Bool
 }

@@ -270,3 +270,32 @@ struct SyncEngineInterleavingTests {
         #expect(FieldVersion.edit(at: 1_100, by: "phone", superseding: previous).time == 1_100)
     }
 }
+
+/// Records kept apart in an archive come back whole when the device starts afresh for their account again.
+@Suite("Sync engine: archives resume their account")
+struct SyncEngineArchiveTests {
+    @Test("restored records are never reconciled away: the device resumes the account's sync and pauses for a deletion")
+    func restoredRecordsResumeTheirAccount() async throws {
+        let world = try TestWorld()
+        let phoneDevice = try world.addDevice("phone", account: "alice", sync: true)
+        try world.addDevice("tablet", account: "alice", sync: true)
+        let phone = try world.launch("phone")
+        let tablet = try world.launch("tablet")
+        let names = try (1...3).map { try phone.checkIn(Int64($0)).name }
+        await syncUntilQuiet([phone, tablet])
+        // The phone switches to bob and keeps alice's records apart.
+        try phoneDevice.signIn(AccountID("bob"))
+        try phone.startFreshForSignedInAccount()
+        await phone.sync()
+        // Meanwhile the user deletes the app's data from alice's iCloud.
+        try world.inject(.userDeletedZone, account: "alice")
+        await tablet.sync(force: true)
+        // Back to alice: starting afresh brings her records back, and the device resumes where it left her.
+        try phoneDevice.signIn(AccountID("alice"))
+        try phone.startFreshForSignedInAccount()
+        await phone.sync(force: true)
+        #expect(phone.userRecordNames.isSuperset(of: names), "the restored records stay on the device")
+        #expect(try phone.status().pauseReason == .userDeletedZone, "the deletion is seen, and waits for consent")
+        #expect(try world.containerRecords(account: "alice").isEmpty, "nothing is put back unasked")
+    }
+}

@@ -31,11 +31,14 @@ check-network:
 		echo "check-network: network API found in the package (it must have none)"; exit 1; fi; \
 	echo "check-network: no network code"
 
-## check-imports: the package imports FoundationEssentials only, so the CLI starts fast (see docs/benchmarks.md).
+## check-imports: the package imports FoundationEssentials where it exists, so the CLI starts fast (see
+## docs/benchmarks.md), and Foundation only where it does not (Apple's SDKs have no FoundationEssentials), always
+## behind `#if canImport(FoundationEssentials)`.
 check-imports:
-	@if grep -rnE '^import Foundation$$|^@_exported import Foundation$$' --include='*.swift' $(SOURCES); then \
-		echo "check-imports: import FoundationEssentials instead of Foundation in the package"; exit 1; fi; \
-	echo "check-imports: FoundationEssentials only"
+	@if grep -rnE '^(@_exported )?import Foundation(Essentials)?$$' --include='*.swift' $(SOURCES); then \
+		echo "check-imports: import FoundationEssentials behind #if canImport(FoundationEssentials), Foundation in its #else"; \
+		exit 1; fi; \
+	echo "check-imports: FoundationEssentials where it exists, guarded"
 
 ## demo: a scripted walk through a fresh world in a temporary folder (see docs/cli.md).
 demo: build

@@ -1,6 +1,11 @@
-import FoundationEssentials
 import PrivateCloud
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A device's own clock: the world's simulated time plus an offset of its own (a skew), which the simulation moves
 /// now and then, backwards too, as real device clocks are set, corrected and drift.

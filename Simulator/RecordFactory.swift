@@ -1,7 +1,12 @@
 import DeviceStore
-import FoundationEssentials
 import PrivateCloud
 import PrivateSync
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Random field values a user might write, drawn from the run's generator.
 enum RecordFactory {

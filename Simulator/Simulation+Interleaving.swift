@@ -1,9 +1,14 @@
 import DeviceStore
-import FoundationEssentials
 import PrivateCloud
 import PrivateSync
 import PrivateSyncTesting
 import SimulatedWorld
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Simulation {
     // MARK: Interleaving

@@ -1,10 +1,15 @@
 import DeviceStore
 import FileSystem
-import FoundationEssentials
 import PrivateCloud
 import PrivateSync
 import PrivateSyncTesting
 import SimulatedWorld
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Simulation {
     // MARK: During the run

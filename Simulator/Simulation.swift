@@ -1,11 +1,16 @@
 import DeviceStore
 import FileSystem
-import FoundationEssentials
 import PrivateCloud
 import PrivateSync
 import PrivateSyncTesting
 import SimulatedWorld
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

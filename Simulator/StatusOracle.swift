@@ -1,6 +1,11 @@
-import FoundationEssentials
 import PrivateCloud
 import PrivateSync
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The simulator's own reference model of the status: from the facts, the exact status the settings screen must
 /// show (state, pause reason, on-detail, pending count, fallback flag).

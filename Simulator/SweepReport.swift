@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a sweep found, as `privatesync simulate --json` prints it and `simulate merge` reads it back: the sums, the
 /// failures with their replay commands, and (since shards are merged) which shard of which run it is.

@@ -1,6 +1,11 @@
-import FoundationEssentials
 import PrivateCloud
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where new records get their names.
 public protocol RecordNameSource: Sendable {

@@ -1,7 +1,12 @@
 import FileSystem
-import FoundationEssentials
 import PrivateCloud
 import SQLite
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension RecordStore where Kind == UserCreated {
     /// Copies the records written under `user` into a new store file at `path`, with their unsent changes (and

@@ -1,6 +1,11 @@
-import FoundationEssentials
 import PrivateCloud
 import SQLite
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A key of the sync engine's state, kept in the user-created store's `sync_state` table so that it commits with
 /// the records it describes and survives a crash at any point.

@@ -1,8 +1,13 @@
 import FileSystem
-import FoundationEssentials
 import PrivateCloud
 import SQLite
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One store of a device: a SQLite file holding the records of one partition, as a SwiftData store holds the
 /// models of one configuration.

@@ -1,7 +1,12 @@
 import FileSystem
-import FoundationEssentials
 import PrivateCloud
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A simulated device with the app installed: its folder on disk, its iCloud sign-in, the installed build's
 /// entitlements, and the app's preferences.

@@ -1,5 +1,10 @@
-import FoundationEssentials
 import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A record in a device store.
 public struct StoredRecord: Sendable, Hashable, CustomStringConvertible {

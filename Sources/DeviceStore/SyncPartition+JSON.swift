@@ -1,6 +1,11 @@
 import FileSystem
-import FoundationEssentials
 import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The schema file: a schema and its partition, as documented in `docs/schema.md`.
 ///

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The value of a record field: one of CloudKit's field types, or a list of one of them.
 public enum FieldValue: Hashable, Sendable, CustomStringConvertible {

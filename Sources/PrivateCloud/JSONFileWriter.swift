@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Writes the package's small JSON files (a world's settings, a device's profile and preferences, a launch record, a
 /// schema) the one way they are written: pretty-printed, keys sorted (so equal values give equal files), ending in

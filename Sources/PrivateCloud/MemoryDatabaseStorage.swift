@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One account's private database in memory: the storage behind ``MemoryContainer``.
 ///

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The state of one modify request while it is applied: its sequence numbers, and the record-type schemas read.
 struct ModifyRequest<Storage: DatabaseStorage> {

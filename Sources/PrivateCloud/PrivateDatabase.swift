@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// CloudKit's semantics for one account's private database, written once over any ``DatabaseStorage``.
 ///

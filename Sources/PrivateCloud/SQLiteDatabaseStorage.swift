@@ -1,5 +1,10 @@
-import FoundationEssentials
 import SQLite
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One account's private database in one SQLite file: the storage behind ``FileContainer``.
 ///

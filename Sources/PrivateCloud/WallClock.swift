@@ -1,5 +1,10 @@
-import FoundationEssentials
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where a component reads the time. Injected everywhere, so a simulation controls time and replays exactly.
 public protocol WallClock: Sendable {

@@ -1,5 +1,10 @@
 import DeviceStore
-import FoundationEssentials
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Decides what a record becomes when this device changed it and the server has a version it has not seen.
 ///

@@ -1,6 +1,11 @@
 import DeviceStore
-import FoundationEssentials
 import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How one device's user-created records compare with its account's container: what `audit --convergence` shows.
 ///

@@ -1,5 +1,10 @@
-import FoundationEssentials
 import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension LaunchRecord {
     /// Reads a `last-launch.json` as ``LaunchRecord/save(appGroup:)`` writes it (with `JSONEncoder`, dates as

@@ -1,6 +1,11 @@
 import FileSystem
-import FoundationEssentials
 import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What the last launch (or reconfiguration) of the app on a device did: the facts the status is derived from,
 /// and the steps, in words. Kept in the App Group's `Library/Preferences/last-launch.json`, so a reinstall forgets

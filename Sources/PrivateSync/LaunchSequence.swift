@@ -1,8 +1,13 @@
 import DeviceStore
 import FileSystem
-import FoundationEssentials
 import PrivateCloud
 import SQLite
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What the host (the CLI, a test, the simulator) provides to every launch of the app.
 public struct LaunchEnvironment: Sendable {

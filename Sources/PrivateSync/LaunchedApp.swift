@@ -1,8 +1,13 @@
 import DeviceStore
 import FileSystem
-import FoundationEssentials
 import PrivateCloud
 import SQLite
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The app, running on a device after a launch: its two stores, and (when sync runs) its container and engine.
 ///

@@ -1,6 +1,11 @@
 import DeviceStore
-import FoundationEssentials
 import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How a device record becomes a CloudKit record and back.
 ///

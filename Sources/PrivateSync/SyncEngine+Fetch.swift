@@ -1,7 +1,12 @@
 import DeviceStore
-import FoundationEssentials
 import PrivateCloud
 import SQLite
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension SyncEngine {
     /// Fetches the zone's changes since the saved token, page by page; each page and its token commit together.

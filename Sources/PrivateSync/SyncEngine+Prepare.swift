@@ -1,7 +1,12 @@
 import DeviceStore
-import FoundationEssentials
 import PrivateCloud
 import SQLite
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension SyncEngine {
     /// Checks the account, binds the store on first use, makes sure the zone exists, and reads database changes.

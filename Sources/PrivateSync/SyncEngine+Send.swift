@@ -1,7 +1,12 @@
 import DeviceStore
-import FoundationEssentials
 import PrivateCloud
 import SQLite
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension SyncEngine {
     /// One change ready to go: the CloudKit record (or the ID to delete) and the revision it was read at.

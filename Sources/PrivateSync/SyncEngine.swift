@@ -1,8 +1,13 @@
 import DeviceStore
-import FoundationEssentials
 import PrivateCloud
 import SQLite
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Mirrors the user-created store into the user's private container and back, in the shape of CKSyncEngine.
 ///

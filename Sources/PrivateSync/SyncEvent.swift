@@ -1,5 +1,10 @@
-import FoundationEssentials
 import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What the engine did, as it happened: typed values a host observes (a log, a UI, the simulator's checks).
 ///

@@ -1,5 +1,10 @@
-import FoundationEssentials
 import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What the sync switch honestly says: off, on (and how), or paused and why.
 ///

@@ -1,8 +1,13 @@
 import DeviceStore
 import FileSystem
-import FoundationEssentials
 import PrivateCloud
 import SimulatedWorld
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension CLI {
     /// The account's database, as another client sees it, from `--account`.

@@ -1,8 +1,13 @@
 import DeviceStore
-import FoundationEssentials
 import PrivateCloud
 import PrivateSync
 import SimulatedWorld
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension CLI {
     func recordAdd() throws -> ExitCode {

@@ -1,8 +1,13 @@
 import DeviceStore
-import FoundationEssentials
 import PrivateCloud
 import SimulatedWorld
 import Simulator
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension CLI {
     func simulate() async throws -> ExitCode {

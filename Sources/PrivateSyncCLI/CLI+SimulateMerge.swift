@@ -1,5 +1,10 @@
-import FoundationEssentials
 import Simulator
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension CLI {
     /// The most a shard report file may hold: a shard's JSON is a few hundred bytes plus about 3 KB per failing

@@ -1,10 +1,15 @@
 import ArgumentParsing
 import DeviceStore
 import FileSystem
-import FoundationEssentials
 import PrivateCloud
 import PrivateSync
 import SimulatedWorld
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The `privatesync` command: parses the line, runs the command, and turns every failure into one sentence on
 /// standard error and an exit code.

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads a date typed on the command line: exactly the forms docs/cli.md lists, and nothing else.
 ///

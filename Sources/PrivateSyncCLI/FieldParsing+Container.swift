@@ -1,6 +1,11 @@
 import DeviceStore
-import FoundationEssentials
 import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension FieldParsing {
     /// Parses `--field` arguments for a write straight into a container, which is schemaless.

@@ -1,8 +1,13 @@
 import DeviceStore
 import FileSystem
-import FoundationEssentials
 import PrivateCloud
 import PrivateSync
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads `--field KEY=VALUE` arguments by the record type's schema.
 enum FieldParsing {

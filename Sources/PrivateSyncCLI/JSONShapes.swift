@@ -1,7 +1,12 @@
 import DeviceStore
-import FoundationEssentials
 import PrivateCloud
 import PrivateSync
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A JSON value, for record fields in output.
 enum JSONValue: Encodable, Sendable {

@@ -1,6 +1,11 @@
-import FoundationEssentials
 import PrivateCloud
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One device's clock in a ``TestWorld``: the world's clock plus an offset of this device's own, so a device can run
 /// ahead or behind the others (skew) and jump, forward or back, on its own, as a real device's clock does when the

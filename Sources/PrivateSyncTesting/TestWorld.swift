@@ -1,9 +1,14 @@
 @_exported import DeviceStore
 import FileSystem
-@_exported import FoundationEssentials
 @_exported import PrivateCloud
 @_exported import PrivateSync
 @_exported import SimulatedWorld
+
+#if canImport(FoundationEssentials)
+    @_exported import FoundationEssentials
+#else
+    @_exported import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

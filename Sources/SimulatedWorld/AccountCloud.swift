@@ -1,6 +1,11 @@
-import FoundationEssentials
 import PrivateCloud
 import PrivateSync
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One account's private database as another client sees it: an older or newer build of the app, another app of
 /// the container, or a web client. It writes straight into the container through the container's own semantics

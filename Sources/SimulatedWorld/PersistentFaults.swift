@@ -1,9 +1,14 @@
 import DeviceStore
 import FileSystem
-import FoundationEssentials
 import PrivateCloud
 import SQLite
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Faults kept in a world's `faults.sqlite`, so that the commands run after `fault inject` (each its own process)
 /// meet them. Each fault strikes the next calls it applies to, up to its count, and is consumed in the same

@@ -1,10 +1,15 @@
 import DeviceStore
 import FileSystem
-import FoundationEssentials
 import PrivateCloud
 import PrivateSync
 import SQLite
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where a world keeps its accounts' private databases.
 public enum ContainerBackend: String, Sendable, Hashable, CaseIterable {

@@ -76,6 +76,19 @@ struct Bench {
             }
             return
         }
+        if arguments.first == "save-ratio-only", arguments.count == 2, let count = Int(arguments[1]) {
+            // `container_save_ratio` alone, over `count` records: `privatesync-bench save-ratio-only 100000`.
+            await standalone { scratch in
+                let records = (0..<count).map { BenchSchema.record($0, zone: zone) }
+                let (_, container) = try await world(at: scratch + "/big", records: [])
+                let raw = try RawInserter(path: scratch + "/raw.sqlite", records: records)
+                let rates = try await saveRates(records, container: container, raw: raw)
+                print(
+                    "container_save_ratio \(format(rates.container / rates.raw)) container=\(Int(rates.container))/s "
+                        + "sqlite=\(Int(rates.raw))/s")
+            }
+            return
+        }
         if arguments.first == "save-only", arguments.count == 2, let count = Int(arguments[1]) {
             // For profiling the container's save path alone: `valgrind --tool=callgrind privatesync-bench save-only N`.
             await saveOnly(records: count)
@@ -121,21 +134,9 @@ struct Bench {
 
         // 1. Saving through the container against raw SQLite inserting the same rows.
         let records = (0..<100_000).map { BenchSchema.record($0, zone: zone) }
-        // Batch by batch, alternately, so that both meet the same disk: an fsync's cost drifts within a run.
         let (big, bigContainer) = try await world(at: scratch + "/big", records: [])
         let raw = try RawInserter(path: scratch + "/raw.sqlite", records: records)
-        var containerSeconds = 0.0
-        var rawSeconds = 0.0
-        for start in stride(from: 0, to: records.count, by: 400) {
-            containerSeconds += try await time {
-                let result = try await bigContainer.modifyRecords(
-                    saving: Array(records[start..<start + 400]), deleting: [])
-                if let failure = result.partialFailure { throw failure }
-            }
-            rawSeconds += try raw.insert(start..<start + 400)
-        }
-        let rawRate = 100_000 / rawSeconds
-        let containerRate = 100_000 / containerSeconds
+        let (containerRate, rawRate) = try await saveRates(records, container: bigContainer, raw: raw)
         report(
             Figure(
                 name: "container_save_ratio", value: containerRate / rawRate, floor: ">= 0.6", goal: ">= 0.7",
@@ -281,6 +282,24 @@ struct Bench {
     }
 
     // MARK: Measurements
+
+    /// Saves `records` through the container and inserts them raw, 400 at a time; returns both rates (records per
+    /// second). Batch by batch, alternately, so that both meet the same disk: an fsync's cost drifts within a run.
+    static func saveRates(
+        _ records: [Record], container: FileContainer, raw: RawInserter
+    ) async throws -> (container: Double, raw: Double) {
+        var containerSeconds = 0.0
+        var rawSeconds = 0.0
+        for start in stride(from: 0, to: records.count, by: 400) {
+            let end = min(start + 400, records.count)
+            containerSeconds += try await time {
+                let result = try await container.modifyRecords(saving: Array(records[start..<end]), deleting: [])
+                if let failure = result.partialFailure { throw failure }
+            }
+            rawSeconds += try raw.insert(start..<end)
+        }
+        return (Double(records.count) / containerSeconds, Double(records.count) / rawSeconds)
+    }
 
     /// A world with the bench schema, and alice's container holding `records` (saved 400 at a time).
     static func world(at home: String, records: ArraySlice<Record>) async throws -> (World, FileContainer) {

@@ -33,6 +33,42 @@ struct SQLiteLayerTests {
         #expect(rows[1] == (Int64.max, "", 0, 0))
     }
 
+    @Test("bound values survive reuse: one statement run many times, values large and small, text and blobs")
+    func boundValuesSurviveReuse() throws {
+        let connection = try DatabaseFile.openInMemory(format: Self.format)
+        let insert = try connection.cachedStatement("INSERT INTO items (id, name, data) VALUES (?, ?, ?)")
+        // Sizes either side of the statement's scratch space, so that values are bound both from it and copied by
+        // SQLite, several in one row, and reused after each reset.
+        let sizes = [0, 1, 15, 16, 2000, 2095, 2096, 4096, 5000]
+        var expected: [(Int64, String, [UInt8])] = []
+        for (index, size) in sizes.enumerated() {
+            let name = String(repeating: "n", count: size) + "é"
+            let data = [UInt8]((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            try insert.bind(Int64(index), at: 1)
+            try insert.bind(name, at: 2)
+            try insert.bind(data, at: 3)
+            try insert.run()
+            expected.append((Int64(index), name, data))
+        }
+        try insert.bindText(Array("once".utf8), at: 2)
+        try insert.bindText(Array("twice, rebound before running".utf8), at: 2)
+        try insert.bind(Int64(99), at: 1)
+        try insert.bind([UInt8](), at: 3)
+        try insert.run()
+        expected.append((99, "twice, rebound before running", []))
+        let rows = try connection.query("SELECT id, name, data, typeof(data) FROM items ORDER BY id") {
+            ($0.int64(0), $0.text(1), $0.blob(2), $0.text(3))
+        }
+        #expect(rows.count == expected.count)
+        for (row, want) in zip(rows, expected) {
+            #expect(row.0 == want.0)
+            #expect(row.1 == want.1)
+            #expect(row.2 == want.2)
+            #expect(row.3 == "blob")
+        }
+        #expect(try connection.scalarInt("SELECT count(*) FROM items WHERE name IS NULL OR data IS NULL") == 0)
+    }
+
     @Test("a transaction that throws is rolled back; one that returns is committed")
     func transactionsCommitOrRollBack() throws {
         struct Abort: Error {}

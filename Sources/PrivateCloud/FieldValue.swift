@@ -12,8 +12,10 @@ public enum FieldValue: Hashable, Sendable, CustomStringConvertible {
     case bool(Bool)
     case bytes(Data)
     case date(Date)
-    case reference(RecordReference)
-    case location(Location)
+    // A reference (two names) and a location (five doubles) are stored out of line, so that every value is as small
+    // as a string: fields are copied, hashed and moved by the thousand on every save and fetch.
+    indirect case reference(RecordReference)
+    indirect case location(Location)
     /// A list; its elements share one type and are not lists themselves.
     case list([FieldValue])
 
@@ -29,6 +31,34 @@ public enum FieldValue: Hashable, Sendable, CustomStringConvertible {
         case .reference: .reference
         case .location: .location
         case .list(let elements): elements.first?.type.map { .list($0) }
+        }
+    }
+
+    /// A number for the value's type, the same for values of one scalar type and different between scalar types;
+    /// ``listTypeCode`` for every list. Comparing two records' shapes by it costs no allocation and no look-up.
+    var typeCode: UInt8 {
+        switch self {
+        case .string: 0
+        case .int64: 1
+        case .double: 2
+        case .bool: 3
+        case .bytes: 4
+        case .date: 5
+        case .reference: 6
+        case .location: 7
+        case .list: Self.listTypeCode
+        }
+    }
+
+    /// The ``typeCode`` of every list, whatever its elements.
+    static let listTypeCode: UInt8 = 0xFF
+
+    /// Whether CloudKit accepts every value of this value's type (``problem`` is always `nil`), so that checking it
+    /// costs nothing.
+    var isAlwaysAcceptable: Bool {
+        switch self {
+        case .string, .int64, .bool, .bytes, .reference: true
+        case .double, .date, .location, .list: false
         }
     }
 

@@ -18,17 +18,89 @@ public enum FieldsJSON {
     /// - Parameter fields: The fields.
     /// - Returns: UTF-8 JSON text.
     public static func encode(_ fields: [String: FieldValue]) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(64 + fields.count * 32)
-        output.append(UInt8(ascii: "{"))
-        for (index, field) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            appendString(field.key, to: &output)
-            output.append(UInt8(ascii: ":"))
-            appendValue(field.value, to: &output)
+        encode(sorted: sortedFields(fields))
+    }
+
+    /// A field, as ``sortedFields(_:)`` lists them.
+    struct Field {
+        let key: String
+        let value: FieldValue
+        /// The key's first eight bytes, big-endian: ASCII keys sort by it, then by the key (see ``sortedFields(_:)``).
+        let order: UInt64
+    }
+
+    /// Encodes fields already in the order ``encode(_:)`` writes them (``sortedFields(_:)``).
+    ///
+    /// The container sorts a record's fields once and uses the order twice: to encode them, and to recognise a
+    /// record of the same shape as the one before it (`make bench`, `container_save_ratio`).
+    ///
+    /// - Parameter fields: The fields, sorted by key.
+    /// - Returns: UTF-8 JSON text.
+    static func encode(sorted fields: [Field]) -> [UInt8] {
+        var estimate = 2
+        for index in fields.indices {
+            estimate += fields[index].key.utf8.count + 4 + estimatedSize(fields[index].value)
         }
-        output.append(UInt8(ascii: "}"))
-        return output
+        return FieldsWriter.encode(fields, estimate: estimate)
+    }
+
+    /// The fields in the order ``encode(_:)`` writes them: sorted by key, as `String`'s `<` sorts keys.
+    ///
+    /// Keys are nearly always ASCII identifiers, whose bytes sort as `String`'s `<` sorts them (UTF-8 keeps the order
+    /// of code points, and ASCII is its own normal form): they are sorted by their first eight bytes as one integer,
+    /// and by `<` only when those are equal. Any other key sorts them all by `<`.
+    static func sortedFields(_ fields: [String: FieldValue]) -> [Field] {
+        var sorted: [Field] = []
+        sorted.reserveCapacity(fields.count)
+        var ascii = true
+        for (key, value) in fields {
+            let (order, isASCII) = orderPrefix(key)
+            ascii = ascii && isASCII
+            sorted.append(Field(key: key, value: value, order: order))
+        }
+        if ascii {
+            sorted.sort { $0.order != $1.order ? $0.order < $1.order : $0.key < $1.key }
+        } else {
+            sorted.sort { $0.key < $1.key }
+        }
+        return sorted
+    }
+
+    /// A key's first eight bytes as a big-endian integer (zero-padded), and whether every byte of it is ASCII.
+    private static func orderPrefix(_ key: String) -> (UInt64, Bool) {
+        var key = key
+        return key.withUTF8 { bytes in
+            var prefix: UInt64 = 0
+            var all: UInt8 = 0
+            for index in 0..<bytes.count {
+                all |= bytes[index]
+                if index < 8 { prefix |= UInt64(bytes[index]) << (56 - 8 * UInt64(index)) }
+            }
+            return (prefix, all < 0x80)
+        }
+    }
+
+    /// Appends a double as ``encode(_:)`` writes it.
+    static func appendDouble(_ number: Double, to output: inout [UInt8]) {
+        output += FieldsWriter.bytes(estimate: 32) { $0.write(double: number) }
+    }
+
+    /// Appends an integer as ``encode(_:)`` writes it.
+    static func appendInteger(_ number: Int64, to output: inout [UInt8]) {
+        output += FieldsWriter.bytes(estimate: 20) { $0.write(integer: number) }
+    }
+
+    /// About the bytes `value` encodes to (exactly, for a string without escapes), to size the output once.
+    private static func estimatedSize(_ value: FieldValue) -> Int {
+        switch value {
+        case .string(let text): 14 + text.utf8.count
+        case .bytes(let data): 14 + (data.count + 2) / 3 * 4
+        case .list(let elements): 11 + elements.count * 32
+        case .reference(let reference):
+            60 + reference.recordID.recordName.utf8.count + reference.recordID.zoneID.zoneName.utf8.count
+        case .location: 140
+        default: 32
+        }
     }
 
     /// Decodes fields written by ``encode(_:)``.
@@ -63,129 +135,6 @@ public enum FieldsJSON {
             Result { () throws(FieldsDecodingError) -> [String: FieldValue] in try decode(buffer) }
         }
         return try result.get()
-    }
-
-    // MARK: Writing
-
-    private static func appendValue(_ value: FieldValue, to output: inout [UInt8]) {
-        func tag(_ opening: StaticString) {
-            output.append(contentsOf: UnsafeBufferPointer(start: opening.utf8Start, count: opening.utf8CodeUnitCount))
-        }
-        switch value {
-        case .string(let text):
-            tag(#"{"string":"#)
-            appendString(text, to: &output)
-        case .int64(let number):
-            tag(#"{"int64":"#)
-            appendInteger(number, to: &output)
-        case .double(let number):
-            tag(#"{"double":"#)
-            appendDouble(number, to: &output)
-        case .bool(let flag):
-            tag(#"{"bool":"#)
-            output.append(contentsOf: (flag ? "true" : "false").utf8)
-        case .bytes(let data):
-            tag(#"{"bytes":"#)
-            appendString(data.base64EncodedString(), to: &output)
-        case .date(let date):
-            tag(#"{"date":"#)
-            appendDouble(date.timeIntervalSinceReferenceDate, to: &output)
-        case .reference(let reference):
-            tag(#"{"reference":"#)
-            output.append(contentsOf: "{\"recordName\":".utf8)
-            appendString(reference.recordID.recordName, to: &output)
-            output.append(contentsOf: ",\"zoneName\":".utf8)
-            appendString(reference.recordID.zoneID.zoneName, to: &output)
-            output.append(contentsOf: ",\"action\":".utf8)
-            appendString(reference.action.rawValue, to: &output)
-            output.append(UInt8(ascii: "}"))
-        case .location(let location):
-            tag(#"{"location":"#)
-            output.append(UInt8(ascii: "["))
-            let parts = [
-                location.latitude, location.longitude, location.altitude, location.horizontalAccuracy,
-                location.verticalAccuracy,
-            ]
-            for (index, part) in parts.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                appendDouble(part, to: &output)
-            }
-            output.append(UInt8(ascii: "]"))
-        case .list(let elements):
-            tag(#"{"list":"#)
-            output.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                appendValue(element, to: &output)
-            }
-            output.append(UInt8(ascii: "]"))
-        }
-        output.append(UInt8(ascii: "}"))
-    }
-
-    static func appendDouble(_ number: Double, to output: inout [UInt8]) {
-        // Whole numbers (most dates, many measurements) are written as Swift writes them, digits then ".0", without
-        // going through a String; below 2^53 every whole double is exactly an Int64.
-        if number == number.rounded(.towardZero), abs(number) < 1e15, number != 0 || number.sign == .plus {
-            appendInteger(Int64(number), to: &output)
-            output.append(UInt8(ascii: "."))
-            output.append(UInt8(ascii: "0"))
-            return
-        }
-        // Otherwise Swift prints the shortest text that reads back as the same double.
-        output.append(contentsOf: number.description.utf8)
-    }
-
-    /// Appends the decimal digits of `number`, as `String(number)` writes them.
-    static func appendInteger(_ number: Int64, to output: inout [UInt8]) {
-        if number < 0 { output.append(UInt8(ascii: "-")) }
-        var magnitude = number.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = 20
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
-        }
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// Appends `text` as a JSON string; non-ASCII characters are written as UTF-8, control characters escaped.
-    ///
-    /// Runs of bytes that need no escape (nearly all of them) are copied whole: appending byte by byte was a third
-    /// of the container's save path (`make bench`, `container_save_ratio`).
-    static func appendString(_ text: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { bytes in
-            var start = 0
-            for index in 0..<bytes.count {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                appendEscape(byte, to: &output)
-                start = index + 1
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
-        }
-        output.append(UInt8(ascii: "\""))
-    }
-
-    private static func appendEscape(_ byte: UInt8, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
-        case 0x0A: output.append(UInt8(ascii: "n"))
-        case 0x0D: output.append(UInt8(ascii: "r"))
-        case 0x09: output.append(UInt8(ascii: "t"))
-        default:
-            output.append(contentsOf: "u00".utf8)
-            output.append(hexDigits[Int(byte >> 4)])
-            output.append(hexDigits[Int(byte & 0xF)])
-        }
     }
 
     // MARK: Reading

@@ -111,12 +111,23 @@ struct PrivateDatabase<Storage: DatabaseStorage> {
                 .limitExceeded,
                 "the request holds \(itemCount) items; at most \(limits.maximumItemsPerRequest) fit in one request")
         }
-        var seen = Set<RecordID>()
-        for id in saving.map(\.recordID) + deleting where !seen.insert(id).inserted {
+        var seen = Set<RecordID>(minimumCapacity: itemCount)
+        for record in saving where !seen.insert(record.recordID).inserted {
+            throw CloudError(.invalidArguments, "record \(record.recordID) appears more than once in one request")
+        }
+        for id in deleting where !seen.insert(id).inserted {
             throw CloudError(.invalidArguments, "record \(id) appears more than once in one request")
         }
-        let encoded = saving.map { FieldsJSON.encode($0.fields) }
-        let requestBytes = encoded.reduce(0) { $0 + $1.count } + deleting.reduce(0) { $0 + $1.recordName.utf8.count }
+        // Each record's fields are sorted once, for encoding and for recognising a shape already checked.
+        var saves: [PendingSave] = []
+        saves.reserveCapacity(saving.count)
+        var requestBytes = deleting.reduce(0) { $0 + $1.recordName.utf8.count }
+        for index in saving.indices {
+            let sorted = FieldsJSON.sortedFields(saving[index].fields)
+            let encoded = FieldsJSON.encode(sorted: sorted)
+            requestBytes += encoded.count
+            saves.append(PendingSave(record: saving[index], sortedFields: sorted, encoded: encoded))
+        }
         guard requestBytes <= limits.maximumRequestBytes else {
             throw CloudError(
                 .limitExceeded,
@@ -128,8 +139,7 @@ struct PrivateDatabase<Storage: DatabaseStorage> {
         do {
             return try run(write: true) {
                 let result = try applyModify(
-                    saving: saving, encoded: encoded, deleting: deleting, savePolicy: savePolicy,
-                    atomically: atomically, user: user)
+                    saves: saves, deleting: deleting, savePolicy: savePolicy, atomically: atomically, user: user)
                 let applied =
                     result.saveResults.values.contains { $0.isSuccess }
                     || result.deleteResults.values.contains { $0.isSuccess }
@@ -147,26 +157,37 @@ struct PrivateDatabase<Storage: DatabaseStorage> {
 
     /// Applies a modify request's items inside the caller's write transaction.
     private func applyModify(
-        saving: [Record], encoded: [[UInt8]], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool,
-        user: UserRecordID
+        saves: [PendingSave], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool, user: UserRecordID
     ) throws -> ModifyResult {
         var request = ModifyRequest(database: self, policy: savePolicy, user: user, now: clock.now())
-        request.nextSequence = try storage.reserveSequence(max(saving.count + deleting.count, 1))
-        // Items are grouped by zone, in the order each zone first appears; atomicity is per zone.
+        request.nextSequence = try storage.reserveSequence(max(saves.count + deleting.count, 1))
+        var result = ModifyResult()
+        result.saveResults.reserveCapacity(saves.count)
+        result.deleteResults.reserveCapacity(deleting.count)
+        // Items are grouped by zone, in the order each zone first appears; atomicity is per zone. Nearly every
+        // request names one zone, which needs no grouping.
+        if let zone = saves.first?.record.recordID.zoneID.zoneName ?? deleting.first?.zoneID.zoneName,
+            saves.allSatisfy({ $0.record.recordID.zoneID.zoneName == zone }),
+            deleting.allSatisfy({ $0.zoneID.zoneName == zone })
+        {
+            try request.apply(
+                zone: ZoneID(uncheckedName: zone), saves: saves, deletes: deleting, atomically: atomically,
+                into: &result)
+            return result
+        }
         var zoneOrder: [String] = []
-        var savesByZone: [String: [(Record, [UInt8])]] = [:]
+        var savesByZone: [String: [PendingSave]] = [:]
         var deletesByZone: [String: [RecordID]] = [:]
-        for (record, fields) in zip(saving, encoded) {
-            let zone = record.recordID.zoneID.zoneName
+        for save in saves {
+            let zone = save.record.recordID.zoneID.zoneName
             if savesByZone[zone] == nil && deletesByZone[zone] == nil { zoneOrder.append(zone) }
-            savesByZone[zone, default: []].append((record, fields))
+            savesByZone[zone, default: []].append(save)
         }
         for id in deleting {
             let zone = id.zoneID.zoneName
             if savesByZone[zone] == nil && deletesByZone[zone] == nil { zoneOrder.append(zone) }
             deletesByZone[zone, default: []].append(id)
         }
-        var result = ModifyResult()
         for zoneName in zoneOrder {
             try request.apply(
                 zone: ZoneID(uncheckedName: zoneName), saves: savesByZone[zoneName] ?? [],
@@ -303,7 +324,44 @@ struct PrivateDatabase<Storage: DatabaseStorage> {
     /// A change tag: unique within this database, and (with 32 bits of the database's identifier) unlike the tags
     /// of other databases.
     static func changeTag(databaseID: String, sequence: Int64) -> String {
-        String(databaseID.prefix(8)) + "-" + String(sequence, radix: 36)
+        changeTag(prefix: changeTagPrefix(databaseID: databaseID), sequence: sequence)
+    }
+
+    /// What every change tag of the database starts with: 8 characters of its identifier and a dash.
+    static func changeTagPrefix(databaseID: String) -> [UInt8] {
+        Array(String(databaseID.prefix(8)).utf8) + [UInt8(ascii: "-")]
+    }
+
+    /// A change tag from its prefix (``changeTagPrefix(databaseID:)``): the prefix, then the sequence in base 36,
+    /// as `String(sequence, radix: 36)` writes it. Made once per saved record, so it is written directly.
+    static func changeTag(prefix: [UInt8], sequence: Int64) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.count + 14) { buffer in
+            var count = 0
+            for byte in prefix {
+                buffer[count] = byte
+                count += 1
+            }
+            if sequence < 0 {
+                buffer[count] = UInt8(ascii: "-")
+                count += 1
+            }
+            var magnitude = sequence.magnitude
+            let start = count
+            repeat {
+                let digit = UInt8(magnitude % 36)
+                buffer[count] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                count += 1
+                magnitude /= 36
+            } while magnitude > 0
+            var low = start
+            var high = count - 1
+            while low < high {
+                buffer.swapAt(low, high)
+                low += 1
+                high -= 1
+            }
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<count]), as: UTF8.self)
+        }
     }
 }
 

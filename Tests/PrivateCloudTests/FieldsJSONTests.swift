@@ -37,4 +37,72 @@ struct FieldsJSONTests {
         #expect(try FieldsJSON.decode(encoded) == fields)
         #expect(String(decoding: encoded, as: UTF8.self).hasPrefix(#"{"date":{"date":788918400.0},"empty""#))
     }
+
+    @Test("fields are written sorted as String's < sorts their keys, ASCII or not, long shared prefixes included")
+    func keyOrder() throws {
+        let keys = [
+            "b", "a", "A", "Z", "_x", "a0", "abcdefgh", "abcdefghi", "abcdefgg", "abcdefgh1", "a\u{0}", "é",
+            "e\u{301}x",
+            "ab\u{301}", "ac", "zz", "Zz", "mood", "moodiness", "mood_2",
+        ]
+        for count in [1, 2, 5, keys.count] {
+            for asciiOnly in [true, false] {
+                let chosen = Array(keys.filter { !asciiOnly || $0.utf8.allSatisfy { $0 < 0x80 } }.prefix(count))
+                var fields: [String: FieldValue] = [:]
+                for (index, key) in chosen.enumerated() { fields[key] = .int64(Int64(index)) }
+                let sorted = FieldsJSON.sortedFields(fields).map(\.key)
+                #expect(sorted == fields.keys.sorted(), "\(chosen)")
+                let decoded = try FieldsJSON.decode(FieldsJSON.encode(fields))
+                #expect(decoded == fields)
+            }
+        }
+    }
+
+    @Test("strings are escaped wherever the characters fall, and encoded exactly when the first guess is short")
+    func escapesAtEveryPosition() throws {
+        for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}", "\u{7F}", "é", "☃"] {
+            for position in 0..<20 {
+                for length in [position + 1, position + 9, 40] {
+                    var characters = Array(repeating: "x", count: length)
+                    characters[position] = special
+                    let text = characters.joined()
+                    let fields: [String: FieldValue] = ["k": .string(text)]
+                    let encoded = FieldsJSON.encode(fields)
+                    #expect(try FieldsJSON.decode(encoded) == fields)
+                    #expect(encoded == FieldsJSONTests.reference(fields), "\(text.debugDescription)")
+                }
+            }
+        }
+        // Nothing but escapes: six bytes written for each byte given.
+        let controls: [String: FieldValue] = ["c": .string(String(repeating: "\u{1}", count: 300))]
+        #expect(try FieldsJSON.decode(FieldsJSON.encode(controls)) == controls)
+        #expect(FieldsJSON.encode(controls) == FieldsJSONTests.reference(controls))
+    }
+
+    /// The encoding of string fields written the simplest way, byte by byte: what the encoder must match.
+    static func reference(_ fields: [String: FieldValue]) -> [UInt8] {
+        func string(_ text: String) -> [UInt8] {
+            var output: [UInt8] = [UInt8(ascii: "\"")]
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): output += [UInt8(ascii: "\\"), byte]
+                case 0x0A: output += Array("\\n".utf8)
+                case 0x0D: output += Array("\\r".utf8)
+                case 0x09: output += Array("\\t".utf8)
+                case 0..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    output += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                default: output.append(byte)
+                }
+            }
+            return output + [UInt8(ascii: "\"")]
+        }
+        var output: [UInt8] = [UInt8(ascii: "{")]
+        for (index, key) in fields.keys.sorted().enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            guard case .string(let text) = fields[key]! else { fatalError("strings only") }
+            output += string(key) + Array(#":{"string":"#.utf8) + string(text) + [UInt8(ascii: "}")]
+        }
+        return output + [UInt8(ascii: "}")]
+    }
 }

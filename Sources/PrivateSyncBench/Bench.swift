@@ -89,6 +89,32 @@ struct Bench {
             }
             return
         }
+        if arguments.first == "initial-sync-ratio-only", arguments.count == 2, let count = Int(arguments[1]) {
+            // `initial_sync_ratio` alone, over `count` records: `privatesync-bench initial-sync-ratio-only 100000`.
+            await standalone { scratch in
+                let records = (0..<count).map { BenchSchema.record($0, zone: zone) }
+                let (world, container) = try await world(at: scratch + "/big", records: [])
+                let raw = try RawInserter(path: scratch + "/raw.sqlite", records: records)
+                let rates = try await saveRates(records, container: container, raw: raw)
+                let pull = try initialSync(home: world.home, records: count)
+                let pullRate = Double(count) / pull.seconds
+                print(
+                    "initial_sync_ratio \(format(pullRate / rates.raw)) device=\(Int(pullRate))/s "
+                        + "sqlite=\(Int(rates.raw))/s rss_mb=\(format(pull.rssMB))")
+            }
+            return
+        }
+        if arguments.first == "prepare-initial-sync", arguments.count == 3, let count = Int(arguments[2]) {
+            // A world whose container holds `count` records, for profiling `initial-sync HOME COUNT` on it.
+            do {
+                _ = try await world(
+                    at: arguments[1], records: (0..<count).map { BenchSchema.record($0, zone: zone) }[...])
+            } catch {
+                writeError("prepare-initial-sync failed: \(error)")
+                exit(70)
+            }
+            return
+        }
         if arguments.first == "save-only", arguments.count == 2, let count = Int(arguments[1]) {
             // For profiling the container's save path alone: `valgrind --tool=callgrind privatesync-bench save-only N`.
             await saveOnly(records: count)

@@ -112,7 +112,7 @@ public struct SyncTransaction {
 
     /// A state value, or `nil` when unset.
     public func state(_ key: SyncStateKey) throws -> SQLiteValue? {
-        let statement = try connection.cachedStatement("SELECT value FROM sync_state WHERE key = ?")
+        let statement = try connection.cachedStatement(literal: "SELECT value FROM sync_state WHERE key = ?")
         defer { statement.reset() }
         try statement.bind(key.rawValue, at: 1)
         guard try statement.step(), !statement.isNull(0) else { return nil }
@@ -131,10 +131,11 @@ public struct SyncTransaction {
                 throw StoreError(.invalidValue, "refused to save sync state \(key.rawValue), which \(problem)")
             }
             try connection.run(
-                "INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                literal:
+                    "INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 .text(key.rawValue), value)
         } else {
-            try connection.run("DELETE FROM sync_state WHERE key = ?", .text(key.rawValue))
+            try connection.run(literal: "DELETE FROM sync_state WHERE key = ?", .text(key.rawValue))
         }
     }
 
@@ -191,14 +192,42 @@ public struct SyncTransaction {
         try RecordStore<UserCreated>.record(named: name, connection)
     }
 
+    /// Which of `names` this store knows: the names of its records and of its pending changes, among them.
+    ///
+    /// One query for a whole page of fetched changes, so that a name the store has never seen (every name, in an
+    /// initial sync) costs no look-up of its own (`make bench`, `initial_sync_ratio`).
+    public func knownNames(among names: [String]) throws -> Set<String> {
+        guard !names.isEmpty else { return [] }
+        var estimate = 2
+        for name in names { estimate += name.utf8.count + 3 }
+        let list = FieldsWriter.bytes(estimate: estimate) { writer in
+            writer.append(UInt8(ascii: "["))
+            for index in names.indices {
+                if index > 0 { writer.append(UInt8(ascii: ",")) }
+                writer.write(string: names[index])
+            }
+            writer.append(UInt8(ascii: "]"))
+        }
+        let statement = try connection.cachedStatement(
+            literal: """
+                SELECT value FROM json_each(?1)
+                WHERE value IN (SELECT record_name FROM records) OR value IN (SELECT record_name FROM pending_changes)
+                """)
+        defer { statement.reset() }
+        try statement.bindText(list, at: 1)
+        var known = Set<String>()
+        while try statement.step() { known.insert(statement.text(0)) }
+        return known
+    }
+
     /// The server fields cached for a record, if it was ever confirmed by the server.
     public func serverFields(of name: String) throws -> CachedServerFields? {
         try connection.query(
-            """
-            SELECT record_type, server_change_tag, server_created_at, server_modified_at, server_creator,
-                server_last_modifier
-            FROM records WHERE record_name = ? AND server_change_tag IS NOT NULL
-            """, .text(name)
+            literal: """
+                SELECT record_type, server_change_tag, server_created_at, server_modified_at, server_creator,
+                    server_last_modifier
+                FROM records WHERE record_name = ? AND server_change_tag IS NOT NULL
+                """, .text(name)
         ) { row in
             CachedServerFields(
                 recordType: row.text(0),
@@ -212,24 +241,24 @@ public struct SyncTransaction {
 
     /// The change tag cached for a record, if any.
     public func serverChangeTag(of name: String) throws -> String? {
-        try connection.scalarText("SELECT server_change_tag FROM records WHERE record_name = ?", .text(name))
+        try connection.scalarText(literal: "SELECT server_change_tag FROM records WHERE record_name = ?", .text(name))
     }
 
     /// Writes a record as the server has it (or as merged), with the server fields it is now based on. Queues
     /// nothing: the caller decides whether the merged record must be sent.
     public func putRecord(_ record: StoredRecord, serverFields: SystemFields?) throws {
         let statement = try connection.cachedStatement(
-            """
-            INSERT INTO records (record_name, record_type, fields, field_versions, origin_user, created_at,
-                modified_at, server_change_tag, server_created_at, server_modified_at, server_creator,
-                server_last_modifier)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-            ON CONFLICT (record_name) DO UPDATE SET fields = excluded.fields, field_versions = excluded.field_versions,
-                created_at = excluded.created_at, modified_at = excluded.modified_at, origin_user = COALESCE(origin_user, excluded.origin_user),
-                server_change_tag = excluded.server_change_tag, server_created_at = excluded.server_created_at,
-                server_modified_at = excluded.server_modified_at, server_creator = excluded.server_creator,
-                server_last_modifier = excluded.server_last_modifier
-            """)
+            literal: """
+                INSERT INTO records (record_name, record_type, fields, field_versions, origin_user, created_at,
+                    modified_at, server_change_tag, server_created_at, server_modified_at, server_creator,
+                    server_last_modifier)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                ON CONFLICT (record_name) DO UPDATE SET fields = excluded.fields, field_versions = excluded.field_versions,
+                    created_at = excluded.created_at, modified_at = excluded.modified_at, origin_user = COALESCE(origin_user, excluded.origin_user),
+                    server_change_tag = excluded.server_change_tag, server_created_at = excluded.server_created_at,
+                    server_modified_at = excluded.server_modified_at, server_creator = excluded.server_creator,
+                    server_last_modifier = excluded.server_last_modifier
+                """)
         try statement.bind(record.name, at: 1)
         try statement.bind(record.type, at: 2)
         try statement.bindText(FieldsJSON.encode(record.fields), at: 3)
@@ -248,11 +277,11 @@ public struct SyncTransaction {
     /// Records the server fields a save returned, leaving the record's fields as they are.
     public func setServerFields(_ fields: SystemFields, of name: String) throws {
         try connection.run(
-            """
-            UPDATE records SET server_change_tag = ?, server_created_at = ?, server_modified_at = ?, server_creator = ?,
-                server_last_modifier = ?
-            WHERE record_name = ?
-            """,
+            literal: """
+                UPDATE records SET server_change_tag = ?, server_created_at = ?, server_modified_at = ?, server_creator = ?,
+                    server_last_modifier = ?
+                WHERE record_name = ?
+                """,
             .text(fields.changeTag), .real(fields.creationDate.timeIntervalSinceReferenceDate),
             .real(fields.modificationDate.timeIntervalSinceReferenceDate), .text(fields.creatorUserRecordID.recordName),
             .text(fields.lastModifiedUserRecordID.recordName), .text(name))
@@ -260,15 +289,10 @@ public struct SyncTransaction {
 
     /// Deletes a record (without queuing a change: the server already lost it, or never had it).
     public func deleteRecord(named name: String) throws {
-        try connection.run("DELETE FROM records WHERE record_name = ?", .text(name))
+        try connection.run(literal: "DELETE FROM records WHERE record_name = ?", .text(name))
     }
 
     // MARK: Pending changes
-
-    private static let pendingColumns = """
-        SELECT p.record_name, p.record_type, p.kind, p.revision, p.queued_seq, r.origin_user
-        FROM pending_changes p LEFT JOIN records r ON r.record_name = p.record_name
-        """
 
     private static func pendingRow(_ row: Statement) -> PendingChangeRow {
         PendingChangeRow(
@@ -280,13 +304,23 @@ public struct SyncTransaction {
     /// Pending changes in queue order, after the queue position `sequence`.
     public func pendingChanges(after sequence: Int64 = 0, limit: Int) throws -> [PendingChangeRow] {
         try connection.query(
-            Self.pendingColumns + " WHERE p.queued_seq > ? ORDER BY p.queued_seq LIMIT ?", .integer(sequence),
+            literal: """
+                SELECT p.record_name, p.record_type, p.kind, p.revision, p.queued_seq, r.origin_user
+                FROM pending_changes p LEFT JOIN records r ON r.record_name = p.record_name
+                WHERE p.queued_seq > ? ORDER BY p.queued_seq LIMIT ?
+                """, .integer(sequence),
             .integer(Int64(min(limit, Int(Int64.max)))), row: Self.pendingRow)
     }
 
     /// The pending change of a record, if any.
     public func pendingChange(named name: String) throws -> PendingChangeRow? {
-        try connection.query(Self.pendingColumns + " WHERE p.record_name = ?", .text(name), row: Self.pendingRow).first
+        try connection.query(
+            literal: """
+                SELECT p.record_name, p.record_type, p.kind, p.revision, p.queued_seq, r.origin_user
+                FROM pending_changes p LEFT JOIN records r ON r.record_name = p.record_name
+                WHERE p.record_name = ?
+                """, .text(name), row: Self.pendingRow
+        ).first
     }
 
     /// How many changes wait that may go to `user`'s container: deletes, and saves of records written under
@@ -296,22 +330,23 @@ public struct SyncTransaction {
         guard let user else { return try pendingCount() }
         return Int(
             try connection.scalarInt(
-                """
-                SELECT count(*) FROM pending_changes p LEFT JOIN records r ON r.record_name = p.record_name
-                WHERE p.kind = 'delete' OR r.origin_user IS NULL OR r.origin_user = ?
-                """, .text(user.recordName)) ?? 0)
+                literal: """
+                    SELECT count(*) FROM pending_changes p LEFT JOIN records r ON r.record_name = p.record_name
+                    WHERE p.kind = 'delete' OR r.origin_user IS NULL OR r.origin_user = ?
+                    """, .text(user.recordName)) ?? 0)
     }
 
     /// Gives a record written with no account to `user`, as it is about to go to `user`'s container.
     public func adoptRecord(named name: String, as user: UserRecordID) throws {
         try connection.run(
-            "UPDATE records SET origin_user = ? WHERE record_name = ? AND origin_user IS NULL", .text(user.recordName),
+            literal: "UPDATE records SET origin_user = ? WHERE record_name = ? AND origin_user IS NULL",
+            .text(user.recordName),
             .text(name))
     }
 
     /// How many changes wait.
     public func pendingCount() throws -> Int {
-        Int(try connection.scalarInt("SELECT count(*) FROM pending_changes") ?? 0)
+        Int(try connection.scalarInt(literal: "SELECT count(*) FROM pending_changes") ?? 0)
     }
 
     /// Removes a pending change, only if it was not queued again since `revision` was read.
@@ -321,9 +356,10 @@ public struct SyncTransaction {
     public func removePendingChange(named name: String, ifRevision revision: Int64?) throws -> Bool {
         if let revision {
             try connection.run(
-                "DELETE FROM pending_changes WHERE record_name = ? AND revision = ?", .text(name), .integer(revision))
+                literal: "DELETE FROM pending_changes WHERE record_name = ? AND revision = ?", .text(name),
+                .integer(revision))
         } else {
-            try connection.run("DELETE FROM pending_changes WHERE record_name = ?", .text(name))
+            try connection.run(literal: "DELETE FROM pending_changes WHERE record_name = ?", .text(name))
         }
         return connection.changes > 0
     }
@@ -337,17 +373,18 @@ public struct SyncTransaction {
 
     /// Gives every record written with no account signed in to `user`, as the account the store now mirrors.
     public func adoptUnownedRecords(as user: UserRecordID) throws {
-        try connection.run("UPDATE records SET origin_user = ? WHERE origin_user IS NULL", .text(user.recordName))
+        try connection.run(
+            literal: "UPDATE records SET origin_user = ? WHERE origin_user IS NULL", .text(user.recordName))
     }
 
     /// Forgets everything learned from the server (change tags, tokens) and queues every record that may go to
     /// `user` to be saved again: what a re-upload after the user deleted the app's iCloud data needs.
     public func queueEverythingForUpload(to user: UserRecordID?) throws {
         try connection.run(
-            """
-            UPDATE records SET server_change_tag = NULL, server_created_at = NULL, server_modified_at = NULL,
-                server_creator = NULL, server_last_modifier = NULL
-            """)
+            literal: """
+                UPDATE records SET server_change_tag = NULL, server_created_at = NULL, server_modified_at = NULL,
+                    server_creator = NULL, server_last_modifier = NULL
+                """)
         try connection.run(
             """
             INSERT INTO pending_changes (record_name, record_type, kind, queued_seq, revision)
@@ -362,10 +399,10 @@ public struct SyncTransaction {
     /// Forgets every server version the store cached (change tags, server dates), keeping the records.
     public func clearServerFields() throws {
         try connection.run(
-            """
-            UPDATE records SET server_change_tag = NULL, server_created_at = NULL, server_modified_at = NULL,
-                server_creator = NULL, server_last_modifier = NULL
-            """)
+            literal: """
+                UPDATE records SET server_change_tag = NULL, server_created_at = NULL, server_modified_at = NULL,
+                    server_creator = NULL, server_last_modifier = NULL
+                """)
     }
 
     /// After a full fetch that followed a reset of the engine's bookkeeping: queues for saving every record of
@@ -373,47 +410,48 @@ public struct SyncTransaction {
     /// server lacks is sent rather than lost. Returns their names.
     public func queueRecordsNotSeen(for user: UserRecordID) throws -> [String] {
         let rows = try connection.query(
-            """
-            SELECT record_name, record_type FROM records WHERE (origin_user IS NULL OR origin_user = ?)
-                AND record_name NOT IN (SELECT record_name FROM refetch_seen)
-                AND record_name NOT IN (SELECT record_name FROM pending_changes)
-            ORDER BY created_at, record_name
-            """, .text(user.recordName)
+            literal: """
+                SELECT record_name, record_type FROM records WHERE (origin_user IS NULL OR origin_user = ?)
+                    AND record_name NOT IN (SELECT record_name FROM refetch_seen)
+                    AND record_name NOT IN (SELECT record_name FROM pending_changes)
+                ORDER BY created_at, record_name
+                """, .text(user.recordName)
         ) { ($0.text(0), $0.text(1)) }
         for (name, type) in rows { try queue(.save, name: name, type: type) }
-        try connection.run("DELETE FROM refetch_seen")
+        try connection.run(literal: "DELETE FROM refetch_seen")
         return rows.map(\.0)
     }
 
     /// Deletes the records written under `user` and their pending changes (after they were archived).
     public func removeRecords(of user: UserRecordID) throws {
         try connection.run(
-            "DELETE FROM pending_changes WHERE record_name IN (SELECT record_name FROM records WHERE origin_user = ?)",
+            literal:
+                "DELETE FROM pending_changes WHERE record_name IN (SELECT record_name FROM records WHERE origin_user = ?)",
             .text(user.recordName))
         try connection.run(
-            """
-            DELETE FROM pending_changes WHERE kind = 'delete'
-                AND record_name NOT IN (SELECT record_name FROM records)
-            """)
-        try connection.run("DELETE FROM records WHERE origin_user = ?", .text(user.recordName))
+            literal: """
+                DELETE FROM pending_changes WHERE kind = 'delete'
+                    AND record_name NOT IN (SELECT record_name FROM records)
+                """)
+        try connection.run(literal: "DELETE FROM records WHERE origin_user = ?", .text(user.recordName))
     }
 
     /// Whether any record of `user` was ever confirmed by `user`'s container.
     public func hasSyncedRecords(of user: UserRecordID) throws -> Bool {
         try connection.scalarInt(
-            "SELECT 1 FROM records WHERE server_change_tag IS NOT NULL AND origin_user = ? LIMIT 1",
+            literal: "SELECT 1 FROM records WHERE server_change_tag IS NOT NULL AND origin_user = ? LIMIT 1",
             .text(user.recordName))
             != nil
     }
 
     /// Starts remembering which records a full fetch returns.
     public func clearSeenRecords() throws {
-        try connection.run("DELETE FROM refetch_seen")
+        try connection.run(literal: "DELETE FROM refetch_seen")
     }
 
     /// Remembers that a full fetch returned `name`.
     public func markSeen(_ name: String) throws {
-        try connection.run("INSERT OR IGNORE INTO refetch_seen (record_name) VALUES (?)", .text(name))
+        try connection.run(literal: "INSERT OR IGNORE INTO refetch_seen (record_name) VALUES (?)", .text(name))
     }
 
     /// After a full fetch: deletes records the server confirmed once but did not return, unless they wait to be
@@ -423,16 +461,16 @@ public struct SyncTransaction {
     /// belong to another account (restored from an archive, say), whatever their change tags.
     public func deleteSyncedRecordsNotSeen(of user: UserRecordID) throws -> [String] {
         let names = try connection.query(
-            """
-            SELECT record_name FROM records WHERE server_change_tag IS NOT NULL AND origin_user = ?
-                AND record_name NOT IN (SELECT record_name FROM refetch_seen)
-            """, .text(user.recordName)
+            literal: """
+                SELECT record_name FROM records WHERE server_change_tag IS NOT NULL AND origin_user = ?
+                    AND record_name NOT IN (SELECT record_name FROM refetch_seen)
+                """, .text(user.recordName)
         ) { $0.text(0) }
         for name in names {
-            try connection.run("DELETE FROM records WHERE record_name = ?", .text(name))
-            try connection.run("DELETE FROM pending_changes WHERE record_name = ?", .text(name))
+            try connection.run(literal: "DELETE FROM records WHERE record_name = ?", .text(name))
+            try connection.run(literal: "DELETE FROM pending_changes WHERE record_name = ?", .text(name))
         }
-        try connection.run("DELETE FROM refetch_seen")
+        try connection.run(literal: "DELETE FROM refetch_seen")
         return names
     }
 }

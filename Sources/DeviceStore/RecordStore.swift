@@ -129,10 +129,11 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
                     .damagedFile, "\(configuration.path) is damaged: \(problem); it was left unchanged")
             }
             try connection.transaction(readOnly ? .deferred : .immediate) {
-                let stored = try connection.scalarText("SELECT value FROM store_meta WHERE key = 'partition'")
+                let stored = try connection.scalarText(literal: "SELECT value FROM store_meta WHERE key = 'partition'")
                 if stored == nil && !readOnly {
                     try connection.run(
-                        "INSERT INTO store_meta (key, value) VALUES ('partition', ?)", .text(Kind.partition.rawValue))
+                        literal: "INSERT INTO store_meta (key, value) VALUES ('partition', ?)",
+                        .text(Kind.partition.rawValue))
                 } else if let stored, stored != Kind.partition.rawValue {
                     throw StoreError(
                         .damagedFile,
@@ -257,7 +258,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             record.modifiedAt = record.fieldVersions.latest.map { Date(timeIntervalSinceReferenceDate: $0) } ?? now
             try self.checkSize(record)
             try connection.run(
-                "UPDATE records SET fields = ?, field_versions = ?, modified_at = ? WHERE record_name = ?",
+                literal: "UPDATE records SET fields = ?, field_versions = ?, modified_at = ? WHERE record_name = ?",
                 .text(String(decoding: FieldsJSON.encode(record.fields), as: UTF8.self)),
                 .text(record.fieldVersions.encoded), .real(record.modifiedAt.timeIntervalSinceReferenceDate),
                 .text(name))
@@ -277,7 +278,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             guard let record = try Self.record(named: name, connection) else {
                 throw StoreError(.recordNotFound, "no record named \(name) in the \(Kind.partition) store")
             }
-            try connection.run("DELETE FROM records WHERE record_name = ?", .text(name))
+            try connection.run(literal: "DELETE FROM records WHERE record_name = ?", .text(name))
             try self.queue(.delete, name: name, type: record.type, connection)
             return record
         }
@@ -310,20 +311,20 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         try read { connection in
             Dictionary(
                 uniqueKeysWithValues: try connection.query(
-                    "SELECT record_type, count(*) FROM records GROUP BY record_type"
+                    literal: "SELECT record_type, count(*) FROM records GROUP BY record_type"
                 ) { ($0.text(0), $0.int(1)) })
         }
     }
 
     /// The names of every record in the store.
     public func recordNames() throws(StoreError) -> Set<String> {
-        try read { connection in Set(try connection.query("SELECT record_name FROM records") { $0.text(0) }) }
+        try read { connection in Set(try connection.query(literal: "SELECT record_name FROM records") { $0.text(0) }) }
     }
 
     /// How many records the store holds.
 
     public func count() throws(StoreError) -> Int {
-        try read { connection in Int(try connection.scalarInt("SELECT count(*) FROM records") ?? 0) }
+        try read { connection in Int(try connection.scalarInt(literal: "SELECT count(*) FROM records") ?? 0) }
     }
 
     // MARK: Rows
@@ -351,18 +352,22 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     }
 
     static func record(named name: String, _ connection: Connection) throws -> StoredRecord? {
+        // The columns of `recordColumns`, in a literal: a statement run for every record a sync touches.
         try connection.query(
-            "SELECT \(recordColumns) FROM records WHERE record_name = ?", .text(name), row: storedRecord
+            literal: """
+                SELECT record_name, record_type, fields, field_versions, origin_user, created_at, modified_at
+                FROM records WHERE record_name = ?
+                """, .text(name), row: storedRecord
         )
         .first
     }
 
     static func insertRow(_ record: StoredRecord, _ connection: Connection) throws {
         let insert = try connection.cachedStatement(
-            """
-            INSERT INTO records (record_name, record_type, fields, field_versions, origin_user, created_at,
-                modified_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """)
+            literal: """
+                INSERT INTO records (record_name, record_type, fields, field_versions, origin_user, created_at,
+                    modified_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
         try insert.bind(record.name, at: 1)
         try insert.bind(record.type, at: 2)
         try insert.bindText(FieldsJSON.encode(record.fields), at: 3)
@@ -385,12 +390,15 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     }
 
     static func queue(_ kind: PendingChangeKind, name: String, type: String, _ connection: Connection) throws {
+        // `nextRevision`, spelt out in a literal.
         try connection.run(
-            """
-            INSERT INTO pending_changes (record_name, record_type, kind, queued_seq, revision)
-            VALUES (?1, ?2, ?3, COALESCE((SELECT max(queued_seq) FROM pending_changes), 0) + 1, \(nextRevision))
-            ON CONFLICT (record_name) DO UPDATE SET kind = excluded.kind, revision = \(nextRevision)
-            """, .text(name), .text(type), .text(kind.rawValue))
+            literal: """
+                INSERT INTO pending_changes (record_name, record_type, kind, queued_seq, revision)
+                VALUES (?1, ?2, ?3, COALESCE((SELECT max(queued_seq) FROM pending_changes), 0) + 1,
+                    (SELECT value FROM sync_state WHERE key = 'pending_revision'))
+                ON CONFLICT (record_name) DO UPDATE SET kind = excluded.kind,
+                    revision = (SELECT value FROM sync_state WHERE key = 'pending_revision')
+                """, .text(name), .text(type), .text(kind.rawValue))
     }
 
     /// A SQL expression for a new revision: one more than any revision ever handed out in this store.

@@ -86,16 +86,64 @@ public struct FieldVersions: Sendable, Hashable {
         versions.values.map(\.time).max()
     }
 
-    /// The stored text.
+    /// The stored text: `key=time@device` for each field, sorted by key, joined by `;`; each time as its
+    /// `description`.
+    ///
+    /// Written byte by byte, with each distinct time formatted once: every record a device stores or sends writes
+    /// it (`make bench`, `initial_sync_ratio`).
     public var encoded: String {
-        versions.keys.sorted().map { key in
-            let version = versions[key]!
-            return "\(key)=\(version.time)@\(version.device)"
-        }.joined(separator: ";")
+        var entries: [Entry] = []
+        entries.reserveCapacity(versions.count)
+        var capacity = 0
+        var ascii = true
+        for (key, version) in versions {
+            let (order, isASCII) = FieldsJSON.orderPrefix(key)
+            ascii = ascii && isASCII
+            entries.append(Entry(key: key, version: version, order: order))
+            capacity += key.utf8.count + version.device.utf8.count + 27
+        }
+        if ascii {
+            entries.sort { $0.order != $1.order ? $0.order < $1.order : $0.key < $1.key }
+        } else {
+            entries.sort { $0.key < $1.key }
+        }
+        // Each time is at most 24 characters (`-1.7976931348623157e+308`), so the estimate always fits.
+        // A record's fields often share one time: each distinct time is formatted once.
+        var lastTime: UInt64?
+        var lastTimeText: [UInt8] = []
+        let bytes = FieldsWriter.bytes(estimate: capacity) { writer in
+            for index in entries.indices {
+                if index > 0 { writer.append(UInt8(ascii: ";")) }
+                writer.append(utf8: entries[index].key)
+                writer.append(UInt8(ascii: "="))
+                let time = entries[index].version.time
+                if lastTime != time.bitPattern {
+                    lastTimeText = FieldsWriter.bytes(estimate: 24) { $0.write(double: time) }
+                    lastTime = time.bitPattern
+                }
+                lastTimeText.withUnsafeBufferPointer { writer.append($0) }
+                writer.append(UInt8(ascii: "@"))
+                writer.append(utf8: entries[index].version.device)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A field's version, as ``encoded`` lists them.
+    private struct Entry {
+        let key: String
+        let version: FieldVersion
+        /// The key's sort prefix (`FieldsJSON.orderPrefix`).
+        let order: UInt64
     }
 
     /// Reads the stored text; `nil` when it is malformed.
     public init?(encoded: String) {
+        if let versions = Self.parseASCII(encoded) {
+            guard let parsed = versions else { return nil }
+            self.versions = parsed
+            return
+        }
         var versions: [String: FieldVersion] = [:]
         for entry in encoded.split(separator: ";", omittingEmptySubsequences: true) {
             guard let equals = entry.firstIndex(of: "="), let at = entry.lastIndex(of: "@"), equals < at,
@@ -105,6 +153,43 @@ public struct FieldVersions: Sendable, Hashable {
                 time: time, device: String(entry[entry.index(after: at)...]))
         }
         self.versions = versions
+    }
+
+    /// Reads text that is all ASCII, where bytes and characters are one: the versions, or `.some(nil)` when the text
+    /// is malformed; `nil` when the text is not all ASCII (the caller then reads it character by character). The
+    /// same rules as that reading: entries split on `;` (empty ones skipped), the key before the first `=`, the
+    /// device after the last `@`, which must come after that `=`, and between them a time `Double` reads.
+    private static func parseASCII(_ encoded: String) -> [String: FieldVersion]?? {
+        let utf8 = encoded.utf8
+        return utf8.withContiguousStorageIfAvailable { bytes -> [String: FieldVersion]?? in
+            var all: UInt8 = 0
+            for byte in bytes { all |= byte }
+            guard all < 0x80 else { return nil }
+            var versions: [String: FieldVersion] = [:]
+            var start = 0
+            while start <= bytes.count {
+                var end = start
+                while end < bytes.count && bytes[end] != UInt8(ascii: ";") { end += 1 }
+                if end > start {
+                    var equals = -1
+                    var at = -1
+                    for index in start..<end {
+                        if bytes[index] == UInt8(ascii: "=") && equals < 0 { equals = index }
+                        if bytes[index] == UInt8(ascii: "@") { at = index }
+                    }
+                    guard equals >= 0, at >= 0, equals < at else { return .some(nil) }
+                    let timeStart = utf8.index(utf8.startIndex, offsetBy: equals + 1)
+                    let timeEnd = utf8.index(utf8.startIndex, offsetBy: at)
+                    guard let time = Double(encoded[timeStart..<timeEnd]) else { return .some(nil) }
+                    let key = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<equals]), as: UTF8.self)
+                    versions[key] = FieldVersion(
+                        time: time,
+                        device: String(decoding: UnsafeBufferPointer(rebasing: bytes[at + 1..<end]), as: UTF8.self))
+                }
+                start = end + 1
+            }
+            return .some(versions)
+        } ?? nil
     }
 }
 

@@ -9,7 +9,7 @@
 /// It counts every byte it is asked to write, and writes only those that fit: a first pass into a buffer sized by
 /// an estimate either fits, or learns the exact size for a second pass. Nothing grows, and nothing is checked for
 /// uniqueness, byte by byte: encoding is paid for every record saved (`make bench`, `container_save_ratio`).
-struct FieldsWriter {
+package struct FieldsWriter {
     private let base: UnsafeMutablePointer<UInt8>
     private let capacity: Int
     /// How many bytes were written, or would have been: more than the capacity when they did not fit.
@@ -32,7 +32,7 @@ struct FieldsWriter {
 
     /// What `body` writes, in a new array: written once into `estimate` bytes, and again into the exact size when
     /// that was too small. `body` must write the same bytes every time.
-    static func bytes(estimate: Int, _ body: (inout FieldsWriter) -> Void) -> [UInt8] {
+    package static func bytes(estimate: Int, _ body: (inout FieldsWriter) -> Void) -> [UInt8] {
         let estimate = max(estimate, 1)
         var needed = 0
         let first = [UInt8](unsafeUninitializedCapacity: estimate) { buffer, initialized in
@@ -52,13 +52,13 @@ struct FieldsWriter {
     // MARK: Bytes
 
     @inline(__always)
-    mutating func append(_ byte: UInt8) {
+    package mutating func append(_ byte: UInt8) {
         if count < capacity { base[count] = byte }
         count += 1
     }
 
     @inline(__always)
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         if count + bytes.count <= capacity, let source = bytes.baseAddress {
             (base + count).update(from: source, count: bytes.count)
         }
@@ -68,6 +68,12 @@ struct FieldsWriter {
     @inline(__always)
     mutating func append(_ literal: StaticString) {
         append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Appends the UTF-8 bytes of `text` as they are (no quotes, no escapes).
+    package mutating func append(utf8 text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
     }
 
     // MARK: JSON
@@ -135,7 +141,7 @@ struct FieldsWriter {
     }
 
     /// Writes a double as Swift writes it: the shortest text that reads back as the same double.
-    mutating func write(double number: Double) {
+    package mutating func write(double number: Double) {
         // Whole numbers (most dates, many measurements) are written digits then ".0", as Swift writes them, without
         // going through a String; below 2^53 every whole double is exactly an Int64.
         if number == number.rounded(.towardZero), abs(number) < 1e15, number != 0 || number.sign == .plus {
@@ -165,7 +171,7 @@ struct FieldsWriter {
     /// Writes `text` as a JSON string; non-ASCII characters are written as UTF-8, control characters escaped.
     ///
     /// Runs of bytes that need no escape (nearly all of them) are copied whole.
-    mutating func write(string text: String) {
+    package mutating func write(string text: String) {
         append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { bytes in

@@ -97,6 +97,10 @@ extension SyncEngine {
         throws -> AppliedPage
     {
         var applied = AppliedPage()
+        // Names in a page are distinct, and each item writes only its own name: which of them the store knows can be
+        // read once, up front; an unknown name has no record and no pending change to look up.
+        let known = try state.knownNames(
+            among: page.modifications.map(\.recordID.recordName) + page.deletions.map(\.recordID.recordName))
         for cloud in page.modifications {
             // Only user-created types belong in this store; anything else in the zone is not ours to take.
             guard store.partition.partition(of: cloud.recordType) == .userCreated else {
@@ -106,9 +110,10 @@ extension SyncEngine {
             let name = cloud.recordID.recordName
             if reconciling { try state.markSeen(name) }
             applied.modifications += 1
-            let pending = try state.pendingChange(named: name)
+            let isKnown = !known.isEmpty && known.contains(name)
+            let pending = isKnown ? try state.pendingChange(named: name) : nil
             if pending?.kind == .delete { continue }  // A local delete wins; it is sent next.
-            let local = try state.record(named: name)
+            let local = isKnown ? try state.record(named: name) : nil
             // The server's copy of a version this device already has (its own save, come back): nothing to merge,
             // even with an edit pending, since that edit was made on top of this very version. Only a version this
             // device has not seen goes to the resolver.
@@ -132,9 +137,16 @@ extension SyncEngine {
                 try state.removePendingChange(named: name, ifRevision: pending.revision)
             }
         }
+        // A deletion of a name this page also modified (no container sends both, but nothing here assumes it) finds
+        // what the modification wrote.
+        let modified = page.deletions.isEmpty ? [] : Set(page.modifications.map(\.recordID.recordName))
         for deletion in page.deletions {
             let name = deletion.recordID.recordName
             applied.deletions += 1
+            guard known.contains(name) || modified.contains(name) else {
+                // Neither a record nor a pending change: the deletion has nothing to remove here.
+                continue
+            }
             let pending = try state.pendingChange(named: name)
             // A record this device created anew under a name whose earlier record was deleted (its own delete's
             // echo, or another device's): the server never held this one (no change tag), so the deletion is of

@@ -188,6 +188,48 @@ public final class Connection {
         return statement.text(0)
     }
 
+    // MARK: Running SQL literals
+
+    /// ``query(_:_:row:)`` for SQL written as a literal: its statement is found by the literal's address, not by
+    /// hashing its text (see ``cachedStatement(literal:)``).
+    public func query<T>(
+        literal sql: StaticString, _ values: SQLiteValue..., row: (Statement) throws(SQLiteError) -> T
+    )
+        throws(SQLiteError) -> [T]
+    {
+        let statement = try cachedStatement(literal: sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        var rows: [T] = []
+        while try statement.step() { rows.append(try row(statement)) }
+        return rows
+    }
+
+    /// ``run(_:_:)`` for SQL written as a literal.
+    public func run(literal sql: StaticString, _ values: SQLiteValue...) throws(SQLiteError) {
+        let statement = try cachedStatement(literal: sql)
+        try statement.bind(values)
+        try statement.run()
+    }
+
+    /// ``scalarInt(_:_:)`` for SQL written as a literal.
+    public func scalarInt(literal sql: StaticString, _ values: SQLiteValue...) throws(SQLiteError) -> Int64? {
+        let statement = try cachedStatement(literal: sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        guard try statement.step(), !statement.isNull(0) else { return nil }
+        return statement.int64(0)
+    }
+
+    /// ``scalarText(_:_:)`` for SQL written as a literal.
+    public func scalarText(literal sql: StaticString, _ values: SQLiteValue...) throws(SQLiteError) -> String? {
+        let statement = try cachedStatement(literal: sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        guard try statement.step(), !statement.isNull(0) else { return nil }
+        return statement.text(0)
+    }
+
     // MARK: Transactions
 
     /// How a transaction takes its locks.

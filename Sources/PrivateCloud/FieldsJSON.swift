@@ -66,8 +66,9 @@ public enum FieldsJSON {
         return sorted
     }
 
-    /// A key's first eight bytes as a big-endian integer (zero-padded), and whether every byte of it is ASCII.
-    private static func orderPrefix(_ key: String) -> (UInt64, Bool) {
+    /// A key's first eight bytes as a big-endian integer (zero-padded), and whether every byte of it is ASCII: when
+    /// all keys are ASCII, sorting by it and then by `<` sorts them as `<` alone does.
+    package static func orderPrefix(_ key: String) -> (UInt64, Bool) {
         var key = key
         return key.withUTF8 { bytes in
             var prefix: UInt64 = 0
@@ -80,8 +81,9 @@ public enum FieldsJSON {
         }
     }
 
-    /// Appends a double as ``encode(_:)`` writes it.
-    static func appendDouble(_ number: Double, to output: inout [UInt8]) {
+    /// Appends a double as ``encode(_:)`` writes it: exactly its `description`, without making a `String` for a
+    /// whole number.
+    package static func appendDouble(_ number: Double, to output: inout [UInt8]) {
         output += FieldsWriter.bytes(estimate: 32) { $0.write(double: number) }
     }
 
@@ -111,7 +113,8 @@ public enum FieldsJSON {
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(FieldsDecodingError) -> [String: FieldValue] {
         var scanner = JSONScanner(bytes)
         do throws(JSONScanError) {
-            var fields: [String: FieldValue] = [:]
+            // Room for a dozen fields at once, rather than growing (and rehashing) four times on the way.
+            var fields = [String: FieldValue](minimumCapacity: 12)
             try scanner.expect(UInt8(ascii: "{"))
             if !scanner.consume(UInt8(ascii: "}")) {
                 repeat {
@@ -139,22 +142,28 @@ public enum FieldsJSON {
 
     // MARK: Reading
 
+    /// The type tags of a value, in the order of ``readValue(_:allowList:)``'s cases.
+    private static let typeTags: [StaticString] = [
+        "string", "int64", "double", "bool", "date", "bytes", "reference", "location", "list",
+    ]
+
     private static func readValue(_ scanner: inout JSONScanner, allowList: Bool) throws(JSONScanError) -> FieldValue {
         try scanner.expect(UInt8(ascii: "{"))
-        let type = try scanner.readString()
+        let tagStart = scanner.offset
+        let tag = try scanner.readString(matching: typeTags)
         try scanner.expect(UInt8(ascii: ":"))
         let value: FieldValue
-        switch type {
-        case "string": value = .string(try scanner.readString())
-        case "int64": value = .int64(try scanner.readInt64())
-        case "double": value = .double(try scanner.readDouble())
-        case "bool": value = .bool(try scanner.readBool())
-        case "date": value = .date(Date(timeIntervalSinceReferenceDate: try scanner.readDouble()))
-        case "bytes":
+        switch tag {
+        case 0: value = .string(try scanner.readString())
+        case 1: value = .int64(try scanner.readInt64())
+        case 2: value = .double(try scanner.readDouble())
+        case 3: value = .bool(try scanner.readBool())
+        case 4: value = .date(Date(timeIntervalSinceReferenceDate: try scanner.readDouble()))
+        case 5:
             let text = try scanner.readString()
             guard let data = Data(base64Encoded: text) else { throw scanner.error("invalid base64 in a bytes value") }
             value = .bytes(data)
-        case "reference":
+        case 6:
             try scanner.expect(UInt8(ascii: "{"))
             var name: String?
             var zone: String?
@@ -179,7 +188,7 @@ public enum FieldsJSON {
             value = .reference(
                 RecordReference(
                     recordID: RecordID(uncheckedName: name, zoneID: ZoneID(uncheckedName: zone)), action: action))
-        case "location":
+        case 7:
             try scanner.expect(UInt8(ascii: "["))
             var parts: [Double] = []
             repeat { parts.append(try scanner.readDouble()) } while scanner.consume(UInt8(ascii: ","))
@@ -189,7 +198,7 @@ public enum FieldsJSON {
                 Location(
                     latitude: parts[0], longitude: parts[1], altitude: parts[2], horizontalAccuracy: parts[3],
                     verticalAccuracy: parts[4]))
-        case "list" where allowList:
+        case 8 where allowList:
             try scanner.expect(UInt8(ascii: "["))
             var elements: [FieldValue] = []
             if !scanner.consume(UInt8(ascii: "]")) {
@@ -201,6 +210,10 @@ public enum FieldsJSON {
             }
             value = .list(elements)
         default:
+            // Read the tag again, as text, for the message.
+            scanner.offset = tagStart
+            let type = try scanner.readString()
+            try scanner.expect(UInt8(ascii: ":"))
             throw scanner.error("unknown field type \"\(type)\"")
         }
         try scanner.expect(UInt8(ascii: "}"))

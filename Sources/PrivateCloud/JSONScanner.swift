@@ -118,8 +118,42 @@ struct JSONScanner: ~Copyable {
         return value
     }
 
+    /// Reads a string and tells which of `candidates` it is, without making a `String` when it holds no escape.
+    ///
+    /// - Returns: The index of the candidate the string equals, or `nil`; the scanner has moved past it either way.
+    mutating func readString(matching candidates: [StaticString]) throws(JSONScanError) -> Int? {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw error("expected '\"'") }
+        var end = offset + 1
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            end += 1
+        }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else {
+            // An escape, a control character or no end: read it the long way, which reports any problem.
+            let text = try readString()
+            return candidates.firstIndex { text == $0.description }
+        }
+        let start = offset + 1
+        offset = end + 1
+        return candidates.firstIndex { candidate in
+            guard candidate.utf8CodeUnitCount == end - start else { return false }
+            for index in 0..<candidate.utf8CodeUnitCount where bytes[start + index] != candidate.utf8Start[index] {
+                return false
+            }
+            return true
+        }
+    }
+
     /// The text of a number, validated against JSON's number grammar.
     private mutating func readNumberText() throws(JSONScanError) -> Substring {
+        let range = try scanNumber()
+        return Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// Where the next number's text lies, validated against JSON's number grammar; consumes it.
+    private mutating func scanNumber() throws(JSONScanError) -> Range<Int> {
         skipWhitespace()
         let start = offset
         func digits(_ scanner: inout JSONScanner) -> Int {
@@ -142,19 +176,72 @@ struct JSONScanner: ~Copyable {
             }
             guard digits(&self) > 0 else { throw error("expected an exponent") }
         }
-        return Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+        return start..<offset
     }
 
     mutating func readInt64() throws(JSONScanError) -> Int64 {
-        let text = try readNumberText()
+        let range = try scanNumber()
+        // Up to 18 digits and no fraction or exponent: read here, without overflow (`Int64(_:)` reads the rest).
+        var index = range.lowerBound
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        if range.upperBound - index <= 18 {
+            var value: Int64 = 0
+            while index < range.upperBound, CloudKitNames.isDigit(bytes[index]) {
+                value = value * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
+                index += 1
+            }
+            if index == range.upperBound { return negative ? -value : value }
+        }
+        let text = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         guard let value = Int64(text) else { throw error("\(text) is not a 64-bit integer") }
         return value
     }
 
+    /// Powers of ten that a double holds exactly.
+    private static let exactPowersOfTen: [Double] = (0...22).map { exponent in
+        var power = 1.0
+        for _ in 0..<exponent { power *= 10 }
+        return power
+    }
+
     mutating func readDouble() throws(JSONScanError) -> Double {
-        let text = try readNumberText()
+        let range = try scanNumber()
+        if let value = Self.exactDouble(bytes, range) { return value }
+        let text = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         guard let value = Double(text) else { throw error("\(text) is not a number") }
         return value
+    }
+
+    /// The double a number's text names, when it can be computed exactly without `strtod`: digits with at most one
+    /// point and no exponent, whose digits make an integer below 2^53 and whose point stands at most 22 places from
+    /// the end. Both that integer and the power of ten are then exact doubles, and one division rounds correctly
+    /// (Clinger's fast path), as `Double(_:)` does. `nil` for any other text.
+    private static func exactDouble(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Double? {
+        var index = range.lowerBound
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fraction = -1
+        while index < range.upperBound {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ".") {
+                fraction = 0
+            } else if CloudKitNames.isDigit(byte) {
+                guard digits < 19 else { return nil }
+                mantissa = mantissa * 10 + UInt64(byte - UInt8(ascii: "0"))
+                if mantissa != 0 { digits += 1 }
+                if fraction >= 0 { fraction += 1 }
+            } else {
+                return nil
+            }
+            index += 1
+        }
+        let places = max(fraction, 0)
+        guard mantissa <= 1 << 53, places <= 22 else { return nil }
+        let value = Double(mantissa) / exactPowersOfTen[places]
+        return negative ? -value : value
     }
 
     mutating func readBool() throws(JSONScanError) -> Bool {

@@ -105,4 +105,57 @@ struct FieldsJSONTests {
         }
         return output + [UInt8(ascii: "}")]
     }
+
+    static let decimalTexts = [
+        "0", "-0", "0.0", "-0.0", "1", "0.1", "0.3", "70.1", "788918400.123456", "788918400.0", "9007199254740992",
+        "9007199254740993", "9007199254740993.0", "123456789012345678901234567890", "0.000000000000000000001",
+        "0.0000000000000000000001", "1.7976931348623157e308", "1e5", "1E-5", "-12.5e+3", "5e-324", "00012.50",
+        "4.35", "2.2250738585072014e-308", "1234567890123456789.5", "0.12345678901234567890",
+    ]
+
+    @Test("a decimal reads as Double(_:) reads it, whichever path reads it", arguments: decimalTexts)
+    func decimalReading(text: String) throws {
+        let fields = try FieldsJSON.decode(Array(#"{"a":{"double":\#(text)},"b":{"date":\#(text)}}"#.utf8))
+        let expected = try #require(Double(text))
+        guard case .double(let value)? = fields["a"], case .date(let date)? = fields["b"] else {
+            Issue.record("\(text) did not read as a double and a date")
+            return
+        }
+        #expect(value.bitPattern == expected.bitPattern, "\(text)")
+        #expect(date.timeIntervalSinceReferenceDate.bitPattern == expected.bitPattern, "\(text)")
+    }
+
+    @Test(
+        "an integer reads as Int64(_:) reads it, and one out of range is refused",
+        arguments: [
+            "0", "-0", "7", "-42", "123456789012345678", "-123456789012345678", "999999999999999999",
+            "9223372036854775807", "-9223372036854775808", "9223372036854775808", "-9223372036854775809", "0007",
+            "1.5", "1e3",
+        ])
+    func integerReading(text: String) {
+        let decoded = try? FieldsJSON.decode(Array(#"{"a":{"int64":\#(text)}}"#.utf8))
+        if let expected = Int64(text) {
+            #expect(decoded?["a"] == .int64(expected), "\(text)")
+        } else {
+            #expect(decoded == nil, "\(text)")
+        }
+    }
+
+    @Test("an unknown type tag is refused, naming it and where the reading stopped")
+    func unknownTag() {
+        for text in [#"{"a":{"strings":"x"}}"#, #"{"a":{"str\u0069ng2":"x"}}"#, #"{"a":{"list":[{"list":[]}]}}"#] {
+            do {
+                _ = try FieldsJSON.decode(Array(text.utf8))
+                Issue.record("\(text) was read")
+            } catch {
+                #expect(error.description.contains("unknown field type"), "\(error)")
+            }
+        }
+        do {
+            _ = try FieldsJSON.decode(Array(#"{"a":{"strings":"x"}}"#.utf8))
+            Issue.record("an unknown tag was read")
+        } catch {
+            #expect(error.description == #"unknown field type "strings" at byte 16"#)
+        }
+    }
 }

@@ -26,6 +26,7 @@ public struct DeviceStores: Sendable {
     ///   - durability: How much a commit survives.
     ///   - crashSwitch: A simulation's crash switch.
     ///   - verifyIntegrity: Whether to check every page of existing files first.
+    ///   - verificationMemo: Where checked states are remembered, to check a file once per change.
     ///   - readOnly: Whether only to read: nothing is created or written.
     /// - Returns: The stores.
     /// - Throws: ``StoreError``: `cannotCreateStore` (wrapping ``CocoaStyleError`` 512) when a cloud
@@ -33,7 +34,7 @@ public struct DeviceStores: Sendable {
     public static func open(
         localOnly: StoreConfiguration, userCreated: StoreConfiguration, partition: SyncPartition, deviceID: String,
         clock: any WallClock, names: any RecordNameSource, durability: Durability, crashSwitch: CrashSwitch?,
-        verifyIntegrity: Bool = false, readOnly: Bool = false
+        verifyIntegrity: Bool = false, verificationMemo: VerificationMemo? = nil, readOnly: Bool = false
     ) throws(StoreError) -> DeviceStores {
         precondition(!localOnly.isCloud, "the local-only store never mirrors to CloudKit")
         for configuration in [localOnly, userCreated] where configuration.isCloud {
@@ -44,10 +45,12 @@ public struct DeviceStores: Sendable {
         }
         let localStore = try RecordStore<LocalOnly>.open(
             localOnly, partition: partition, deviceID: deviceID, clock: clock, names: names, durability: durability,
-            crashSwitch: crashSwitch, verifyIntegrity: verifyIntegrity, readOnly: readOnly)
+            crashSwitch: crashSwitch, verifyIntegrity: verifyIntegrity, verificationMemo: verificationMemo,
+            readOnly: readOnly)
         let userStore = try RecordStore<UserCreated>.open(
             userCreated, partition: partition, deviceID: deviceID, clock: clock, names: names, durability: durability,
-            crashSwitch: crashSwitch, verifyIntegrity: verifyIntegrity, readOnly: readOnly)
+            crashSwitch: crashSwitch, verifyIntegrity: verifyIntegrity, verificationMemo: verificationMemo,
+            readOnly: readOnly)
         return DeviceStores(localOnly: localStore, userCreated: userStore)
     }
 }

@@ -86,6 +86,8 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     ///   - crashSwitch: A simulation's switch; when it is down, nothing more commits.
     ///   - verifyIntegrity: Whether to check every page of an existing file first (`PRAGMA quick_check`), so that a
     ///     damaged page anywhere is refused before anything is read or written.
+    ///   - verificationMemo: Where checked states are remembered, to check a file once per change rather than at
+    ///     every opening; `nil` checks at every opening.
     ///   - readOnly: Whether only to read (`sync status`, `record list`, `inspect`): nothing is created or written,
     ///     and a missing store reads as an empty one.
     /// - Returns: The open store.
@@ -95,7 +97,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         _ configuration: StoreConfiguration, partition: SyncPartition, deviceID: String,
         clock: any WallClock = SystemClock(), names: any RecordNameSource = UUIDRecordNames(),
         durability: Durability = .survivesPowerLoss, crashSwitch: CrashSwitch? = nil, verifyIntegrity: Bool = false,
-        readOnly: Bool = false
+        verificationMemo: VerificationMemo? = nil, readOnly: Bool = false
     ) throws(StoreError) -> RecordStore {
         if readOnly && !FileSystem.exists(configuration.path) {
             // Nothing to read: an empty store, in memory, so that a read creates nothing on disk.
@@ -122,7 +124,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         do {
             let connection = try DatabaseFile.open(
                 at: configuration.path, format: format, create: !readOnly, durability: durability, readOnly: readOnly,
-                verifyIntegrity: verifyIntegrity)
+                verifyIntegrity: verifyIntegrity, verificationMemo: verificationMemo)
             // Every value the package computes with is checked before anything is read or written.
             if let problem = try StoreStateCheck.firstProblem(connection) {
                 throw StoreError(

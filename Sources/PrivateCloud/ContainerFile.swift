@@ -18,10 +18,15 @@ public struct ContainerFile: Sendable {
     ///   - path: The file.
     ///   - verifyingPages: Whether to check every page first (`PRAGMA quick_check`), so that damage in pages the
     ///     read does not reach is reported too, as an audit wants.
+    ///   - verificationMemo: Where checked states are remembered, to check the file once per change; `nil` checks
+    ///     it at every read.
     /// - Returns: Its account, container and records.
     /// - Throws: `DatabaseFileError` for a missing, damaged or foreign file, naming it.
-    public static func read(_ path: String, verifyingPages: Bool = true) throws -> ContainerFile {
-        let storage = try SQLiteDatabaseStorage(readingOnly: path, verifyIntegrity: verifyingPages)
+    public static func read(
+        _ path: String, verifyingPages: Bool = true, verificationMemo: VerificationMemo? = nil
+    ) throws -> ContainerFile {
+        let storage = try SQLiteDatabaseStorage(
+            readingOnly: path, verifyIntegrity: verifyingPages, verificationMemo: verificationMemo)
         let connection = storage.connection
         return try connection.transaction(.deferred) {
             let account = try connection.scalarText("SELECT value FROM meta WHERE key = 'account'") ?? ""

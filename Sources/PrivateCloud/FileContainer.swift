@@ -19,6 +19,7 @@ public final class FileContainer: StorageBackedContainer {
     private let limits: CloudLimits
     private let durability: Durability
     private let verifyIntegrity: Bool
+    private let verificationMemo: VerificationMemo?
     private let openDatabases: Mutex<[AccountID: SQLiteDatabaseStorage]> = Mutex([:])
 
     /// Creates a container handle. Files are opened (and created) at the first call for each account.
@@ -31,11 +32,15 @@ public final class FileContainer: StorageBackedContainer {
     ///   - limits: The limits to enforce; CloudKit's by default.
     ///   - durability: How much a commit survives; power loss by default.
     ///   - verifyIntegrity: Whether to check every page of an existing file when first opening it.
+    ///   - verificationMemo: Where checked states are remembered, to check a file once per change rather than at
+    ///     every opening; `nil` checks at every opening.
     public init(
         cloudRoot: String, identifier: ContainerIdentifier, session: AccountSession,
         clock: any WallClock = SystemClock(), limits: CloudLimits = .cloudKit,
-        durability: Durability = .survivesPowerLoss, verifyIntegrity: Bool = false
+        durability: Durability = .survivesPowerLoss, verifyIntegrity: Bool = false,
+        verificationMemo: VerificationMemo? = nil
     ) {
+        self.verificationMemo = verificationMemo
         self.cloudRoot = cloudRoot
         self.identifier = identifier
         self.session = session
@@ -69,7 +74,7 @@ public final class FileContainer: StorageBackedContainer {
                     try FileSystem.createDirectory(FileSystem.parentDirectory(of: path), permissions: 0o700)
                     storage = try SQLiteDatabaseStorage(
                         path: path, account: account, containerID: identifier, clock: clock, durability: durability,
-                        verifyIntegrity: verifyIntegrity)
+                        verifyIntegrity: verifyIntegrity, verificationMemo: verificationMemo)
                 } catch {
                     throw CloudError.storageFailure(error, location: path)
                 }

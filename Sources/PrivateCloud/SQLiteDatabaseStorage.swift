@@ -75,23 +75,29 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
     ///   - clock: Used for the creation date recorded in a new file.
     ///   - durability: How much a commit survives.
     ///   - verifyIntegrity: Whether to check every page of an existing file first.
+    ///   - verificationMemo: Where checked states are remembered, to check a file once per change.
     /// - Throws: ``DatabaseFileError`` for a missing, damaged or foreign file; such a file is left unchanged.
     init(
         path: String, account: AccountID, containerID: ContainerIdentifier, clock: any WallClock,
-        durability: Durability, verifyIntegrity: Bool = false
+        durability: Durability, verifyIntegrity: Bool = false, verificationMemo: VerificationMemo? = nil
     ) throws {
         connection = try DatabaseFile.open(
-            at: path, format: Self.format, create: true, durability: durability, verifyIntegrity: verifyIntegrity)
+            at: path, format: Self.format, create: true, durability: durability, verifyIntegrity: verifyIntegrity,
+            verificationMemo: verificationMemo)
         try claim(account: account, containerID: containerID, clock: clock)
     }
 
     /// Opens an existing container file for reading only, as the audit does.
     ///
-    /// - Parameter path: The file.
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - verifyIntegrity: Whether to check every page first.
+    ///   - verificationMemo: Where checked states are remembered, to check a file once per change.
     /// - Throws: ``DatabaseFileError`` for a missing, damaged or foreign file.
-    init(readingOnly path: String, verifyIntegrity: Bool = true) throws {
+    init(readingOnly path: String, verifyIntegrity: Bool = true, verificationMemo: VerificationMemo? = nil) throws {
         connection = try DatabaseFile.open(
-            at: path, format: Self.format, create: false, readOnly: true, verifyIntegrity: verifyIntegrity)
+            at: path, format: Self.format, create: false, readOnly: true, verifyIntegrity: verifyIntegrity,
+            verificationMemo: verificationMemo)
     }
 
     /// Records, on first use, which account and container the file belongs to; refuses a file of another.

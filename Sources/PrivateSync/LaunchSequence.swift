@@ -28,6 +28,9 @@ public struct LaunchEnvironment: Sendable {
     /// Whether to check every page of the stores when opening them (the CLI does: a damaged page anywhere is refused
     /// before anything is read or written).
     public var verifyIntegrity: Bool
+    /// Where the states of store files that passed that check are remembered, so that a store is checked once per
+    /// change rather than at every launch; `nil` checks at every launch.
+    public var verificationMemo: VerificationMemo?
     /// The conflict policy.
     public var resolver: any ConflictResolver
     /// The backoff after transient failures.
@@ -228,7 +231,8 @@ public struct LaunchSequence: Sendable {
                 userCreatedConfiguration(cloud: record.userCreatedStore == .cloud), partition: environment.partition,
                 deviceID: device.name, clock: environment.clock, names: environment.names,
                 durability: environment.durability, crashSwitch: environment.crashSwitch,
-                verifyIntegrity: environment.verifyIntegrity, readOnly: true)
+                verifyIntegrity: environment.verifyIntegrity, verificationMemo: environment.verificationMemo,
+                readOnly: true)
             return SyncStatus.derive(
                 from: try LaunchedApp.facts(
                     device: device, record: record, userCreated: store, now: environment.clock.now(),
@@ -279,7 +283,8 @@ public struct LaunchSequence: Sendable {
             localOnly: localOnly, userCreated: userCreatedConfiguration(cloud: cloud),
             partition: environment.partition, deviceID: device.name, clock: environment.clock,
             names: environment.names, durability: environment.durability, crashSwitch: environment.crashSwitch,
-            verifyIntegrity: environment.verifyIntegrity, readOnly: readOnly)
+            verifyIntegrity: environment.verifyIntegrity, verificationMemo: environment.verificationMemo,
+            readOnly: readOnly)
     }
 }
 

@@ -74,6 +74,8 @@ public final class PersistentFaults: FaultSource {
     public let path: String
     /// Whether opening the file reads every page (`PRAGMA quick_check`), as the CLI asks for every file.
     public let verifyIntegrity: Bool
+    /// Where the states of files that passed that check are remembered, to check the file once per change.
+    public let verificationMemo: VerificationMemo?
     private let opened = Mutex<SerializedConnection?>(nil)
 
     /// A fault file at `path`; it is opened (and created) at its first use, so that commands that never reach a
@@ -82,9 +84,12 @@ public final class PersistentFaults: FaultSource {
     /// - Parameters:
     ///   - path: The file.
     ///   - verifyIntegrity: Whether opening the file reads every page, so that damage anywhere is reported.
-    public init(path: String, verifyIntegrity: Bool = false) {
+    ///   - verificationMemo: Where checked states are remembered, to check the file once per change rather than at
+    ///     every opening; `nil` checks at every opening.
+    public init(path: String, verifyIntegrity: Bool = false, verificationMemo: VerificationMemo? = nil) {
         self.path = path
         self.verifyIntegrity = verifyIntegrity
+        self.verificationMemo = verificationMemo
     }
 
     /// The open file.
@@ -95,7 +100,8 @@ public final class PersistentFaults: FaultSource {
             try opened.withLock { (opened: inout SerializedConnection?) throws -> SerializedConnection in
                 if let opened { return opened }
                 let file = try DatabaseFile.open(
-                    at: path, format: Self.format, create: true, verifyIntegrity: verifyIntegrity)
+                    at: path, format: Self.format, create: true, verifyIntegrity: verifyIntegrity,
+                    verificationMemo: verificationMemo)
                 try Self.upgrade(file, path: path)
                 let connection = SerializedConnection(file)
                 opened = connection
@@ -133,7 +139,8 @@ public final class PersistentFaults: FaultSource {
     private func readingConnection() throws -> (Connection, columns: String)? {
         guard FileSystem.exists(path) else { return nil }
         let connection = try DatabaseFile.open(
-            at: path, format: Self.format, create: false, readOnly: true, verifyIntegrity: verifyIntegrity)
+            at: path, format: Self.format, create: false, readOnly: true, verifyIntegrity: verifyIntegrity,
+            verificationMemo: verificationMemo)
         let version: Int64?
         do {
             version = try connection.scalarInt("PRAGMA user_version")

@@ -15,7 +15,8 @@ extension World {
         } else {
             container = FileContainer(
                 cloudRoot: cloudRoot, identifier: containerIdentifier, session: session, clock: options.clock,
-                durability: options.durability, verifyIntegrity: options.verifyIntegrity)
+                durability: options.durability, verifyIntegrity: options.verifyIntegrity,
+                verificationMemo: verificationMemo)
         }
         return AccountCloud(account: account, container: container) { [self] in
             try containerRecords(account: account)

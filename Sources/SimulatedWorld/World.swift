@@ -113,8 +113,15 @@ public final class World: Sendable {
     public let memoryCloud: MemoryCloud?
     /// The faults every container call meets.
     public let faults: (any FaultSource)?
+    /// Where the states of files that passed a page-by-page check are remembered, when the world checks files
+    /// (``Options/verifyIntegrity``): `<home>/verified.memo`, so that a file is checked once per change rather than
+    /// at every command (see `VerificationMemo`).
+    public let verificationMemo: VerificationMemo?
     /// Devices opened in this process, so that every handle on one device shares its account session.
     private let openDevices = Mutex<[String: SimulatedDevice]>([:])
+
+    /// The name of the file, in the world's folder, that remembers which file states passed a page-by-page check.
+    public static let verificationMemoName = "verified.memo"
 
     /// The demo's container identifier.
     public static let demoContainerIdentifier = try! ContainerIdentifier("iCloud.com.example.me")
@@ -127,10 +134,13 @@ public final class World: Sendable {
         self.containerIdentifier = containerIdentifier
         self.options = options
         self.memoryCloud = options.backend == .memory ? MemoryCloud(clock: options.clock) : nil
+        let memo = options.verifyIntegrity ? VerificationMemo(path: home + "/" + World.verificationMemoName) : nil
+        self.verificationMemo = memo
         if let faults = options.faults {
             self.faults = faults
         } else if options.backend == .file {
-            self.faults = PersistentFaults(path: home + "/faults.sqlite", verifyIntegrity: options.verifyIntegrity)
+            self.faults = PersistentFaults(
+                path: home + "/faults.sqlite", verifyIntegrity: options.verifyIntegrity, verificationMemo: memo)
         } else {
             self.faults = nil
         }
@@ -309,7 +319,8 @@ public final class World: Sendable {
         return behindFaults(
             FileContainer(
                 cloudRoot: cloudRoot, identifier: identifier, session: session, clock: options.clock,
-                durability: options.durability, verifyIntegrity: options.verifyIntegrity))
+                durability: options.durability, verifyIntegrity: options.verifyIntegrity,
+                verificationMemo: verificationMemo))
     }
 
     /// Wraps the container a device opens: how tests and the simulator count calls, crash mid-call, or plant bugs.
@@ -333,6 +344,7 @@ public final class World: Sendable {
             clock: options.deviceClock?(device.name) ?? options.clock,
             names: options.names, durability: options.durability, crashSwitch: crashSwitch,
             verifyIntegrity: options.verifyIntegrity, observer: options.observer)
+        environment.verificationMemo = verificationMemo
         environment.plantedBugs = options.plantedBugs
         return environment
     }
@@ -378,6 +390,7 @@ public final class World: Sendable {
         if let memoryCloud { return memoryCloud.records(account: account, container: containerIdentifier) }
         let path = containerPath(account: account)
         guard FileSystem.exists(path) else { return [] }
-        return try ContainerFile.read(path, verifyingPages: options.verifyIntegrity).records
+        return try ContainerFile.read(path, verifyingPages: options.verifyIntegrity, verificationMemo: verificationMemo)
+            .records
     }
 }

@@ -107,7 +107,8 @@ struct CLIRunner {
     }
 
     /// A hash of every file in the world (path, size and bytes), ignoring SQLite's shared-memory index files and empty
-    /// WAL files (a read-only connection may leave both; neither holds data).
+    /// WAL files (a read-only connection may leave both; neither holds data), and the memo of which file states
+    /// passed a page-by-page check (`verified.memo`, a cache that any command checking a file may update).
     func worldDigest() throws -> [String: Data] {
         var digest: [String: Data] = [:]
         guard let enumerator = FileManager.default.enumerator(atPath: home) else { return digest }
@@ -115,7 +116,7 @@ struct CLIRunner {
             let path = home + "/" + relative
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                !relative.hasSuffix("-shm")
+                !relative.hasSuffix("-shm"), relative != "verified.memo", !relative.hasPrefix("verified.memo.tmp-")
             else { continue }
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             if relative.hasSuffix("-wal") && bytes.isEmpty { continue }

@@ -102,4 +102,42 @@ struct TortureCorruptionTests {
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(bytes), "the damaged file was changed")
     }
+
+    @Test("a store checked and remembered as sound is checked again once damaged at the same size, and refused")
+    func rememberedFileIsCheckedAgain() throws {
+        let cli = CLIRunner.fresh()
+        try cli.ok("init")
+        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
+        try cli.ok("launch", "--device", "phone")
+        for mood in 0..<5 {
+            try cli.ok(
+                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=\(mood)", "--field", "date=now")
+        }
+        let path = Target.userCreatedStore.path(cli.home)
+        let memo = cli.home + "/verified.memo"
+        // A status remembers the store once its times are older than the clock's last tick; read it until it does.
+        for _ in 0..<200 {
+            try cli.ok("sync", "status", "--device", "phone")
+            if let text = try? String(contentsOfFile: memo, encoding: .utf8), text.contains(path) { break }
+            usleep(10_000)
+        }
+        #expect(try String(contentsOfFile: memo, encoding: .utf8).contains(path), "the store was never remembered")
+        let (root, pageSize): (Int64, Int) = try {
+            let connection = try Connection(path: path, mode: .readOnly)
+            return (
+                try connection.scalarInt("SELECT rootpage FROM sqlite_schema WHERE name = 'records'") ?? 2,
+                Int(try connection.scalarInt("PRAGMA page_size") ?? 4096)
+            )
+        }()
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let offset = (Int(root) - 1) * pageSize
+        for index in offset..<offset + 12 { bytes[index] ^= 0x5A }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        for command in [["sync", "status", "--device", "phone"], ["record", "list", "--device", "phone"]] {
+            let run = try cli.run(command)
+            #expect(run.status == 74, "\(command.joined(separator: " ")) exited \(run.status): \(run.standardError)")
+            #expect(run.standardError.contains(path), "the error names the file: \(run.standardError)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(bytes), "the damaged file was changed")
+    }
 }

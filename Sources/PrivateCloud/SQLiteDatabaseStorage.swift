@@ -137,10 +137,10 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
     }
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
-        try connection.execute("SAVEPOINT zone_batch")
+        try connection.cachedStatement(literal: "SAVEPOINT zone_batch").run()
         do {
             let value = try body()
-            try connection.execute("RELEASE zone_batch")
+            try connection.cachedStatement(literal: "RELEASE zone_batch").run()
             return value
         } catch {
             // If SQLite already rolled the whole transaction back (a full disk, an I/O error), the savepoint is gone;

@@ -107,11 +107,34 @@ public struct SyncTransaction {
     let connection: Connection
     /// The device's identifier.
     public let deviceID: String
+    /// Every state value, read at once by ``readingAllState()`` for code that reads many and writes none.
+    private var readState: [String: SQLiteValue]?
+
+    init(connection: Connection, deviceID: String) {
+        self.connection = connection
+        self.deviceID = deviceID
+    }
 
     // MARK: State
 
+    /// This transaction, with every state value read in one query, for code that reads many values and writes none
+    /// (the engine's state, which every status reads: `make bench`, `simulated_speedup`). Its ``state(_:)`` answers
+    /// from what was read; it must not be used to write.
+    public func readingAllState() throws -> SyncTransaction {
+        var copy = self
+        var values: [String: SQLiteValue] = [:]
+        for (key, value) in try connection.query(
+            literal: "SELECT key, value FROM sync_state WHERE value IS NOT NULL", row: { ($0.text(0), $0.value(1)) })
+        {
+            values[key] = value
+        }
+        copy.readState = values
+        return copy
+    }
+
     /// A state value, or `nil` when unset.
     public func state(_ key: SyncStateKey) throws -> SQLiteValue? {
+        if let readState { return readState[key.rawValue] }
         let statement = try connection.cachedStatement(literal: "SELECT value FROM sync_state WHERE key = ?")
         defer { statement.reset() }
         try statement.bind(key.rawValue, at: 1)

@@ -430,7 +430,7 @@ public struct EngineState: Sendable, Hashable {
     /// - Throws: ``StoreError``: `damagedFile`, naming the store, for a value the engine never writes.
     static func read(from store: RecordStore<UserCreated>) throws(StoreError) -> EngineState {
         do {
-            return try store.syncSnapshot { state in try EngineState(state) }
+            return try store.syncSnapshot { state in try EngineState(state.readingAllState()) }
         } catch  where error.code == .damagedFile && !error.message.contains(store.path) {
             throw StoreError(.damagedFile, "\(store.path): \(error.message); it was left unchanged", underlying: error)
         }

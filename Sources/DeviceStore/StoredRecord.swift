@@ -51,7 +51,7 @@ public struct StoredRecord: Sendable, Hashable, CustomStringConvertible {
         var sent = fields
         sent[Schema.reservedFieldName] = .string(fieldVersions.encoded)
         sent[Schema.reservedCreatedAtFieldName] = .date(createdAt)
-        return FieldsJSON.encode(sent).count
+        return FieldsJSON.encodedSize(sent)
     }
 }
 

@@ -81,6 +81,26 @@ public enum FieldsJSON {
         }
     }
 
+    /// The number of bytes ``encode(_:)`` writes for `fields`, counted without writing them (and without sorting:
+    /// the order does not change the size). Records are measured against CloudKit's 1 MB limit at every write.
+    ///
+    /// - Parameter fields: The fields.
+    /// - Returns: `encode(fields).count`.
+    public static func encodedSize(_ fields: [String: FieldValue]) -> Int {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1) { nowhere in
+            var counter = FieldsWriter(base: nowhere.baseAddress!, capacity: 0)
+            counter.append(UInt8(ascii: "{"))
+            for (index, field) in fields.enumerated() {
+                if index > 0 { counter.append(UInt8(ascii: ",")) }
+                counter.write(string: field.key)
+                counter.append(UInt8(ascii: ":"))
+                counter.write(value: field.value)
+            }
+            counter.append(UInt8(ascii: "}"))
+            return counter.count
+        }
+    }
+
     /// Appends a double as ``encode(_:)`` writes it: exactly its `description`, without making a `String` for a
     /// whole number.
     package static func appendDouble(_ number: Double, to output: inout [UInt8]) {

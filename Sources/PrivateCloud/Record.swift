@@ -93,7 +93,7 @@ public struct Record: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The size CloudKit's 1 MB limit is measured against: the bytes of the encoded fields.
-    public var encodedSize: Int { FieldsJSON.encode(fields).count }
+    public var encodedSize: Int { FieldsJSON.encodedSize(fields) }
 
     public var description: String {
         let body = allKeys.map { "\($0): \(fields[$0]!)" }.joined(separator: ", ")

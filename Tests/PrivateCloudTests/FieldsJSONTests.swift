@@ -158,4 +158,16 @@ struct FieldsJSONTests {
             #expect(error.description == #"unknown field type "strings" at byte 16"#)
         }
     }
+
+    @Test("the encoded size is counted exactly, without encoding")
+    func encodedSizeIsExact() {
+        let samples: [[String: FieldValue]] = [
+            [:], ["a": .string("")], ["note": .string("say \"hi\"\\ \n\t\u{01} café ☃")],
+            ContainerConformance.Records.everyFieldType,
+            ["big": .string(String(repeating: "x\"", count: 5000)), "n": .double(0.1), "d": .double(-0.0)],
+        ]
+        for fields in samples {
+            #expect(FieldsJSON.encodedSize(fields) == FieldsJSON.encode(fields).count)
+        }
+    }
 }

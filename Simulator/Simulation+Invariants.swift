@@ -91,7 +91,7 @@ extension Simulation {
         let facts: SyncFacts
         do {
             facts = try app.facts()
-            status = try options.hooks.status?(app) ?? app.status()
+            status = try options.hooks.status?(app) ?? SyncStatus.derive(from: facts)
         } catch {
             return fail(.honestStatus, "\(device.name): the status cannot be read: \(error)")
         }
@@ -117,7 +117,7 @@ extension Simulation {
 
     /// Invariant 5, the second side: a status that is not on names a cause that holds now, or really happened.
     private func checkCause(_ device: Device, app: LaunchedApp, facts: SyncFacts) {
-        guard let status = try? options.hooks.status?(app) ?? app.status() else { return }
+        guard let status = try? options.hooks.status?(app) ?? SyncStatus.derive(from: facts) else { return }
         let session = app.device.session.current
         check(
             .honestStatus, status.fallbackOccurred == (status.pauseReason != nil),

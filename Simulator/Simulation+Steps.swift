@@ -186,7 +186,8 @@ extension Simulation {
                         let current: Int =
                             if case .string(let text)? = record.fields[field.name] { text.utf8.count } else { 0 }
                         if room > 8 {
-                            changes[field.name] = .string(String(repeating: "b", count: current + room * 3 / 4))
+                            changes[field.name] = .string(
+                                RecordFactory.text(repeating: "b", count: current + room * 3 / 4))
                         }
                     }
                 }
@@ -295,7 +296,7 @@ extension Simulation {
         moment += 1
         do {
             let edited = try app.edit(
-                record.name, setting: [field: .string(String(repeating: "a", count: current + room))])
+                record.name, setting: [field: .string(RecordFactory.text(repeating: "a", count: current + room))])
             noteWrite(device, before: record, after: edited, fields: [field])
             bigRecord = record.name
             trace(

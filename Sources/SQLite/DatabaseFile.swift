@@ -80,13 +80,13 @@ public enum DatabaseFile {
         } else if (info.st_mode & S_IFMT) != S_IFREG {
             throw DatabaseFileError(.notADatabase, path: path, detail: "it is not a regular file")
         }
-        try DatabaseHeader.validate(path: path, format: format)
+        let header = try DatabaseHeader.validate(path: path, format: format)
         let mode = try openMode(path, readOnly: readOnly)
         let connection: Connection
         do {
             connection = try Connection(path: path, mode: mode)
-            if !readOnly {
-                // The file is known to be ours and already in WAL mode, so this changes nothing on disk.
+            if !readOnly && !header.isWAL {
+                // The file is ours; one in WAL mode (every file this package writes) needs no pragma at each opening.
                 try connection.execute("PRAGMA journal_mode = WAL")
             }
             switch durability {

@@ -16,6 +16,8 @@ struct DatabaseHeader {
     let pageCount: Int?
     let applicationID: Int32
     let userVersion: Int32
+    /// Whether the file is in WAL mode (read and write versions 2).
+    let isWAL: Bool
 
     init(bytes: [UInt8]) {
         func u16(_ offset: Int) -> Int { Int(bytes[offset]) << 8 | Int(bytes[offset + 1]) }
@@ -29,6 +31,7 @@ struct DatabaseHeader {
         pageCount = u32(24) == u32(92) ? Int(u32(28)) : nil
         applicationID = Int32(bitPattern: u32(68))
         userVersion = Int32(bitPattern: u32(60))
+        isWAL = bytes[18] == 2 && bytes[19] == 2
     }
 
     /// Checks that `path` holds a sound database of `format`, reading only its header and size.
@@ -37,7 +40,8 @@ struct DatabaseHeader {
     ///   - path: The file.
     ///   - format: The expected format.
     /// - Throws: ``DatabaseFileError`` saying what is wrong.
-    static func validate(path: String, format: DatabaseFormat) throws(DatabaseFileError) {
+    @discardableResult
+    static func validate(path: String, format: DatabaseFormat) throws(DatabaseFileError) -> DatabaseHeader {
         let fd = openDescriptor(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw DatabaseFileError(.unreadable, path: path, detail: DatabaseFile.describe(errno: errno))
@@ -95,5 +99,6 @@ struct DatabaseHeader {
                 .newerVersion, path: path,
                 detail: "schema version \(header.userVersion); this build reads up to \(format.version)")
         }
+        return header
     }
 }

@@ -115,6 +115,12 @@ struct Bench {
             }
             return
         }
+        if arguments == ["simulate-only"] {
+            // `simulated_speedup` alone: `privatesync-bench simulate-only`.
+            let figure = await simulatedSpeedup()
+            print("\(figure.name) \(format(figure.value)) \(figure.inputs)")
+            return
+        }
         if arguments.first == "save-only", arguments.count == 2, let count = Int(arguments[1]) {
             // For profiling the container's save path alone: `valgrind --tool=callgrind privatesync-bench save-only N`.
             await saveOnly(records: count)
@@ -244,26 +250,7 @@ struct Bench {
 
         // 6. Simulated seconds per second of the default simulator run: per second of the CPU time the run took (the
         // machine is shared), with the wall-clock figure and the steps per second beside it.
-        var simulated = 0.0
-        var steps = 0
-        let cpuBefore = processCPUSeconds()
-        let simulationSeconds = await time {
-            for seed in UInt64(0)..<20 {
-                let result = await Simulation.run(SimulationOptions(seed: seed))
-                simulated += result.simulatedSeconds
-                steps += result.steps
-            }
-        }
-        let simulationCPU = processCPUSeconds() - cpuBefore
-        report(
-            Figure(
-                name: "simulated_speedup", value: simulated / simulationCPU, floor: ">= 800000", goal: ">= 1000000",
-                met: simulated / simulationCPU >= 800_000,
-                inputs:
-                    "steps_per_s=\(Int(Double(steps) / simulationCPU)) seeds=20 steps=\(SimulationOptions.defaultSteps) "
-                    + "steps_run=\(steps) simulated_s=\(Int(simulated)) cpu_s=\(format(simulationCPU)) "
-                    + "wall_speedup=\(Int(simulated / simulationSeconds)) real_s=\(format(simulationSeconds))"
-            ))
+        report(await simulatedSpeedup())
 
         // 7. Eight devices converging on 10,000 records against two: the cost per device.
         let fanTwo = try await fanout(at: scratch + "/fanout-2", devices: 2, records: 10_000)
@@ -308,6 +295,28 @@ struct Bench {
     }
 
     // MARK: Measurements
+
+    /// `simulated_speedup`: the default simulator run (20 seeds), simulated seconds per second of CPU time.
+    static func simulatedSpeedup() async -> Figure {
+        var simulated = 0.0
+        var steps = 0
+        let cpuBefore = processCPUSeconds()
+        let simulationSeconds = await time {
+            for seed in UInt64(0)..<20 {
+                let result = await Simulation.run(SimulationOptions(seed: seed))
+                simulated += result.simulatedSeconds
+                steps += result.steps
+            }
+        }
+        let simulationCPU = processCPUSeconds() - cpuBefore
+        return Figure(
+            name: "simulated_speedup", value: simulated / simulationCPU, floor: ">= 800000", goal: ">= 1000000",
+            met: simulated / simulationCPU >= 800_000,
+            inputs:
+                "steps_per_s=\(Int(Double(steps) / simulationCPU)) seeds=20 steps=\(SimulationOptions.defaultSteps) "
+                + "steps_run=\(steps) simulated_s=\(Int(simulated)) cpu_s=\(format(simulationCPU)) "
+                + "wall_speedup=\(Int(simulated / simulationSeconds)) real_s=\(format(simulationSeconds))")
+    }
 
     /// Saves `records` through the container and inserts them raw, 400 at a time; returns both rates (records per
     /// second). Batch by batch, alternately, so that both meet the same disk: an fsync's cost drifts within a run.

@@ -32,9 +32,11 @@ extension SyncEngine {
         // because another item of it conflicted is not one: its items are sent again in the next round.
         var lastFailure: CloudError?
         var rounds = 0
+        var itemsSent = 0
         // Each round either moves something or stops the cycle; the cap only guards against a server that keeps
-        // answering with conflicts forever.
-        while rounds < 10_000 {
+        // answering with conflicts forever. A cycle also stops once it has sent `maximumItemsPerCycle` items (the
+        // rest wait for the next cycle, due at once): its request log, which names every item, stays bounded.
+        while rounds < 10_000 && itemsSent < maximumItemsPerCycle {
             rounds += 1
             let batch = try transaction(cycle) { state in
                 try self.nextBatch(
@@ -125,10 +127,16 @@ extension SyncEngine {
                     lastFailure ?? outcome.echo ?? CloudError(.internalError, "no pending change could be sent"))
             }
             if isPlanted(.forgetsBatchSize) { batchLimit = limits.maximumItemsPerRequest }
+            itemsSent += batch.items.count
         }
         // The outcome says what is left: only changes set aside for a failure of their own.
         if let lastFailure { throw .retry(lastFailure) }
     }
+
+    /// The most items one cycle sends: a larger backlog (a first sync after importing a million records) goes in
+    /// several cycles, each due at once (``SyncEngine/nextRunDate()``), so that a cycle's memory (its request log
+    /// names every item: `make bench`, `big_world_rss_mb`) does not grow with the backlog.
+    public static let defaultMaximumItemsPerCycle = 100_000
 
     /// After this many accepted requests in a row, the batch size doubles (up to CloudKit's limit): a limit that was
     /// low for a while is probed again now and then, at the cost of one refused request.

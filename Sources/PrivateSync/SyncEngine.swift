@@ -34,6 +34,8 @@ public final class SyncEngine: Sendable {
     let observer: (@Sendable (SyncEvent) -> Void)?
     /// Whether the user still wants sync, read live before every request (another process may turn it off).
     let isSyncWanted: @Sendable () -> Bool
+    /// The most items one cycle sends (``defaultMaximumItemsPerCycle``; less in tests).
+    let maximumItemsPerCycle: Int
     private let running = Mutex(false)
 
     /// The engine's zone name, as NSPersistentCloudKitContainer uses `com.apple.coredata.cloudkit.zone`.
@@ -51,12 +53,25 @@ public final class SyncEngine: Sendable {
     ///   - observer: Called with every event, synchronously, as it happens.
     ///   - isSyncWanted: Whether the user still wants sync, asked before every container request, so that a cycle
     ///     in flight stops as soon as the switch goes off (the app's setting, which another process may change).
-    public init(
+    public convenience init(
         store: RecordStore<UserCreated>, container: any PrivateContainer,
         zoneID: ZoneID = ZoneID(uncheckedName: SyncEngine.defaultZoneName), clock: any WallClock,
         resolver: any ConflictResolver = FieldLevelLastWriterWins(), retryPolicy: RetryPolicy = .standard,
         observer: (@Sendable (SyncEvent) -> Void)? = nil, isSyncWanted: @escaping @Sendable () -> Bool = { true }
     ) {
+        self.init(
+            store: store, container: container, zoneID: zoneID, clock: clock, resolver: resolver,
+            retryPolicy: retryPolicy, observer: observer, isSyncWanted: isSyncWanted,
+            maximumItemsPerCycle: Self.defaultMaximumItemsPerCycle)
+    }
+
+    /// Creates an engine that sends at most `maximumItemsPerCycle` items a cycle (tests of that limit).
+    package init(
+        store: RecordStore<UserCreated>, container: any PrivateContainer, zoneID: ZoneID, clock: any WallClock,
+        resolver: any ConflictResolver, retryPolicy: RetryPolicy, observer: (@Sendable (SyncEvent) -> Void)?,
+        isSyncWanted: @escaping @Sendable () -> Bool, maximumItemsPerCycle: Int
+    ) {
+        self.maximumItemsPerCycle = maximumItemsPerCycle
         self.isSyncWanted = isSyncWanted
         self.store = store
         self.container = container

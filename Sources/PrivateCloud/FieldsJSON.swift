@@ -37,11 +37,34 @@ public enum FieldsJSON {
     /// - Parameter fields: The fields, sorted by key.
     /// - Returns: UTF-8 JSON text.
     static func encode(sorted fields: [Field]) -> [UInt8] {
+        var keys = EncodedKeys()
+        return encode(sorted: fields, keys: &keys)
+    }
+
+    /// Encodes fields already in the order ``encode(_:)`` writes them, copying the keys the last record encoded with
+    /// `keys` had at the same positions.
+    static func encode(sorted fields: [Field], keys: inout EncodedKeys) -> [UInt8] {
         var estimate = 2
         for index in fields.indices {
             estimate += fields[index].key.utf8.count + 4 + estimatedSize(fields[index].value)
         }
-        return FieldsWriter.encode(fields, estimate: estimate)
+        for index in fields.indices where keys.encoded(fields[index].key, at: index) == nil {
+            let key = fields[index].key
+            keys.remember(key, FieldsWriter.bytes(estimate: key.utf8.count + 3) { $0.write(key: key) }, at: index)
+        }
+        return FieldsWriter.bytes(estimate: estimate) { writer in
+            writer.append(UInt8(ascii: "{"))
+            for index in fields.indices {
+                if index > 0 { writer.append(UInt8(ascii: ",")) }
+                if let key = keys.encoded(fields[index].key, at: index) {
+                    key.withUnsafeBufferPointer { writer.append($0) }
+                } else {
+                    writer.write(key: fields[index].key)
+                }
+                writer.write(value: fields[index].value)
+            }
+            writer.append(UInt8(ascii: "}"))
+        }
     }
 
     /// The fields in the order ``encode(_:)`` writes them: sorted by key, as `String`'s `<` sorts keys.

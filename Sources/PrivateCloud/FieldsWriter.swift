@@ -82,11 +82,16 @@ package struct FieldsWriter {
         append(UInt8(ascii: "{"))
         for index in fields.indices {
             if index > 0 { append(UInt8(ascii: ",")) }
-            write(string: fields[index].key)
-            append(UInt8(ascii: ":"))
+            write(key: fields[index].key)
             write(value: fields[index].value)
         }
         append(UInt8(ascii: "}"))
+    }
+
+    /// Writes a key and its colon: `"key":`.
+    mutating func write(key: String) {
+        write(string: key)
+        append(UInt8(ascii: ":"))
     }
 
     mutating func write(value: FieldValue) {

@@ -47,33 +47,31 @@ struct ModifyRequest<Storage: DatabaseStorage> {
         // Every item of the zone names it: its name is checked once.
         let zoneProblem =
             zoneID.isDefault ? nil : CloudKitNames.problem(withRecordName: zoneID.zoneName, kind: "zone name")
-        var saveResults: [(RecordID, Result<Record, CloudError>)] = []
-        saveResults.reserveCapacity(saves.count)
-        var deleteResults: [(RecordID, Result<Void, CloudError>)] = []
-        deleteResults.reserveCapacity(deletes.count)
         var lastApplied: Int64?
+        var anyFailed = false
         let atomic = atomically && zone.capabilities.contains(.atomic)
-        let body = { (request: inout ModifyRequest) throws in
+        // Outcomes go straight into the result (each copied once): should an item throw, the whole request fails
+        // and the result is dropped.
+        func runItems(_ request: inout ModifyRequest, _ result: inout ModifyResult) throws {
             for index in saves.indices {
                 let sequence = request.takeSequence()
                 let outcome = try request.save(saves[index], zoneProblem: zoneProblem, sequence: sequence)
-                if case .success = outcome { lastApplied = sequence }
-                saveResults.append((saves[index].record.recordID, outcome))
+                if case .success = outcome { lastApplied = sequence } else { anyFailed = true }
+                result.saveResults[saves[index].record.recordID] = outcome
             }
             for id in deletes {
                 let sequence = request.takeSequence()
                 let outcome = try request.delete(id, zoneProblem: zoneProblem, sequence: sequence)
-                if case .success = outcome { lastApplied = sequence }
-                deleteResults.append((id, outcome))
+                if case .success = outcome { lastApplied = sequence } else { anyFailed = true }
+                result.deleteResults[id] = outcome
             }
         }
         if atomic {
-            let failed = { saveResults.contains { !$0.1.isSuccess } || deleteResults.contains { !$0.1.isSuccess } }
             do {
                 var copy = self
                 try storage.savepoint {
-                    try body(&copy)
-                    if failed() { throw RollBackZone() }
+                    try runItems(&copy, &result)
+                    if anyFailed { throw RollBackZone() }
                 }
                 self = copy
             } catch is RollBackZone {
@@ -83,15 +81,17 @@ struct ModifyRequest<Storage: DatabaseStorage> {
                 lastApplied = nil
                 let batchFailed = CloudError(
                     .batchRequestFailed, "not applied: another item in the atomic batch for zone \(zone.name) failed")
-                saveResults = saveResults.map { ($0.0, $0.1.isSuccess ? .failure(batchFailed) : $0.1) }
-                deleteResults = deleteResults.map { ($0.0, $0.1.isSuccess ? .failure(batchFailed) : $0.1) }
+                for save in saves where result.saveResults[save.record.recordID]?.isSuccess == true {
+                    result.saveResults[save.record.recordID] = .failure(batchFailed)
+                }
+                for id in deletes where result.deleteResults[id]?.isSuccess == true {
+                    result.deleteResults[id] = .failure(batchFailed)
+                }
             }
         } else {
-            try body(&self)
+            try runItems(&self, &result)
         }
         if let lastApplied { try storage.touchZone(named: zone.name, sequence: lastApplied) }
-        for (id, outcome) in saveResults { result.saveResults[id] = outcome }
-        for (id, outcome) in deleteResults { result.deleteResults[id] = outcome }
     }
 
     private mutating func takeSequence() -> Int64 {

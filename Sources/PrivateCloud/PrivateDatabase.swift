@@ -122,9 +122,10 @@ struct PrivateDatabase<Storage: DatabaseStorage> {
         var saves: [PendingSave] = []
         saves.reserveCapacity(saving.count)
         var requestBytes = deleting.reduce(0) { $0 + $1.recordName.utf8.count }
+        var keys = EncodedKeys()
         for index in saving.indices {
             let sorted = FieldsJSON.sortedFields(saving[index].fields)
-            let encoded = FieldsJSON.encode(sorted: sorted)
+            let encoded = FieldsJSON.encode(sorted: sorted, keys: &keys)
             requestBytes += encoded.count
             saves.append(PendingSave(record: saving[index], sortedFields: sorted, encoded: encoded))
         }

@@ -37,8 +37,11 @@ public enum FieldsJSON {
     /// - Parameter fields: The fields, sorted by key.
     /// - Returns: UTF-8 JSON text.
     static func encode(sorted fields: [Field]) -> [UInt8] {
-        var keys = EncodedKeys()
-        return encode(sorted: fields, keys: &keys)
+        var estimate = 2
+        for index in fields.indices {
+            estimate += fields[index].key.utf8.count + 4 + estimatedSize(fields[index].value)
+        }
+        return FieldsWriter.encode(fields, estimate: estimate)
     }
 
     /// Encodes fields already in the order ``encode(_:)`` writes them, copying the keys the last record encoded with

@@ -56,6 +56,13 @@ struct FileContainerTests {
         ) { $0.text(3) }.joined(separator: "\n")
         #expect(plan.contains("records_by_change"), "plan: \(plan)")
         #expect(!plan.contains("SCAN"), "plan: \(plan)")
+        // The query the container runs: both arms walk their change index and are merged in order, nothing sorted.
+        let changes = try connection.query("EXPLAIN QUERY PLAN \(SQLiteDatabaseStorage.changesQuery)") { $0.text(3) }
+            .joined(separator: "\n")
+        #expect(changes.contains("SEARCH records USING INDEX records_by_change"), "plan: \(changes)")
+        #expect(
+            changes.contains("SEARCH record_tombstones USING INDEX record_tombstones_by_change"), "plan: \(changes)")
+        #expect(!changes.contains("SCAN") && !changes.contains("TEMP B-TREE"), "plan: \(changes)")
     }
 
     @Test("two connections writing to one file at once lose nothing, and a true conflict surfaces")

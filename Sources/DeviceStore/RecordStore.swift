@@ -125,10 +125,23 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             let connection = try DatabaseFile.open(
                 at: configuration.path, format: format, create: !readOnly, durability: durability, readOnly: readOnly,
                 verifyIntegrity: verifyIntegrity, verificationMemo: verificationMemo)
-            // Every value the package computes with is checked before anything is read or written.
-            if let problem = try StoreStateCheck.firstProblem(connection) {
-                throw StoreError(
-                    .damagedFile, "\(configuration.path) is damaged: \(problem); it was left unchanged")
+            // Every value the package computes with is checked before anything is read or written: once per
+            // change of the file where checks are remembered (see `VerificationMemo`), as its pages are.
+            let memoState = verificationMemo.flatMap { _ in VerificationMemo.state(of: configuration.path) }
+            if let verificationMemo, let memoState,
+                verificationMemo.isVerified(configuration.path, memoState, kind: StoreStateCheck.memoKind)
+            {
+                // Checked in this very state before.
+            } else {
+                let checkStart = VerificationMemo.coarseNow()
+                if let problem = try StoreStateCheck.firstProblem(connection) {
+                    throw StoreError(
+                        .damagedFile, "\(configuration.path) is damaged: \(problem); it was left unchanged")
+                }
+                if let verificationMemo, let memoState, VerificationMemo.state(of: configuration.path) == memoState {
+                    verificationMemo.record(
+                        configuration.path, memoState, kind: StoreStateCheck.memoKind, checkStart: checkStart)
+                }
             }
             try connection.transaction(readOnly ? .deferred : .immediate) {
                 let stored = try connection.scalarText(literal: "SELECT value FROM store_meta WHERE key = 'partition'")

@@ -14,6 +14,8 @@ enum StoreStateCheck {
     static let counterLimit: Int64 = 1 << 53
     /// The most consecutive failures the backoff counts; the engine's loop over them stays short.
     static let retryAttemptLimit: Int64 = 1_000_000
+    /// What a `VerificationMemo` calls this check.
+    static let memoKind = "store-values"
 
     /// What a sync state key must hold.
     enum Shape {

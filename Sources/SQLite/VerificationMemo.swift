@@ -8,7 +8,8 @@ import Synchronization
 #endif
 
 /// Remembers which states of database files passed `PRAGMA quick_check`, so that a file is checked page by page
-/// once per change rather than at every open (`make bench`, `status_vs_sqlite3`).
+/// once per change rather than at every open (`make bench`, `status_vs_sqlite3`); and which passed a check of
+/// their content that their format defines (a device store's value ranges), each check under a name of its own.
 ///
 /// A state is the file's and its write-ahead log's identity (device and inode), size, modification time to the
 /// nanosecond (and the database file's change time), and their headers (the database's first 100 bytes, the log's
@@ -43,16 +44,16 @@ public final class VerificationMemo: Sendable {
     }
 
     /// What a database file looks like now, as a memo compares it.
-    struct State: Equatable {
+    package struct State: Equatable {
         let text: String
         /// The latest modification or change time of the file and its log (seconds, nanoseconds).
         let latest: (Int, Int)
 
-        static func == (lhs: State, rhs: State) -> Bool { lhs.text == rhs.text }
+        package static func == (lhs: State, rhs: State) -> Bool { lhs.text == rhs.text }
     }
 
     /// The state of `databasePath` and its write-ahead log, or `nil` when it cannot be read.
-    static func state(of databasePath: String) -> State? {
+    package static func state(of databasePath: String) -> State? {
         guard let file = fileState(databasePath, headerBytes: 100, withChangeTime: true) else { return nil }
         // SQLite, run as root, gives the log its database's owner at every opening, which moves the log's change
         // time though nothing changed: the log is known by its size, modification time and header instead.
@@ -97,7 +98,7 @@ public final class VerificationMemo: Sendable {
     }
 
     /// The coarse real-time clock, which file times are stamped from, in seconds and nanoseconds.
-    static func coarseNow() -> (Int, Int) {
+    package static func coarseNow() -> (Int, Int) {
         var now = timespec()
         #if canImport(Glibc)
             clock_gettime(CLOCK_REALTIME_COARSE, &now)
@@ -109,15 +110,18 @@ public final class VerificationMemo: Sendable {
 
     // MARK: The memo file
 
-    /// Whether `state` of `databasePath` passed a check.
-    func isVerified(_ databasePath: String, _ state: State) -> Bool {
-        entries()[databasePath] == state.text
+    /// Whether `state` of `databasePath` passed the check `kind`: `pages` (`PRAGMA quick_check`, which
+    /// ``DatabaseFile`` runs), or a check of the file's content its format defines (a store's value ranges).
+    package func isVerified(_ databasePath: String, _ state: State, kind: String = "pages") -> Bool {
+        entries()[kind + ":" + databasePath] == state.text
     }
 
-    /// Remembers that `state` of `databasePath` passed a check that began at `checkStart` (``coarseNow()``), unless
-    /// the state is too recent to tell apart from a write in the same tick, or the memo cannot be written.
-    func record(_ databasePath: String, _ state: State, checkStart: (Int, Int)) {
+    /// Remembers that `state` of `databasePath` passed the check `kind`, which began at `checkStart`
+    /// (``coarseNow()``), unless the state is too recent to tell apart from a write in the same tick, or the memo
+    /// cannot be written.
+    package func record(_ databasePath: String, _ state: State, kind: String = "pages", checkStart: (Int, Int)) {
         guard state.latest < checkStart, !databasePath.contains("\n"), !databasePath.contains("\t") else { return }
+        let databasePath = kind + ":" + databasePath
         let folder = FileSystem.parentDirectory(of: path)
         guard DatabaseFile.isWritable(folder), !FileSystem.exists(path) || DatabaseFile.isWritable(path) else {
             return

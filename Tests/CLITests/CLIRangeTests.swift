@@ -76,6 +76,28 @@ struct CLIRangeTests {
         }
     }
 
+    @Test("a store whose values were checked and remembered is checked again once a value is edited out of range")
+    func rememberedStoreValuesAreCheckedAgain() throws {
+        let cli = try Self.world()
+        let store = cli.home + "/devices/A/AppGroup/Library/Application Support/UserCreated.store"
+        let memo = cli.home + "/verified.memo"
+        // A status remembers the store once its times are older than the clock's last tick; read it until it does.
+        for _ in 0..<200 {
+            try cli.ok("sync", "status", "--device", "A")
+            if let text = try? String(contentsOfFile: memo, encoding: .utf8), text.contains("store-values:" + store) {
+                break
+            }
+            usleep(10_000)
+        }
+        #expect(
+            try String(contentsOfFile: memo, encoding: .utf8).contains("store-values:" + store),
+            "the store's values were never remembered")
+        try Self.edit(store, "INSERT OR REPLACE INTO sync_state (key, value) VALUES ('next_attempt_at', 1e19)")
+        for arguments in [["sync", "status", "--device", "A"], ["record", "list", "--device", "A"]] {
+            try Self.expectRefused(cli, arguments, naming: "UserCreated.store")
+        }
+    }
+
     @Test(
         "a device.json with an invalid account, status or build is a damaged file, not signed out",
         arguments: [

@@ -152,14 +152,24 @@ public final class VerificationMemo: Sendable {
         let lastLine = (bytes.dropLast().lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1
         let body = Array(bytes[0..<lastLine])
         guard bytes[lastLine...].elementsEqual("checksum \(Self.checksum(body))\n".utf8) else { return [] }
-        var lines = String(decoding: body, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.first == Substring(Self.magic), lines.last == "" else { return [] }
-        lines.removeFirst()
-        lines.removeLast()
+        // Lines of `<state>\t<path>`, after the magic line; read as bytes (a memo holds no multi-byte separator).
+        let newline = UInt8(ascii: "\n")
+        let tab = UInt8(ascii: "\t")
+        guard let firstEnd = body.firstIndex(of: newline), body[..<firstEnd].elementsEqual(Self.magic.utf8) else {
+            return []
+        }
         var entries: [(path: String, text: String)] = []
-        for line in lines {
-            guard let tab = line.firstIndex(of: "\t") else { return [] }
-            entries.append((String(line[line.index(after: tab)...]), String(line[..<tab])))
+        var start = firstEnd + 1
+        while start < body.count {
+            guard let end = body[start...].firstIndex(of: newline),
+                let separator = body[start..<end].firstIndex(of: tab)
+            else { return [] }
+            entries.append(
+                (
+                    String(decoding: body[(separator + 1)..<end], as: UTF8.self),
+                    String(decoding: body[start..<separator], as: UTF8.self)
+                ))
+            start = end + 1
         }
         return entries
     }

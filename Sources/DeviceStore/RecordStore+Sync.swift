@@ -89,6 +89,16 @@ extension RecordStore where Kind == UserCreated {
         try read { connection in try body(SyncTransaction(connection: connection, deviceID: self.deviceID)) }
     }
 
+    /// ``syncSnapshot(_:)``, or what `body` returned when it last ran under `name`, when nothing was committed to
+    /// the store since (see ``RecordStore/memoizedRead(_:_:)``): for small values computed from the store alone.
+    public func syncSnapshot<T: Sendable>(
+        memoizedAs name: String, _ body: (SyncTransaction) throws -> T
+    ) throws(StoreError) -> T {
+        try memoizedRead(name) { connection in
+            try body(SyncTransaction(connection: connection, deviceID: self.deviceID))
+        }
+    }
+
     /// How many changes wait to be sent.
     public func pendingChangeCount() throws(StoreError) -> Int {
         try syncSnapshot { try $0.pendingCount() }

@@ -66,6 +66,8 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     let crashSwitch: CrashSwitch?
     /// Bugs planted in this store and the engine over it, for the simulator's proofs; empty everywhere else.
     private let plantedBugs = Mutex<Set<PlantedBug>>([])
+    /// What ``memoizedRead(_:_:)`` computed last under each name, with the content version it was read at.
+    private let readMemos = Mutex<[String: (version: ContentVersion, value: any Sendable)]>([:])
 
     /// The store file.
     public var path: String { configuration.path }
@@ -331,9 +333,24 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         }
     }
 
-    /// The names of every record in the store.
+    /// The names of every record in the store (read again only once something was committed to it: the simulator
+    /// checks them after every step).
     public func recordNames() throws(StoreError) -> Set<String> {
-        try read { connection in Set(try connection.query(literal: "SELECT record_name FROM records") { $0.text(0) }) }
+        try memoizedRead("recordNames") { connection in
+            Set(try connection.query(literal: "SELECT record_name FROM records") { $0.text(0) })
+        }
+    }
+
+    /// Every record's name and the account it was written under, in the order of ``records(ofType:)``, without
+    /// reading its fields (read again only once something was committed to the store).
+    public func origins() throws(StoreError) -> [RecordOrigin] {
+        try memoizedRead("origins") { connection in
+            try connection.query(
+                literal: "SELECT record_name, origin_user FROM records ORDER BY created_at, record_name"
+            ) { row in
+                RecordOrigin(name: row.text(0), origin: row.optionalText(1).map { UserRecordID(recordName: $0) })
+            }
+        }
     }
 
     /// How many records the store holds.
@@ -484,6 +501,22 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         switch result {
         case .success(let value): return value
         case .failure(let error): throw StoreError.from(error, store: path)
+        }
+    }
+
+    /// Runs `body` on a consistent snapshot, as ``read(_:)`` does, unless the store's content is the same as when it
+    /// last ran under `name` (``Connection/contentVersion()``: nothing committed since, by this store's connection or
+    /// any other): then what it returned then. For small values that depend on the store's content alone (the
+    /// engine's state, which every status reads), never on a clock or anything outside the file.
+    func memoizedRead<T: Sendable>(_ name: String, _ body: (Connection) throws -> T) throws(StoreError) -> T {
+        try read { connection in
+            let version = try connection.contentVersion()
+            if let memo = readMemos.withLock({ $0[name] }), memo.version == version, let value = memo.value as? T {
+                return value
+            }
+            let value = try body(connection)
+            readMemos.withLock { $0[name] = (version, value) }
+            return value
         }
     }
 

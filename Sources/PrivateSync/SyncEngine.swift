@@ -445,7 +445,10 @@ public struct EngineState: Sendable, Hashable {
     /// - Throws: ``StoreError``: `damagedFile`, naming the store, for a value the engine never writes.
     static func read(from store: RecordStore<UserCreated>) throws(StoreError) -> EngineState {
         do {
-            return try store.syncSnapshot { state in try EngineState(state.readingAllState()) }
+            // Read again only once something was committed: every status and every cycle reads it.
+            return try store.syncSnapshot(memoizedAs: "EngineState") { state in
+                try EngineState(state.readingAllState())
+            }
         } catch  where error.code == .damagedFile && !error.message.contains(store.path) {
             throw StoreError(.damagedFile, "\(store.path): \(error.message); it was left unchanged", underlying: error)
         }

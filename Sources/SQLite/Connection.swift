@@ -282,6 +282,17 @@ public final class Connection {
     /// Rows changed by the most recent INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The version of the database's content as this connection reads it, which changes whenever a transaction
+    /// commits a change to it: through another connection, in this process or another (`PRAGMA data_version`), or
+    /// through this one (every row it ever inserted, updated or deleted, `sqlite3_total_changes64`, which also
+    /// counts a change rolled back, so errs towards a new version).
+    ///
+    /// Read it inside a transaction: it then names the snapshot the transaction reads.
+    public func contentVersion() throws(SQLiteError) -> ContentVersion {
+        let others = try scalarInt(literal: "PRAGMA data_version") ?? 0
+        return ContentVersion(others: others, own: sqlite3_total_changes64(handle))
+    }
+
     /// Runs `PRAGMA quick_check` and returns its findings; empty when the file is sound.
     ///
     /// - Throws: ``SQLiteError`` when the check cannot run (for example, the file is not a database).

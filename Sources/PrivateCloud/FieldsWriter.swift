@@ -182,39 +182,15 @@ package struct FieldsWriter {
         text.withUTF8 { bytes in
             guard let base = bytes.baseAddress else { return }
             var start = 0
-            var index = 0
-            while index < bytes.count {
-                // Eight bytes at a time while none needs an escape.
-                if index + 8 <= bytes.count,
-                    !Self.mayNeedEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-                {
-                    index += 8
-                    continue
-                }
-                let byte = bytes[index]
-                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                    append(UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                    write(escape: byte)
-                    start = index + 1
-                }
-                index += 1
+            while true {
+                let stop = JSONPlainRun.end(UnsafeRawPointer(base), from: start, to: bytes.count)
+                append(UnsafeBufferPointer(rebasing: bytes[start..<stop]))
+                if stop == bytes.count { break }
+                write(escape: bytes[stop])
+                start = stop + 1
             }
-            append(UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
         }
         append(UInt8(ascii: "\""))
-    }
-
-    /// Whether any of eight bytes is below 0x20, a quote or a backslash (never `false` when one is).
-    @inline(__always)
-    private static func mayNeedEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let control = (word &- ones &* 0x20) & ~word & highs
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let quotes = (quote &- ones) & ~quote & highs
-        let backslashes = (backslash &- ones) & ~backslash & highs
-        return control | quotes | backslashes != 0
     }
 
     private mutating func write(escape byte: UInt8) {

@@ -46,15 +46,9 @@ struct JSONScanner: ~Copyable {
     mutating func readString() throws(JSONScanError) -> String {
         try expect(UInt8(ascii: "\""))
         let start = offset
-        // Fast path: no escapes, so the bytes are the string. Eight bytes at a time while none of them ends the
-        // string, starts an escape or is a control character (long texts are read on every fetch of their record).
-        if let base = bytes.baseAddress {
-            while offset + 8 <= bytes.count,
-                !Self.mayEndString((base + offset).loadUnaligned(as: UInt64.self))
-            {
-                offset += 8
-            }
-        }
+        // Fast path: no escapes, so the bytes are the string. Skips the run that neither ends the string, starts an
+        // escape nor is a control character (long texts are read on every fetch of their record).
+        if let base = bytes.baseAddress { offset = JSONPlainRun.end(base, from: offset, to: bytes.count) }
         while offset < bytes.count {
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") {
@@ -106,19 +100,6 @@ struct JSONScanner: ~Copyable {
             }
         }
         throw error("an unterminated string")
-    }
-
-    /// Whether any of eight bytes is below 0x20, a quote or a backslash (never `false` when one is).
-    @inline(__always)
-    private static func mayEndString(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let control = (word &- ones &* 0x20) & ~word & highs
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let quotes = (quote &- ones) & ~quote & highs
-        let backslashes = (backslash &- ones) & ~backslash & highs
-        return control | quotes | backslashes != 0
     }
 
     private mutating func readHex4() throws(JSONScanError) -> UInt32 {

@@ -82,18 +82,37 @@ public enum FileSystem {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw FileSystemError(operation: "open", path: path, errno: errno) }
         defer { close(fd) }
+        // Read into a buffer of the file's size and one byte more, to see its end in the same reads: nothing is
+        // zeroed first, nor copied from a chunk. A file that grew meanwhile is read on to its end.
+        var info = stat()
+        let size = fstat(fd, &info) == 0 ? max(Int(info.st_size), 0) : 0
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var capacity = size + 1
         while true {
-            let count = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FileSystemError(operation: "read", path: path, errno: errno)
+            var failure: Int32 = 0
+            var ended = false
+            let read = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                var total = 0
+                while total < buffer.count {
+                    let count = systemRead(fd, buffer.baseAddress! + total, buffer.count - total)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        break
+                    }
+                    if count == 0 {
+                        ended = true
+                        break
+                    }
+                    total += count
+                }
+                initialized = total
             }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
+            if failure != 0 { throw FileSystemError(operation: "read", path: path, errno: failure) }
+            if bytes.isEmpty { bytes = read } else { bytes += read }
+            if ended { return bytes }
+            capacity = 65_536
         }
-        return bytes
     }
 
     /// Replaces a file's contents atomically and durably.

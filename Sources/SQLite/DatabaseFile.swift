@@ -212,10 +212,11 @@ public enum DatabaseFile {
         }
     }
 
+    /// Writes `format`'s identity and schema in one transaction.
     private static func install(_ format: DatabaseFormat, on connection: Connection) throws(SQLiteError) {
+        try connection.execute("BEGIN")
         try connection.execute("PRAGMA application_id = \(format.applicationID)")
         try connection.execute("PRAGMA user_version = \(format.version)")
-        try connection.execute("BEGIN")
         for statement in format.schema { try connection.execute(statement) }
         try connection.execute("COMMIT")
     }
@@ -230,11 +231,12 @@ public enum DatabaseFile {
         close(fd)
         do {
             let connection = try Connection(path: temporary, mode: .readWrite)
+            // No one can see the file until it is linked into place, after `syncFile` has made all of it durable:
+            // a sync at each step of building it would add nothing (a crash meanwhile leaves only the temporary).
+            try connection.execute("PRAGMA synchronous = OFF")
             try install(format, on: connection)
-            try connection.execute("PRAGMA journal_mode = WAL")
-            // Fold the WAL back into the file so that only one file is moved into place.
-            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            try connection.execute("PRAGMA journal_mode = DELETE")
+            // Written to the file's header through a rollback journal, whatever the mode was; the write-ahead log
+            // this opens stays empty, and closing the connection removes it, so only one file is moved into place.
             try connection.execute("PRAGMA journal_mode = WAL")
         } catch {
             unlink(temporary)

@@ -508,6 +508,9 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     /// last ran under `name` (``Connection/contentVersion()``: nothing committed since, by this store's connection or
     /// any other): then what it returned then. For small values that depend on the store's content alone (the
     /// engine's state, which every status reads), never on a clock or anything outside the file.
+    ///
+    /// A value is always computed in a transaction of its own, never inside a write (the connection's lock is held
+    /// throughout, and every write commits or rolls back before releasing it), so it never holds uncommitted work.
     func memoizedRead<T: Sendable>(_ name: String, _ body: (Connection) throws -> T) throws(StoreError) -> T {
         try read { connection in
             let version = try connection.contentVersion()

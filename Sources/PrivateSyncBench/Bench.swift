@@ -123,14 +123,9 @@ struct Bench {
                     at: scratch + "/small", records: (0..<1000).map { BenchSchema.record($0, zone: zone) }[...])
                 try await seedSmallDevice(small)
                 _ = try await incrementalSync(small, device: "fresh-1000")
-                let status = try medianProcessTime(
-                    cli, ["--home", small.home, "sync", "status", "--device", "fresh-1000"])
-                let sqlite = try medianProcessTime(
-                    "/usr/bin/sqlite3", [small.containerPath(account: alice), "select count(*) from records"])
-                print(
-                    "status_vs_sqlite3 \(format(status.wall / sqlite.wall)) cpu_ratio=\(format(status.cpu / sqlite.cpu)) "
-                        + "median_wall_ms=\(format(status.wall * 1000))/\(format(sqlite.wall * 1000)) "
-                        + "median_cpu_ms=\(format(status.cpu * 1000))/\(format(sqlite.cpu * 1000))")
+                let figure = try statusFigure(
+                    cli: cli, home: small.home, containerFile: small.containerPath(account: alice))
+                print("\(figure.name) \(format(figure.value)) \(figure.inputs)")
                 if let keep = getenv("PRIVATESYNC_BENCH_KEEP").map({ String(cString: $0) }) {
                     try FileSystem.move(small.home, to: keep)
                     print("world kept at \(keep)")
@@ -251,22 +246,12 @@ struct Bench {
                     "pending=10 stores=100000/1000 median_ms=\(format(incrementalBig * 1000))/\(format(incrementalSmall * 1000)) runs=15"
             ))
 
-        // 5. `privatesync sync status` against `sqlite3 FILE 'select count(*) from records'` on the same world: the
-        // wall time each process takes, as a user waits for it (their CPU times are printed beside it: a static
-        // 28 MB binary is charged its start-up's page faults, which a small binary linked to a shared SQLite is not).
+        // 5. `privatesync sync status` against `sqlite3 FILE 'select count(*) from records'` on the same world, run in
+        // turn: the wall time each process takes, as a user waits for it (their CPU times are printed beside it: a
+        // static 28 MB binary is charged its start-up's page faults, which a small binary linked to a shared SQLite is
+        // not).
         if let cli, FileSystem.exists("/usr/bin/sqlite3") {
-            let containerFile = small.containerPath(account: alice)
-            let status = try medianProcessTime(cli, ["--home", small.home, "sync", "status", "--device", "fresh-1000"])
-            let sqlite = try medianProcessTime("/usr/bin/sqlite3", [containerFile, "select count(*) from records"])
-            let ratio = status.wall / sqlite.wall
-            report(
-                Figure(
-                    name: "status_vs_sqlite3", value: ratio, floor: "<= 2", goal: "<= 1.5", met: ratio <= 2,
-                    inputs:
-                        "records=1000 median_wall_ms=\(format(status.wall * 1000))/\(format(sqlite.wall * 1000)) "
-                        + "cpu_ratio=\(format(status.cpu / sqlite.cpu)) "
-                        + "median_cpu_ms=\(format(status.cpu * 1000))/\(format(sqlite.cpu * 1000)) runs=41 cli=\(cli)"
-                ))
+            report(try statusFigure(cli: cli, home: small.home, containerFile: small.containerPath(account: alice)))
         } else {
             print("status_vs_sqlite3 skipped: needs --cli PATH and /usr/bin/sqlite3")
         }
@@ -565,20 +550,40 @@ struct Bench {
         return median(samples)
     }
 
-    /// The median wall time and the median CPU time (user and system) of a command, over 41 runs.
-    static func medianProcessTime(_ executable: String, _ arguments: [String]) throws -> (wall: Double, cpu: Double) {
-        _ = try runChild(executable, arguments)
-        var wall: [Double] = []
-        var cpu: [Double] = []
+    /// `status_vs_sqlite3`: `privatesync sync status` against `sqlite3 FILE 'select count(*) from records'` on the
+    /// same world, the two run in turn (so that both meet the same load from the machine's other users).
+    static func statusFigure(cli: String, home: String, containerFile: String) throws -> Figure {
+        let times = try medianProcessTimes([
+            (cli, ["--home", home, "sync", "status", "--device", "fresh-1000"]),
+            ("/usr/bin/sqlite3", [containerFile, "select count(*) from records"]),
+        ])
+        let (status, sqlite) = (times[0], times[1])
+        let ratio = status.wall / sqlite.wall
+        return Figure(
+            name: "status_vs_sqlite3", value: ratio, floor: "<= 2", goal: "<= 1.5", met: ratio <= 2,
+            inputs:
+                "records=1000 median_wall_ms=\(format(status.wall * 1000))/\(format(sqlite.wall * 1000)) "
+                + "cpu_ratio=\(format(status.cpu / sqlite.cpu)) "
+                + "median_cpu_ms=\(format(status.cpu * 1000))/\(format(sqlite.cpu * 1000)) runs=41 cli=\(cli)")
+    }
+
+    /// The median wall time and the median CPU time (user and system) of each command, over 41 rounds that run
+    /// every command in turn, after one round to warm the caches.
+    static func medianProcessTimes(_ commands: [(String, [String])]) throws -> [(wall: Double, cpu: Double)] {
+        for (executable, arguments) in commands { _ = try runChild(executable, arguments) }
+        var wall = [[Double]](repeating: [], count: commands.count)
+        var cpu = [[Double]](repeating: [], count: commands.count)
         let clock = ContinuousClock()
         for _ in 0..<41 {
-            let cpuBefore = childrenCPUSeconds()
-            let start = clock.now
-            _ = try runChild(executable, arguments)
-            wall.append(seconds(clock.now - start))
-            cpu.append(childrenCPUSeconds() - cpuBefore)
+            for (index, (executable, arguments)) in commands.enumerated() {
+                let cpuBefore = childrenCPUSeconds()
+                let start = clock.now
+                _ = try runChild(executable, arguments)
+                wall[index].append(seconds(clock.now - start))
+                cpu[index].append(childrenCPUSeconds() - cpuBefore)
+            }
         }
-        return (median(wall), median(cpu))
+        return commands.indices.map { (median(wall[$0]), median(cpu[$0])) }
     }
 
     /// The CPU time (user and system) of every child this process waited for.

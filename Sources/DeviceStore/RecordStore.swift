@@ -65,7 +65,9 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     let names: any RecordNameSource
     let crashSwitch: CrashSwitch?
     /// Bugs planted in this store and the engine over it, for the simulator's proofs; empty everywhere else.
-    private let plantedBugs = Mutex<Set<PlantedBug>>([])
+    /// (A list, not a set: a set's type is instantiated at run time, with a search for its element's `Hashable`
+    /// conformance through every conformance in the binary, at every command that opens a store.)
+    private let plantedBugs = Mutex<[PlantedBug]>([])
     /// What ``memoizedRead(_:_:)`` computed last under each name, with the content version it was read at.
     private let readMemos = Mutex<[String: (version: ContentVersion, value: any Sendable)]>([:])
 
@@ -182,7 +184,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
 
     /// Plants bugs in this store and in the engine that mirrors it (the simulator's proofs only).
     package func plant(_ bugs: Set<PlantedBug>) {
-        plantedBugs.withLock { $0 = bugs }
+        plantedBugs.withLock { $0 = Array(bugs) }
     }
 
     /// Whether `bug` is planted.

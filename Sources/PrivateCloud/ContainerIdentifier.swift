@@ -19,15 +19,23 @@ public struct ContainerIdentifier: Hashable, Sendable, Comparable, CustomStringC
             throw fail("it must start with 'iCloud.' followed by a reverse-DNS name, as in iCloud.com.example.app")
         }
         guard rawValue.utf8.count <= 255 else { throw fail("it is longer than 255 characters") }
+        // Byte by byte (every command reads the world's identifier): no set of allowed bytes, no substring search.
         let rest = rawValue.utf8.dropFirst(prefix.utf8.count)
-        let allowed = Set(".-_".utf8)
-        guard rest.allSatisfy({ CloudKitNames.isLetter($0) || CloudKitNames.isDigit($0) || allowed.contains($0) })
+        let dot = UInt8(ascii: ".")
+        guard
+            rest.allSatisfy({
+                CloudKitNames.isLetter($0) || CloudKitNames.isDigit($0) || $0 == dot || $0 == UInt8(ascii: "-")
+                    || $0 == UInt8(ascii: "_")
+            })
         else {
             throw fail("after 'iCloud.' only ASCII letters, digits, '.', '-' and '_' are allowed")
         }
-        guard !rawValue.contains(".."), !rawValue.hasSuffix(".") else {
-            throw fail("it must not contain an empty component")
+        var previous: UInt8 = 0
+        for byte in rawValue.utf8 {
+            if byte == dot && previous == dot { throw fail("it must not contain an empty component") }
+            previous = byte
         }
+        guard previous != dot else { throw fail("it must not contain an empty component") }
         self.rawValue = rawValue
     }
 

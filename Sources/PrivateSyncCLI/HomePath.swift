@@ -42,7 +42,16 @@ enum HomePath {
             default: components.append(component)
             }
         }
-        return "/" + components.joined(separator: "/")
+        // Joined by hand, each part made a `String` first: `joined(separator:)` or appending a substring casts it at
+        // run time, a search through every protocol conformance in the binary at every command (`make bench`,
+        // `status_vs_sqlite3`).
+        guard !components.isEmpty else { return "/" }
+        var joined = ""
+        for component in components {
+            joined.append("/")
+            joined.append(String(component))
+        }
+        return joined
     }
 
     /// The longest path, below the world's folder, of a database file a world with this container can come to

@@ -295,7 +295,7 @@ public struct SyncTransaction {
         try statement.bind(record.name, at: 1)
         try statement.bind(record.type, at: 2)
         try statement.bindText(FieldsJSON.encode(record.fields), at: 3)
-        try statement.bind(record.fieldVersions.encoded, at: 4)
+        try statement.bindText(record.fieldVersions.encodedBytes, at: 4)
         try statement.bind(record.origin?.recordName, at: 5)
         try statement.bind(record.createdAt.timeIntervalSinceReferenceDate, at: 6)
         try statement.bind(record.modifiedAt.timeIntervalSinceReferenceDate, at: 7)

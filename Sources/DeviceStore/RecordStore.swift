@@ -405,7 +405,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         try insert.bind(record.name, at: 1)
         try insert.bind(record.type, at: 2)
         try insert.bindText(FieldsJSON.encode(record.fields), at: 3)
-        try insert.bind(record.fieldVersions.encoded, at: 4)
+        try insert.bindText(record.fieldVersions.encodedBytes, at: 4)
         try insert.bind(record.origin?.recordName, at: 5)
         try insert.bind(record.createdAt.timeIntervalSinceReferenceDate, at: 6)
         try insert.bind(record.modifiedAt.timeIntervalSinceReferenceDate, at: 7)

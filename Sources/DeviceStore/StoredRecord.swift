@@ -88,10 +88,14 @@ public struct FieldVersions: Sendable, Hashable {
 
     /// The stored text: `key=time@device` for each field, sorted by key, joined by `;`; each time as its
     /// `description`.
-    ///
-    /// Written byte by byte, with each distinct time formatted once: every record a device stores or sends writes
-    /// it (`make bench`, `initial_sync_ratio`).
     public var encoded: String {
+        String(decoding: encodedBytes, as: UTF8.self)
+    }
+
+    /// ``encoded`` as UTF-8 bytes, written byte by byte into one buffer sized beforehand, with each distinct time
+    /// formatted once: every record a device stores or sends writes it (`make bench`, `initial_sync_ratio`).
+    package var encodedBytes: [UInt8] {
+        guard !versions.isEmpty else { return [] }
         var entries: [Entry] = []
         entries.reserveCapacity(versions.count)
         var capacity = 0
@@ -100,6 +104,7 @@ public struct FieldVersions: Sendable, Hashable {
             let (order, isASCII) = FieldsJSON.orderPrefix(key)
             ascii = ascii && isASCII
             entries.append(Entry(key: key, version: version, order: order))
+            // Each time is at most 24 characters (`-1.7976931348623157e+308`), so the estimate always fits.
             capacity += key.utf8.count + version.device.utf8.count + 27
         }
         if ascii {
@@ -107,26 +112,27 @@ public struct FieldVersions: Sendable, Hashable {
         } else {
             entries.sort { $0.key < $1.key }
         }
-        // Each time is at most 24 characters (`-1.7976931348623157e+308`), so the estimate always fits.
-        // A record's fields often share one time: each distinct time is formatted once.
-        var lastTime: UInt64?
-        var lastTimeText: [UInt8] = []
-        let bytes = FieldsWriter.bytes(estimate: capacity) { writer in
+        // A record's fields often share one time: its text is written once, then copied.
+        return FieldsWriter.bytes(estimate: capacity) { writer in
+            var lastTime: UInt64?
+            var lastTimeText = 0..<0
             for index in entries.indices {
                 if index > 0 { writer.append(UInt8(ascii: ";")) }
                 writer.append(utf8: entries[index].key)
                 writer.append(UInt8(ascii: "="))
                 let time = entries[index].version.time
-                if lastTime != time.bitPattern {
-                    lastTimeText = FieldsWriter.bytes(estimate: 24) { $0.write(double: time) }
+                if lastTime == time.bitPattern {
+                    writer.appendWritten(lastTimeText)
+                } else {
+                    let start = writer.count
+                    writer.write(double: time)
+                    lastTimeText = start..<writer.count
                     lastTime = time.bitPattern
                 }
-                lastTimeText.withUnsafeBufferPointer { writer.append($0) }
                 writer.append(UInt8(ascii: "@"))
                 writer.append(utf8: entries[index].version.device)
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A field's version, as ``encoded`` lists them.

@@ -13,7 +13,7 @@ package struct FieldsWriter {
     private let base: UnsafeMutablePointer<UInt8>
     private let capacity: Int
     /// How many bytes were written, or would have been: more than the capacity when they did not fit.
-    private(set) var count = 0
+    package private(set) var count = 0
 
     /// A writer into `capacity` bytes at `base`.
     init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
@@ -71,7 +71,19 @@ package struct FieldsWriter {
     }
 
     /// Appends the UTF-8 bytes of `text` as they are (no quotes, no escapes).
+    /// Writes again the bytes written before at `range` (counted only, as they were, when they did not fit).
+    package mutating func appendWritten(_ range: Range<Int>) {
+        precondition(range.upperBound <= count, "only bytes already written can be written again")
+        if range.upperBound <= capacity {
+            append(UnsafeBufferPointer(start: base + range.lowerBound, count: range.count))
+        } else {
+            count += range.count
+        }
+    }
+
     package mutating func append(utf8 text: String) {
+        // A native string's bytes are read in place; only another kind is copied first.
+        if text.utf8.withContiguousStorageIfAvailable({ append($0) }) != nil { return }
         var text = text
         text.withUTF8 { append($0) }
     }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A reader of JSON text over raw bytes, for the fixed shapes this stores.
 ///
 /// It exists for speed: decoding record fields is on the hot path of every fetch and every initial sync, and a
@@ -28,7 +34,20 @@ struct JSONScanner: ~Copyable {
         return offset < bytes.count ? bytes[offset] : nil
     }
 
+    /// Consumes `byte`, the next non-blank byte; throws when it is not.
+    ///
+    /// Inlined, with the next byte tried before any blank is skipped: the text this package writes has no blanks, and
+    /// a record's fields take some forty of these.
+    @inline(__always)
     mutating func expect(_ byte: UInt8) throws(JSONScanError) {
+        if offset < bytes.count, bytes[offset] == byte {
+            offset += 1
+            return
+        }
+        try expectAfterBlanks(byte)
+    }
+
+    private mutating func expectAfterBlanks(_ byte: UInt8) throws(JSONScanError) {
         skipWhitespace()
         guard offset < bytes.count, bytes[offset] == byte else {
             throw error("expected '\(Character(UnicodeScalar(byte)))'")
@@ -36,8 +55,13 @@ struct JSONScanner: ~Copyable {
         offset += 1
     }
 
-    /// Consumes `byte` if it is next.
+    /// Consumes `byte` if it is next (after any blanks).
+    @inline(__always)
     mutating func consume(_ byte: UInt8) -> Bool {
+        if offset < bytes.count, bytes[offset] == byte {
+            offset += 1
+            return true
+        }
         guard peek() == byte else { return false }
         offset += 1
         return true
@@ -139,13 +163,22 @@ struct JSONScanner: ~Copyable {
         }
         let start = offset + 1
         offset = end + 1
-        return candidates.firstIndex { candidate in
-            guard candidate.utf8CodeUnitCount == end - start else { return false }
-            for index in 0..<candidate.utf8CodeUnitCount where bytes[start + index] != candidate.utf8Start[index] {
-                return false
-            }
-            return true
+        // Length and first byte first, then the rest at once: a record's every value has a type tag to match.
+        let count = end - start
+        guard count > 0, let base = bytes.baseAddress else {
+            return candidates.firstIndex { $0.utf8CodeUnitCount == 0 }
         }
+        let text = base + start
+        let first = text.load(as: UInt8.self)
+        for index in candidates.indices {
+            let candidate = candidates[index]
+            if candidate.utf8CodeUnitCount == count, candidate.utf8Start.pointee == first,
+                memcmp(candidate.utf8Start, text, count) == 0
+            {
+                return index
+            }
+        }
+        return nil
     }
 
     /// The text of a number, validated against JSON's number grammar.

@@ -44,6 +44,7 @@ struct FieldVersionsTests {
                     time: times[index % 3 == 0 ? 3 : index % times.count], device: devices[index % devices.count])
             }
             #expect(versions.encoded == Self.reference(versions))
+            #expect(versions.encodedBytes == Array(Self.reference(versions).utf8))
         }
     }
 

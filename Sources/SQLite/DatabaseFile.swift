@@ -20,6 +20,9 @@ public struct DatabaseFormat: Sendable {
     public let name: String
     /// The statements that create the schema of a new file.
     public let schema: [String]
+    /// The page size of a new file, in bytes, or `nil` for SQLite's default (4,096). An existing file keeps the
+    /// size it was created with.
+    public let pageSize: Int?
 
     /// Creates a format.
     ///
@@ -28,11 +31,13 @@ public struct DatabaseFormat: Sendable {
     ///   - version: The schema version.
     ///   - name: A name for messages.
     ///   - schema: The `CREATE` statements for a new file.
-    public init(applicationID: Int32, version: Int32, name: String, schema: [String]) {
+    ///   - pageSize: The page size of a new file (a power of two from 512 to 65,536), or `nil` for SQLite's.
+    public init(applicationID: Int32, version: Int32, name: String, schema: [String], pageSize: Int? = nil) {
         self.applicationID = applicationID
         self.version = version
         self.name = name
         self.schema = schema
+        self.pageSize = pageSize
     }
 }
 
@@ -214,6 +219,8 @@ public enum DatabaseFile {
 
     /// Writes `format`'s identity and schema in one transaction.
     private static func install(_ format: DatabaseFormat, on connection: Connection) throws(SQLiteError) {
+        // Before the first table: a file's page size is fixed once it holds one.
+        if let pageSize = format.pageSize { try connection.execute("PRAGMA page_size = \(pageSize)") }
         try connection.execute("BEGIN")
         try connection.execute("PRAGMA application_id = \(format.applicationID)")
         try connection.execute("PRAGMA user_version = \(format.version)")

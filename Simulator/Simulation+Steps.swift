@@ -362,7 +362,8 @@ extension Simulation {
     func flipSwitch(_ device: Device) {
         guard let app = runningApp(device) else { return }
         let on = !app.record.syncWanted
-        if let facts = try? app.facts() { noteLearned(device, facts: facts) }
+        let facts = try? app.facts()
+        if let facts { noteLearned(device, facts: facts) }
         moment += 1
         do {
             device.app = try app.setSyncEnabled(on)
@@ -371,6 +372,8 @@ extension Simulation {
             if on { device.ownTags.removeAll() }
             device.instance += 1
             if on { device.consentAt = moment }
+            // Consent to upload again after a deletion: what the server accepted before is owed to it again.
+            if on, facts?.enginePause == .userDeletedZone { device.lastAccepted.removeAll() }
             refreshBlocked(device)
             trace("\(device.name): switch turned \(on ? "on" : "off") → \(describe(device.app!))")
             mark(.toggle, device.name, "switch turned \(on ? "on" : "off")")

@@ -287,6 +287,7 @@ public final class Simulation {
         case 850..<890: changeAccount(device)
         case 890..<900: await userDeletesAppData(device)
         case 900..<960: await resolvePause(device)
+        case 960..<975: await pasteLongText(device)
         default: await syncDue()
         }
     }

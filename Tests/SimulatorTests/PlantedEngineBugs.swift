@@ -74,11 +74,7 @@ struct PlantedEngineBugs {
         try await Self.expectCaught(.forgetsBatchSize, by: [.boundedRefusals])
     }
 
-    @Test(
-        "planted: a merge over the record size limit is retried for ever (behaviour 8)",
-        .disabled(
-            "not caught within 300 seeds: the generator rarely makes two accepted edits whose merge passes 1 MB (docs/simulator.md); the unit test SyncEngineInterleavingTests.oversizedMergeConverges pins it"
-        ))
+    @Test("planted: a merge over the record size limit is retried for ever (behaviour 8)")
     func keepsOversizedMerge() async throws {
         try await Self.expectCaught(
             .keepsOversizedMerge,
@@ -103,11 +99,7 @@ struct PlantedEngineBugs {
             .keepsExpiredZoneToken, by: [.convergence, .healedTimesAgree, .mergeRule, .noAcknowledgedWriteLost])
     }
 
-    @Test(
-        "planted: a successful save clears the pending change whatever its revision",
-        .disabled(
-            "not caught within 300 seeds: the edit it loses is made, but the final checks (convergence, merge rule) cover only devices that sync at the end, and the losing device often ends with sync off (docs/simulator.md)"
-        ))
+    @Test("planted: a successful save clears the pending change whatever its revision")
     func saveClearsAnyRevision() async throws {
         try await Self.expectCaught(
             .saveClearsAnyRevision, by: [.mergeRule, .noAcknowledgedWriteLost, .convergence, .healedTimesAgree])

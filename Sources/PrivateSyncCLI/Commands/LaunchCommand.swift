@@ -37,11 +37,11 @@ struct LaunchCommand: RunnableCommand {
             Terminal.json(
                 LaunchJSON(
                     device: device.name, userCreatedStore: app.record.userCreatedStore.rawValue,
-                    steps: app.record.steps,
+                    steps: app.record.steps.map(\.text),
                     fallbackDetail: app.record.fallbackDetail, status: StatusJSON(status)))
         } else {
             Terminal.line("Launched the app on \(device.name):")
-            for (index, step) in app.record.steps.enumerated() { Terminal.line("  \(index + 1). \(step)") }
+            for (index, step) in app.record.steps.enumerated() { Terminal.line("  \(index + 1). \(step.text)") }
             cli.printStatus(status, device: device.name, json: false)
         }
         return .success

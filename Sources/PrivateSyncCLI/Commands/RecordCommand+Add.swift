@@ -39,7 +39,9 @@ extension RecordCommand {
 
         func run(_ cli: CLI) throws -> ExitCode {
             let world = try cli.world()
-            guard let recordType = world.partition.schema.recordType(named: type) else {
+            guard let partitioned = world.partition.partitionedType(named: type),
+                let recordType = world.partition.schema.recordType(named: type)
+            else {
                 let known = world.partition.schema.recordTypes.map(\.name).joined(separator: ", ")
                 throw CLIError(
                     .dataError, "unknown record type '\(TextEscaping.escape(type.prefix(60)))' (known types: \(known))")
@@ -54,12 +56,12 @@ extension RecordCommand {
             let app = try cli.resumedApp(device, in: world)
             for _ in 0..<count {
                 let record =
-                    try name.map { name in try app.add(type, name: name, fields: fields) }
-                    ?? app.add(type, fields: fields)
+                    try name.map { name in try app.add(partitioned, name: name, fields: fields) }
+                    ?? app.add(partitioned, fields: fields)
 
                 // The record and its pending change are committed (durably) by the time add returns.
                 if json {
-                    Terminal.json(RecordJSON(record, partition: world.partition.partition(of: type) ?? .userCreated))
+                    Terminal.json(RecordJSON(record, partition: partitioned.partition))
                 } else {
                     Terminal.line(record.name)
                 }

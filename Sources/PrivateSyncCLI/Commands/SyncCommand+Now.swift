@@ -96,7 +96,7 @@ extension SyncCommand {
                 Terminal.json(
                     SyncNowJSON(
                         ran: report?.ran ?? false,
-                        skippedBecause: report?.skippedBecause ?? (report == nil ? "sync does not run" : nil),
+                        skippedBecause: report?.skippedBecause?.text ?? (report == nil ? "sync does not run" : nil),
                         sentSaves: report?.sentSaves ?? 0, sentDeletes: report?.sentDeletes ?? 0,
                         fetchedModifications: report?.fetchedModifications ?? 0,
                         fetchedDeletions: report?.fetchedDeletions ?? 0,
@@ -107,7 +107,7 @@ extension SyncCommand {
             }
             if let report {
                 if let skipped = report.skippedBecause {
-                    Terminal.line("\(app.device.name): nothing moved; \(skipped)")
+                    Terminal.line("\(app.device.name): nothing moved; \(skipped.text)")
                 } else {
                     Terminal.line(
                         "\(app.device.name): sent \(report.sentSaves) save(s) and \(report.sentDeletes) delete(s); fetched "

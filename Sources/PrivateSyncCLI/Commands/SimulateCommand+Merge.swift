@@ -70,7 +70,7 @@ extension SimulateCommand {
                 return merged.failures.isEmpty ? .success : .checkFailed
             }
             for failure in merged.failures.prefix(5) {
-                Terminal.line("Seed \(failure.seed) broke invariant \(failure.invariantName) at step \(failure.step):")
+                Terminal.line("Seed \(failure.seed) \(failure.verdict) at step \(failure.step):")
                 Terminal.line("  \(failure.message)")
                 Terminal.line("  replay: \(failure.replay)")
             }

@@ -132,8 +132,8 @@ struct SimulateCommand: RunnableCommand {
             persistentRefusals: summary.persistentRefusals,
             failures: summary.failures.map { run in
                 SweepReport.Failure(
-                    seed: run.seed, invariant: run.failure!.invariant.rawValue,
-                    invariantName: run.failure!.invariant.description, message: run.failure!.message,
+                    seed: run.seed, invariant: run.failure!.kind.number,
+                    invariantName: run.failure!.kind.description, message: run.failure!.message,
                     step: run.failure!.step, lastSteps: Array(run.trace.suffix(20)), replay: replay(run.seed))
             },
             shard: SweepReport.Shard(index: shard.index, count: shard.count),
@@ -145,7 +145,7 @@ struct SimulateCommand: RunnableCommand {
             return summary.failures.isEmpty ? .success : .checkFailed
         }
         for run in summary.failures.prefix(5) {
-            Terminal.line("Seed \(run.seed) broke invariant \(run.failure!.invariant) at step \(run.failure!.step):")
+            Terminal.line("Seed \(run.seed) \(run.failure!.kind.verdict) at step \(run.failure!.step):")
             Terminal.line("  \(run.failure!.message)")
             Terminal.line("  last steps:")
             for line in run.trace.suffix(20) { Terminal.line("    \(line)") }

@@ -7,6 +7,16 @@
 public protocol ParsableArguments {
     /// An instance with every declaration and no value yet; ``ArgumentParser`` fills the values in.
     init()
+
+    /// Checks what the declarations alone cannot: options that exclude or need one another. Called once the values
+    /// are in, before the command runs; the default accepts everything.
+    ///
+    /// - Throws: The caller's error for a combination the command refuses.
+    func validate() throws
+}
+
+extension ParsableArguments {
+    public func validate() throws {}
 }
 
 /// A command: its ``configuration`` (name, what it does, its subcommands) and its declared arguments, options and

@@ -47,6 +47,7 @@ struct CLI {
             guard let command = try parsed.decodeCommand() as? any RunnableCommand else {
                 throw CLIError(.internalError, "no handler for '\(parser.displayName(parsed.path))'")
             }
+            try command.validate()
             return try await command.run(CLI(home: home, homeGiven: global.home != nil))
         } catch {
             let failure = CLIError.from(error)

@@ -72,6 +72,17 @@ struct InspectCommand: RunnableCommand {
         }
     }
 
+    func validate() throws {
+        if html != nil {
+            guard device == nil else {
+                throw CLIError(.usage, "--html shows the whole world: give it without --device")
+            }
+            guard !json else { throw CLIError(.usage, "give --html or --json, not both") }
+        } else if device == nil {
+            throw CLIError(.usage, "missing option '--device NAME'")
+        }
+    }
+
     func run(_ cli: CLI) throws -> ExitCode {
         if let html { return try page(to: html, cli) }
         guard let device else { throw CLIError(.usage, "missing option '--device NAME'") }
@@ -133,13 +144,9 @@ struct InspectCommand: RunnableCommand {
     /// `inspect --html FILE`: a page of the whole world (``WorldPage``), written to FILE.
     ///
     /// - Returns: Success, once the page is written.
-    /// - Throws: ``CLIError`` 64 with `--device` or `--json`, or an empty FILE; what ``PageFile`` refuses; what
-    ///   opening and reading the world throws.
+    /// - Throws: ``CLIError`` 64 for an empty FILE; what ``PageFile`` refuses; what opening and reading the world
+    ///   throws. (`--device` and `--json` are refused by ``validate()``.)
     private func page(to path: String, _ cli: CLI) throws -> ExitCode {
-        guard device == nil else {
-            throw CLIError(.usage, "--html shows the whole world: give it without --device")
-        }
-        guard !json else { throw CLIError(.usage, "give --html or --json, not both") }
         try PageFile.check(path, option: "--html")
         let world = try cli.world()
         let overview = try world.overview()

@@ -37,6 +37,13 @@ extension RecordCommand {
         var count: Int?
         @Flag(help: CommandHelp.json) var json: Bool
 
+        func validate() throws {
+            if (count ?? 1) > 1 && (name != nil || json) {
+                throw CLIError(
+                    .usage, "--count adds records under new names, one a line: it takes neither --name nor --json")
+            }
+        }
+
         func run(_ cli: CLI) throws -> ExitCode {
             let world = try cli.world()
             guard let partitioned = world.partition.partitionedType(named: type),
@@ -48,10 +55,6 @@ extension RecordCommand {
             }
             // Bad input is refused before any store is opened.
             let count = self.count ?? 1
-            if count > 1 && (name != nil || json) {
-                throw CLIError(
-                    .usage, "--count adds records under new names, one a line: it takes neither --name nor --json")
-            }
             let fields = try FieldParsing.parse(field, for: recordType, now: world.options.clock.now())
             let app = try cli.resumedApp(device, in: world)
             for _ in 0..<count {

@@ -63,6 +63,10 @@ struct SimulateCommand: RunnableCommand {
     @Flag(help: "Print every step of the run (with --seed).") var trace: Bool
     @Flag(help: CommandHelp.json) var json: Bool
 
+    func validate() throws {
+        if seed != nil && seeds != nil { throw CLIError(.usage, "give --seed or --seeds, not both") }
+    }
+
     nonisolated func run(_ cli: CLI) async throws -> ExitCode {
         let steps = self.steps ?? SimulationOptions.defaultSteps
         let backend = self.backend ?? .memory
@@ -70,7 +74,6 @@ struct SimulateCommand: RunnableCommand {
         let seeds: [UInt64]
         var sweepSeeds = 0
         if let seed {
-            guard self.seeds == nil else { throw CLIError(.usage, "give --seed or --seeds, not both") }
             // One seed is a sweep of one: the first shard holds it.
             seeds = shard.index == 0 ? [seed] : []
         } else {

@@ -71,6 +71,13 @@ extension SyncCommand {
             }
         }
 
+        func validate() throws {
+            if sendOnly && fetchOnly {
+                throw CLIError(
+                    .usage, "--send-only and --fetch-only cannot be given together: choose one half of the cycle")
+            }
+        }
+
         func run(_ cli: CLI) async throws -> ExitCode {
             let world = try cli.world()
             let app = try cli.resumedApp(device, in: world)
@@ -82,10 +89,6 @@ extension SyncCommand {
             }
             // Likewise the fault file: a damaged one would otherwise inject nothing, silently.
             if let faults = world.faults as? PersistentFaults, FileSystem.exists(faults.path) { try faults.verify() }
-            if sendOnly && fetchOnly {
-                throw CLIError(
-                    .usage, "--send-only and --fetch-only cannot be given together: choose one half of the cycle")
-            }
             let report =
                 sendOnly
                 ? await app.sendChanges(force: true)

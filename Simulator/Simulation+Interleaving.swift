@@ -95,7 +95,7 @@ extension Simulation {
         do {
             try handle.signIn(other)
         } catch {
-            return fail(.noAcknowledgedWriteLost, "\(device.name): signing in failed: \(error)")
+            return failToRun("\(device.name): signing in failed: \(error)")
         }
         trace("\(device.name): signed into \(other)")
         mark(.account, device.name, "signed into \(other)")
@@ -117,7 +117,7 @@ extension Simulation {
             mark(.launch, device.name, "reconfigured for the account change → \(describe(reacted))")
         } catch {
             if crashedInside(device, "reacting to the account change") { return }
-            fail(.noAcknowledgedWriteLost, "\(device.name): reacting to the account change failed: \(error)")
+            failToRun("\(device.name): reacting to the account change failed: \(error)")
         }
     }
 

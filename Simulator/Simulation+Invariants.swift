@@ -202,7 +202,7 @@ extension Simulation {
         do {
             held = try app.stores.userCreated.recordNames().union(app.stores.localOnly.recordNames())
         } catch {
-            return fail(.noAcknowledgedWriteLost, "\(device.name): the stores cannot be read: \(error)")
+            return failToRun("\(device.name): the stores cannot be read: \(error)")
         }
         for name in device.expected.sorted() where !deleted.contains(name) {
             result.invariantChecks += 1

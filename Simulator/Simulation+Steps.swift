@@ -61,7 +61,7 @@ extension Simulation {
                 mark(.crash, name, "crashed inside a local write during the launch")
                 return launch(device, why: "relaunch after the crash")
             }
-            fail(.noAcknowledgedWriteLost, "\(name) could not launch: \(error)")
+            failToRun("\(name) could not launch: \(error)")
         }
     }
 
@@ -91,7 +91,7 @@ extension Simulation {
         do {
             try world.device(device.name).reinstall(syncPreference: sync)
         } catch {
-            return fail(.noAcknowledgedWriteLost, "\(device.name) could not be reinstalled: \(error)")
+            return failToRun("\(device.name) could not be reinstalled: \(error)")
         }
         // The user deleted the app: what it held is no longer owed to this device.
         device.expected.removeAll()
@@ -116,7 +116,7 @@ extension Simulation {
                     version: handle.profile.build.version + 1,
                     withCloudKitFor: entitlement ? world.containerIdentifier : nil))
         } catch {
-            return fail(.noAcknowledgedWriteLost, "\(device.name) could not be upgraded: \(error)")
+            return failToRun("\(device.name) could not be upgraded: \(error)")
         }
         trace("\(device.name): upgraded \(entitlement ? "with" : "WITHOUT") the entitlement")
         mark(.install, device.name, "upgraded \(entitlement ? "with" : "WITHOUT") the entitlement")
@@ -210,7 +210,7 @@ extension Simulation {
             mark(.write, device.name, "write refused: \(error.message)")
         } catch {
             if crashedInside(device, "a write") { return }
-            fail(.noAcknowledgedWriteLost, "\(device.name): a write failed: \(error)")
+            failToRun("\(device.name): a write failed: \(error)")
         }
     }
 
@@ -243,7 +243,7 @@ extension Simulation {
             trace("\(device.name): imported \(added) records")
             mark(.write, device.name, "imported \(added) records")
             if crashedInside(device, "an import") { return }
-            fail(.noAcknowledgedWriteLost, "\(device.name): an import failed: \(error)")
+            failToRun("\(device.name): an import failed: \(error)")
         }
     }
 
@@ -326,7 +326,7 @@ extension Simulation {
             mark(.edit, device.name, "paste refused: \(error.message)")
         } catch {
             if crashedInside(device, "a paste") { return }
-            fail(.noAcknowledgedWriteLost, "\(device.name): a paste failed: \(error)")
+            failToRun("\(device.name): a paste failed: \(error)")
         }
     }
 
@@ -423,7 +423,7 @@ extension Simulation {
             mark(.toggle, device.name, "switch turned \(on ? "on" : "off")")
         } catch {
             if crashedInside(device, "the switch") { return }
-            fail(.noAcknowledgedWriteLost, "\(device.name): flipping the switch failed: \(error)")
+            failToRun("\(device.name): flipping the switch failed: \(error)")
         }
     }
 
@@ -458,7 +458,7 @@ extension Simulation {
                 mark(.account, device.name, "account available")
             }
         } catch {
-            fail(.noAcknowledgedWriteLost, "\(device.name): an account change failed: \(error)")
+            failToRun("\(device.name): an account change failed: \(error)")
         }
         accountChanged(device)
     }
@@ -569,7 +569,7 @@ extension Simulation {
             }
         } catch {
             if crashedInside(device, "acting on a pause") { return }
-            fail(.noAcknowledgedWriteLost, "\(device.name): resolving \(reason) failed: \(error)")
+            failToRun("\(device.name): resolving \(reason) failed: \(error)")
         }
     }
 

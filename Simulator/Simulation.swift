@@ -176,8 +176,8 @@ public final class Simulation {
             simulation = try Simulation(options)
         } catch {
             var result = SimulationResult(seed: options.seed, devices: 0)
-            result.failure = InvariantFailure(
-                invariant: .noAcknowledgedWriteLost, message: "the world could not be set up: \(error)", step: 0)
+            result.failure = SimulationFailure(
+                .couldNotRun, message: "the world could not be set up: \(error)", step: 0)
             return result
         }
         defer { simulation.tearDown() }
@@ -311,9 +311,18 @@ public final class Simulation {
     /// Records an invariant broken; the run stops at the end of the step.
     func fail(_ invariant: Invariant, _ message: String) {
         guard result.failure == nil else { return }
-        result.failure = InvariantFailure(invariant: invariant, message: message, step: step)
+        result.failure = SimulationFailure(.invariant(invariant), message: message, step: step)
         trace("INVARIANT \(invariant) BROKEN: \(message)")
         mark(.failure, nil, "invariant \(invariant) broken: \(message)")
+    }
+
+    /// Records that the run cannot go on (a setup or I/O failure, such as a full disk): its own kind of failure,
+    /// never an invariant broken. The run stops at the end of the step.
+    func failToRun(_ message: String) {
+        guard result.failure == nil else { return }
+        result.failure = SimulationFailure(.couldNotRun, message: message, step: step)
+        trace("THE RUN CANNOT GO ON: \(message)")
+        mark(.failure, nil, "the run could not go on: \(message)")
     }
 
     /// Counts one invariant check; fails it when `holds` is false.

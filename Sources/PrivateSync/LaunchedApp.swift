@@ -65,7 +65,38 @@ public final class LaunchedApp: Sendable {
 
     // MARK: Writing
 
-    /// Adds a record to the store its type belongs to.
+    /// Adds a record of a user-created type to the user-created store, with its pending change.
+    ///
+    /// - Returns: The record as stored (durably, with its pending change).
+    /// - Throws: ``StoreError``: what the store refuses.
+    @discardableResult
+    public func add(_ type: ModelType<UserCreated>, fields: [String: FieldValue]) throws(StoreError) -> StoredRecord {
+        try stores.userCreated.insert(type, fields: fields, writtenUnder: device.session.account)
+    }
+
+    /// Adds a record of a local-only type to the local-only store.
+    ///
+    /// - Returns: The record as stored (durably).
+    /// - Throws: ``StoreError``: what the store refuses.
+    @discardableResult
+    public func add(_ type: ModelType<LocalOnly>, fields: [String: FieldValue]) throws(StoreError) -> StoredRecord {
+        try stores.localOnly.insert(type, fields: fields, writtenUnder: device.session.account)
+    }
+
+    /// Adds a record to the store its type's partition names.
+    ///
+    /// - Returns: The record as stored (durably, with its pending change when it is user-created).
+    /// - Throws: ``StoreError``: what the store refuses.
+    @discardableResult
+    public func add(_ type: PartitionedType, fields: [String: FieldValue]) throws(StoreError) -> StoredRecord {
+        switch type {
+        case .userCreated(let type): try add(type, fields: fields)
+        case .localOnly(let type): try add(type, fields: fields)
+        }
+    }
+
+    /// Adds a record of the type of that name, for a caller that has the name only (a test, a script): the name
+    /// is looked up once, and the record added as ``add(_:fields:)-(PartitionedType,_)`` adds it.
     ///
     /// - Parameters:
     ///   - typeName: The record type.
@@ -74,27 +105,19 @@ public final class LaunchedApp: Sendable {
     /// - Throws: ``StoreError``: `unknownType` for a type the schema does not declare, or what the store refuses.
     @discardableResult
     public func add(_ typeName: String, fields: [String: FieldValue]) throws(StoreError) -> StoredRecord {
-        let account = device.session.account
-        switch partition.partition(of: typeName) {
-        case .userCreated?:
-            let type: ModelType<UserCreated> = try modelType(typeName)
-            return try stores.userCreated.insert(type, fields: fields, writtenUnder: account)
-        case .localOnly?:
-            let type: ModelType<LocalOnly> = try modelType(typeName)
-            return try stores.localOnly.insert(type, fields: fields, writtenUnder: account)
-        case nil:
+        try add(declaredType(typeName), fields: fields)
+    }
+
+    /// The declared type of that name, refused as a store refuses a type the schema does not declare.
+    ///
+    /// - Throws: ``StoreError`` `unknownType`, listing the known types.
+    public func declaredType(_ typeName: String) throws(StoreError) -> PartitionedType {
+        guard let type = partition.partitionedType(named: typeName) else {
             let known = partition.schema.recordTypes.map(\.name).joined(separator: ", ")
             throw StoreError(
                 .unknownType, "unknown record type \(CloudKitNames.quoted(typeName)) (known types: \(known))")
         }
-    }
-
-    private func modelType<Kind: PartitionKind>(_ name: String) throws(StoreError) -> ModelType<Kind> {
-        do {
-            return try partition.modelType(name)
-        } catch {
-            throw StoreError(.wrongPartition, error.message)
-        }
+        return type
     }
 
     /// Changes fields of a record, in whichever store holds it.

@@ -56,7 +56,7 @@ public struct SyncReport: Sendable, Hashable {
     /// Whether the engine ran at all (it does not when paused or not yet due).
     public var ran = false
     /// Why it did not run, when it did not.
-    public var skippedBecause: String?
+    public var skippedBecause: CycleSkipReason?
     /// Records the container accepted.
     public var sentSaves = 0
     /// Deletions the container accepted.

@@ -225,7 +225,7 @@ extension SyncStatus {
     }
 
     /// `HH:MM:SS` UTC, without Foundation's formatters (which would pull in locale data).
-    static func clockTime(_ date: Date) -> String {
+    public static func clockTime(_ date: Date) -> String {
         let seconds = secondsSince1970(date)
         let day = ((seconds % 86_400) + 86_400) % 86_400
         return "\(two(day / 3600)):\(two(day / 60 % 60)):\(two(day % 60)) UTC"

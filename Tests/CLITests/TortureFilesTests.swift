@@ -9,19 +9,7 @@ import Testing
 @Suite("Torture: files, races and signals")
 struct TortureFilesTests {
     static let environment = ProcessInfo.processInfo.environment
-    static var seed: UInt64 { UInt64(environment["PRIVATESYNC_TORTURE_SEED"] ?? "") ?? 11 }
-
-    /// A small seeded generator (SplitMix64), so a failing round can be replayed.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    static var seed: UInt64 { SeededGenerator.tortureSeed }
 
     // MARK: Garbage
 
@@ -145,7 +133,7 @@ struct TortureFilesTests {
     func garbageIsRefused() throws {
         let template = try Self.template()
         let all = try Self.everyCase(template.home)
-        var random = Seeded(state: Self.seed)
+        var random = SeededGenerator(seed: Self.seed)
         let cases =
             Self.environment["PRIVATESYNC_TORTURE_GARBAGE"] == "all"
             ? all : Array(all.shuffled(using: &random).prefix(12))
@@ -249,7 +237,7 @@ struct TortureFilesTests {
             try cli.ok("launch", "--device", device)
         }
         try cli.ok("device", "add", "U", "--account", "alice", "--sync", "off")
-        var random = Seeded(state: Self.seed)
+        var random = SeededGenerator(seed: Self.seed)
         var acknowledged = 0
         for round in 0..<rounds {
             let writes = Self.writes(round: round)
@@ -338,7 +326,7 @@ struct TortureFilesTests {
             try cli.ok("launch", "--device", device)
         }
         try cli.ok("device", "add", "U", "--account", "alice", "--sync", "off")
-        var random = Seeded(state: Self.seed)
+        var random = SeededGenerator(seed: Self.seed)
         let signals = [SIGTERM, SIGINT, SIGKILL]
         var landed: [Int32: Int] = [:]
         var acknowledged: [(Write, String)] = []

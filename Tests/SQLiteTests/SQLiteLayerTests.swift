@@ -76,9 +76,10 @@ struct SQLiteLayerTests {
 
     @Test("a missing file is refused when not to be created")
     func missingFileIsRefused() {
-        #expect {
+        let error = #expect(throws: DatabaseFileError.self) {
             try DatabaseFile.open(at: Self.temporaryPath(), format: Self.format, create: false)
-        } throws: { ($0 as? DatabaseFileError)?.code == .missing }
+        }
+        #expect(error?.code == .missing)
     }
 
     @Test("a file from a newer build is refused and left alone")
@@ -88,9 +89,10 @@ struct SQLiteLayerTests {
             applicationID: Self.format.applicationID, version: 3, name: "test database", schema: [])
         _ = try DatabaseFile.open(at: path, format: newer, create: true)
         let before = try FileSystem.read(path)
-        #expect {
+        let error = #expect(throws: DatabaseFileError.self) {
             try DatabaseFile.open(at: path, format: Self.format, create: false)
-        } throws: { ($0 as? DatabaseFileError)?.code == .newerVersion }
+        }
+        #expect(error?.code == .newerVersion)
         #expect(try FileSystem.read(path) == before)
     }
 
@@ -110,9 +112,10 @@ struct SQLiteLayerTests {
         // Scramble the middle of the second page (the table's root or first leaf).
         for index in 4096 + 8..<4096 + 64 { bytes[index] ^= 0xA5 }
         try FileSystem.writeAtomically(bytes, to: path)
-        #expect {
+        let error = #expect(throws: DatabaseFileError.self) {
             try DatabaseFile.open(at: path, format: Self.format, create: false, verifyIntegrity: true)
-        } throws: { ($0 as? DatabaseFileError)?.code == .damaged }
+        }
+        #expect(error?.code == .damaged)
         #expect(try FileSystem.read(path) == bytes)
     }
 
@@ -139,9 +142,10 @@ struct SQLiteLayerTests {
         // The same file without its log really is missing pages.
         let alone = Self.temporaryPath()
         try FileSystem.writeAtomically(try FileSystem.read(path), to: alone)
-        #expect {
+        let error = #expect(throws: DatabaseFileError.self) {
             try DatabaseFile.open(at: alone, format: Self.format, create: false)
-        } throws: { ($0 as? DatabaseFileError)?.code == .damaged }
+        }
+        #expect(error?.code == .damaged)
         _ = writer
     }
 }

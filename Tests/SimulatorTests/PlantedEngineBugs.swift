@@ -17,13 +17,12 @@ struct PlantedEngineBugs {
             guard let failure = run.failure else { continue }
             let baseline = await Simulation.run(SimulationOptions(seed: seed, steps: 200))
             guard baseline.failure == nil else { continue }
-            guard invariants.contains(failure.invariant) else {
-                print(
-                    "planted bug '\(bug.rawValue)': seed \(seed) failed by invariant \(failure.invariant), passed over")
+            guard let invariant = failure.invariant, invariants.contains(invariant) else {
+                print("planted bug '\(bug.rawValue)': seed \(seed) failed by \(failure.kind), passed over")
                 continue
             }
-            print("planted bug '\(bug.rawValue)': caught at seed \(seed) by invariant \(failure.invariant)")
-            return (failure.invariant, seed)
+            print("planted bug '\(bug.rawValue)': caught at seed \(seed) by invariant \(invariant)")
+            return (invariant, seed)
         }
         return nil
     }

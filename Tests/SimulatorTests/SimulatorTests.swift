@@ -62,8 +62,12 @@ struct SimulatorTests {
         for seed in 0..<UInt64(seeds) {
             let run = await Simulation.run(SimulationOptions(seed: seed, steps: 200, hooks: hooks()))
             if let failure = run.failure {
-                print("planted bug '\(bug)': caught at seed \(seed) by invariant \(failure.invariant)")
-                return (failure.invariant, seed)
+                guard let invariant = failure.invariant else {
+                    Issue.record("planted bug '\(bug)': seed \(seed) could not run: \(failure.message)")
+                    return nil
+                }
+                print("planted bug '\(bug)': caught at seed \(seed) by invariant \(invariant)")
+                return (invariant, seed)
             }
         }
         return nil

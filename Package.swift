@@ -16,40 +16,40 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        .target(name: "SQLite", dependencies: ["CSQLite", "FileSystem"]),
-        .target(name: "FileSystem"),
-        .target(name: "PrivateCloud", dependencies: ["SQLite", "FileSystem"]),
+        .target(name: "PrivateSyncSQLite", dependencies: ["CSQLite", "PrivateSyncFileSystem"]),
+        .target(name: "PrivateSyncFileSystem"),
+        .target(name: "PrivateCloud", dependencies: ["PrivateSyncSQLite", "PrivateSyncFileSystem"]),
         .target(
-            name: "DeviceStore", dependencies: ["PrivateCloud", "SQLite", "FileSystem"],
+            name: "DeviceStore", dependencies: ["PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"],
             exclude: ["DemoHealthSchema.json"]),
-        .target(name: "PrivateSync", dependencies: ["DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
+        .target(name: "PrivateSync", dependencies: ["DeviceStore", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"]),
         .target(
-            name: "SimulatedWorld", dependencies: ["PrivateSync", "DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
+            name: "SimulatedWorld", dependencies: ["PrivateSync", "DeviceStore", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"]),
         .target(
             name: "PrivateSyncTesting",
-            dependencies: ["SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "FileSystem"]),
+            dependencies: ["SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "PrivateSyncFileSystem"]),
         .target(name: "ArgumentParsing"),
         .target(
-            name: "Simulator", dependencies: ["PrivateSyncTesting", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "FileSystem"],
+            name: "Simulator", dependencies: ["PrivateSyncTesting", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "PrivateSyncFileSystem"],
             path: "Simulator"),
         .executableTarget(
             name: "PrivateSyncCLI",
             dependencies: [
-                "ArgumentParsing", "Simulator", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite",
-                "FileSystem",
+                "ArgumentParsing", "Simulator", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "PrivateSyncSQLite",
+                "PrivateSyncFileSystem",
             ]),
         .executableTarget(
             name: "PrivateSyncBench",
-            dependencies: ["Simulator", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "FileSystem"]),
-        .testTarget(name: "PrivateCloudTests", dependencies: ["PrivateCloud", "SQLite", "FileSystem"]),
-        .testTarget(name: "DeviceStoreTests", dependencies: ["DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
+            dependencies: ["Simulator", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"]),
+        .testTarget(name: "PrivateSyncSQLiteTests", dependencies: ["PrivateSyncSQLite", "PrivateSyncFileSystem"]),
+        .testTarget(name: "PrivateCloudTests", dependencies: ["PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"]),
+        .testTarget(name: "DeviceStoreTests", dependencies: ["DeviceStore", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"]),
         .testTarget(
             name: "PrivateSyncTests",
-            dependencies: ["PrivateSyncTesting", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
+            dependencies: ["PrivateSyncTesting", "PrivateSync", "DeviceStore", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "PrivateSyncTesting"]),
-        .testTarget(name: "CLITests", dependencies: ["PrivateSyncCLI", "SQLite", "Simulator", "PrivateSync"]),
+        .testTarget(name: "CLITests", dependencies: ["PrivateSyncCLI", "PrivateSyncSQLite", "Simulator", "PrivateSync"]),
     ],
     swiftLanguageModes: [.v6]
 )

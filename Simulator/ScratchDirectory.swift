@@ -1,4 +1,4 @@
-import FileSystem
+import PrivateSyncFileSystem
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import FileSystem
+import PrivateSyncFileSystem
 
 /// The App Group container folder of an app on a device, laid out as iOS lays it out.
 ///

@@ -1,5 +1,5 @@
 import PrivateCloud
-import SQLite
+import PrivateSyncSQLite
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,5 +1,5 @@
-import FileSystem
 import PrivateCloud
+import PrivateSyncFileSystem
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -1,4 +1,4 @@
-import SQLite
+import PrivateSyncSQLite
 
 /// An error from a private container, shaped like CloudKit's `CKError`: the same codes, with the same numbers.
 ///

@@ -1,5 +1,5 @@
-import FileSystem
 import PrivateCloud
+import PrivateSyncFileSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,7 +1,7 @@
 import DeviceStore
-import FileSystem
 import PrivateCloud
-import SQLite
+import PrivateSyncFileSystem
+import PrivateSyncSQLite
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

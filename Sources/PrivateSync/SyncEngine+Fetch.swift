@@ -1,6 +1,6 @@
 import DeviceStore
 import PrivateCloud
-import SQLite
+import PrivateSyncSQLite
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

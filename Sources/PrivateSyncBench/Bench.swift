@@ -1,8 +1,8 @@
 import DeviceStore
-import FileSystem
 import PrivateCloud
 import PrivateSync
-import SQLite
+import PrivateSyncFileSystem
+import PrivateSyncSQLite
 import SimulatedWorld
 import Simulator
 

@@ -1,7 +1,7 @@
 @_exported import DeviceStore
-import FileSystem
 @_exported import PrivateCloud
 @_exported import PrivateSync
+import PrivateSyncFileSystem
 @_exported import SimulatedWorld
 
 #if canImport(FoundationEssentials)

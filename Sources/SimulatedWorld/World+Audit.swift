@@ -1,6 +1,6 @@
 import DeviceStore
-import FileSystem
 import PrivateCloud
+import PrivateSyncFileSystem
 
 /// What an audit of a world's containers found.
 public struct AuditReport: Sendable, Hashable {

@@ -1,7 +1,7 @@
 import DeviceStore
-import FileSystem
 import PrivateCloud
 import PrivateSync
+import PrivateSyncFileSystem
 
 extension World {
     /// Compares every launched device's user-created records with its account's container: what is missing,

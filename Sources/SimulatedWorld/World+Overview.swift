@@ -1,7 +1,7 @@
 import DeviceStore
-import FileSystem
 import PrivateCloud
 import PrivateSync
+import PrivateSyncFileSystem
 
 extension World {
     /// The whole world at a glance, read-only: every device's stores by type, pending changes and status, and every

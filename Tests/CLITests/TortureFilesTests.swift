@@ -1,5 +1,5 @@
 import Foundation
-import SQLite
+import PrivateSyncSQLite
 import Testing
 
 /// The files torture: garbage in every file the world holds, pairs of writing commands racing, and signals at

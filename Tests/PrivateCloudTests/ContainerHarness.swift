@@ -1,5 +1,5 @@
-import FileSystem
 import FoundationEssentials
+import PrivateSyncFileSystem
 import Testing
 
 @testable import PrivateCloud

@@ -1,4 +1,4 @@
-import FileSystem
+import PrivateSyncFileSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,7 +1,7 @@
-import FileSystem
+import PrivateSyncFileSystem
 import Testing
 
-@testable import SQLite
+@testable import PrivateSyncSQLite
 
 #if canImport(Glibc)
     import Glibc

@@ -4,15 +4,17 @@ SOURCES := Sources Simulator
 FORMAT_PATHS := Sources Tests Simulator
 BIN_DEBUG := .build/debug
 
-.PHONY: all build test lint format check-network check-imports demo bench sweep torture embed-schema clean
+.PHONY: all build test lint format check-network check-imports check-layering demo bench sweep torture \
+	embed-schema clean
 
 all: build
 
 build:
 	$(SWIFT) build
 
-## test: lint, the no-network check, the build, every suite (unit, conformance, exit, integration), a short sweep.
-test: lint check-network check-imports build
+## test: lint, the no-network, import and layering checks, the build, every suite (unit, conformance, exit,
+## integration), a short sweep.
+test: lint check-network check-imports check-layering build
 	$(SWIFT) test
 	$(BIN_DEBUG)/privatesync simulate --seeds 300
 
@@ -39,6 +41,10 @@ check-imports:
 		echo "check-imports: import FoundationEssentials behind #if canImport(FoundationEssentials), Foundation in its #else"; \
 		exit 1; fi; \
 	echo "check-imports: FoundationEssentials where it exists, guarded"
+
+## check-layering: each module imports exactly what README's module table says it may (Scripts/check-layering.py).
+check-layering:
+	@python3 Scripts/check-layering.py
 
 ## demo: a scripted walk through a fresh world in a temporary folder (see docs/cli.md).
 demo: build

@@ -1,20 +1,20 @@
 /// Parses a command line against a ``CommandSpec`` tree, in the spirit of swift-argument-parser: subcommands,
 /// `--option VALUE` and `--option=VALUE`, flags, positional arguments, `--` to end options, `-h`/`--help`
 /// anywhere, and precise errors for anything that does not fit.
-public struct ArgumentParser: Sendable {
+package struct ArgumentParser: Sendable {
     /// The root command (the tool itself).
-    public let root: CommandSpec
+    package let root: CommandSpec
     /// Options every command accepts, anywhere on the line (such as `--home`).
-    public let globalOptions: [OptionSpec]
+    package let globalOptions: [OptionSpec]
 
     /// Creates a parser.
-    public init(root: CommandSpec, globalOptions: [OptionSpec] = []) {
+    package init(root: CommandSpec, globalOptions: [OptionSpec] = []) {
         self.root = root
         self.globalOptions = globalOptions
     }
 
     /// The command at `path`.
-    public func command(at path: [String]) -> CommandSpec? {
+    package func command(at path: [String]) -> CommandSpec? {
         var command = root
         for name in path {
             guard let next = command.subcommand(name) else { return nil }
@@ -28,7 +28,7 @@ public struct ArgumentParser: Sendable {
     /// - Parameter arguments: The arguments, without the tool's name.
     /// - Returns: The chosen command and its values.
     /// - Throws: ``UsageError`` naming the first thing that does not fit.
-    public func parse(_ arguments: [String]) throws(UsageError) -> ParsedCommand {
+    package func parse(_ arguments: [String]) throws(UsageError) -> ParsedCommand {
         var parsed = ParsedCommand(path: [], arguments: [], options: [:], flags: [], helpRequested: false)
         var command = root
         var index = 0
@@ -143,7 +143,7 @@ public struct ArgumentParser: Sendable {
     }
 
     /// `tool sub sub`, for messages.
-    public func displayName(_ path: [String]) -> String {
+    package func displayName(_ path: [String]) -> String {
         ([root.name] + path).joined(separator: " ")
     }
 }

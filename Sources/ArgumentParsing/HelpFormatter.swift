@@ -1,15 +1,15 @@
 /// Writes a command's help and usage line, as swift-argument-parser lays them out.
-public struct HelpFormatter: Sendable {
+package struct HelpFormatter: Sendable {
     /// The parser whose commands are described.
-    public let parser: ArgumentParser
+    package let parser: ArgumentParser
 
     /// Creates a formatter.
-    public init(parser: ArgumentParser) {
+    package init(parser: ArgumentParser) {
         self.parser = parser
     }
 
     /// The usage line of the command at `path`.
-    public func usage(_ path: [String]) -> String {
+    package func usage(_ path: [String]) -> String {
         guard let command = parser.command(at: path) else { return parser.displayName(path) }
         var parts = [parser.displayName(path)]
         if !command.subcommands.isEmpty { parts.append(command.runsWithoutSubcommand ? "[<command>]" : "<command>") }
@@ -26,7 +26,7 @@ public struct HelpFormatter: Sendable {
     }
 
     /// The full help of the command at `path`.
-    public func help(_ path: [String]) -> String {
+    package func help(_ path: [String]) -> String {
         guard let command = parser.command(at: path) else { return usage(path) }
         var lines = ["OVERVIEW: \(command.abstract)"]
         if let discussion = command.discussion { lines += ["", discussion] }

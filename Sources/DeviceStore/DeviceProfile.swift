@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 
 /// What the operating system knows about a simulated device: its name, the iCloud account signed in and its
 /// status, and the app build installed (its entitlements). Stored as `device.json` beside the App Group folder.

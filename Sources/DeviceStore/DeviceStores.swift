@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 import PrivateSyncFileSystem
 import PrivateSyncSQLite
 

@@ -1,10 +1,10 @@
-import PrivateCloud
+public import PrivateCloud
 import PrivateSyncSQLite
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A key of the sync engine's state, kept in the user-created store's `sync_state` table so that it commits with
@@ -111,7 +111,7 @@ public struct SyncTransaction {
     // MARK: State
 
     /// A state value, or `nil` when unset.
-    public func state(_ key: SyncStateKey) throws -> SQLiteValue? {
+    package func state(_ key: SyncStateKey) throws -> SQLiteValue? {
         let statement = try connection.cachedStatement("SELECT value FROM sync_state WHERE key = ?")
         defer { statement.reset() }
         try statement.bind(key.rawValue, at: 1)
@@ -123,7 +123,7 @@ public struct SyncTransaction {
     ///
     /// - Throws: ``StoreError`` `invalidValue` for a value out of the key's range (a date years away, a negative
     ///   counter), which is never written: a store must never hold what opening it would refuse.
-    public func setState(_ key: SyncStateKey, _ value: SQLiteValue?) throws {
+    package func setState(_ key: SyncStateKey, _ value: SQLiteValue?) throws {
         if let value {
             if let shape = StoreStateCheck.shape(of: key.rawValue),
                 let problem = StoreStateCheck.problem(with: value, shape: shape)

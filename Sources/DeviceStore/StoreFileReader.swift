@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 import PrivateSyncSQLite
 
 /// Reads a device store file without opening it as a store: read-only, for audits and inspection tools.

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// The value of a record field: one of CloudKit's field types, or a list of one of them.
@@ -71,7 +71,23 @@ public enum FieldValue: Hashable, Sendable, CustomStringConvertible {
 
 /// A field's type, as a record type's schema fixes it once the first value is saved.
 public indirect enum FieldType: Hashable, Sendable, CustomStringConvertible {
-    case string, int64, double, bool, bytes, date, reference, location
+    /// ``FieldValue/string(_:)``.
+    case string
+    /// ``FieldValue/int64(_:)``.
+    case int64
+    /// ``FieldValue/double(_:)``.
+    case double
+    /// ``FieldValue/bool(_:)``.
+    case bool
+    /// ``FieldValue/bytes(_:)``.
+    case bytes
+    /// ``FieldValue/date(_:)``.
+    case date
+    /// ``FieldValue/reference(_:)``.
+    case reference
+    /// ``FieldValue/location(_:)``.
+    case location
+    /// ``FieldValue/list(_:)`` of one type.
     case list(FieldType)
 
     /// The scalar types, in a fixed order.

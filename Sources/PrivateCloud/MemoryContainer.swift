@@ -1,5 +1,11 @@
 import Synchronization
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// The private databases of every account, in memory: the servers behind ``MemoryContainer``s.
 ///
 /// Devices that share a `MemoryCloud` and sign into the same account see the same database, as devices on one

@@ -1,4 +1,4 @@
-import DeviceStore
+public import DeviceStore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

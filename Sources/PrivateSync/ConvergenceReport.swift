@@ -1,5 +1,5 @@
-import DeviceStore
-import PrivateCloud
+public import DeviceStore
+public import PrivateCloud
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

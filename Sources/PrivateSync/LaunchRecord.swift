@@ -2,9 +2,9 @@ import PrivateCloud
 import PrivateSyncFileSystem
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// What the last launch (or reconfiguration) of the app on a device did: the facts the status is derived from,

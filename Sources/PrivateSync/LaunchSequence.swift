@@ -1,7 +1,5 @@
-import DeviceStore
-import PrivateCloud
-import PrivateSyncFileSystem
-import PrivateSyncSQLite
+public import DeviceStore
+public import PrivateCloud
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

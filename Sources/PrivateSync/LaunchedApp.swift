@@ -1,7 +1,6 @@
-import DeviceStore
-import PrivateCloud
+public import DeviceStore
+public import PrivateCloud
 import PrivateSyncFileSystem
-import PrivateSyncSQLite
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,6 +1,5 @@
-import DeviceStore
+public import DeviceStore
 import PrivateCloud
-import PrivateSyncSQLite
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,4 +1,4 @@
-import DeviceStore
+public import DeviceStore
 import PrivateCloud
 
 extension SyncEngine {

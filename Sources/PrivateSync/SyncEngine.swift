@@ -1,12 +1,11 @@
-import DeviceStore
-import PrivateCloud
-import PrivateSyncSQLite
+public import DeviceStore
+public import PrivateCloud
 import Synchronization
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Mirrors the user-created store into the user's private container and back, in the shape of CKSyncEngine.

@@ -1,9 +1,9 @@
-import PrivateCloud
+public import PrivateCloud
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// What the engine did, as it happened: typed values a host observes (a log, a UI, the simulator's checks).

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import DeviceStore
 import PrivateCloud
 import PrivateSync

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import Simulator
 
 #if canImport(FoundationEssentials)

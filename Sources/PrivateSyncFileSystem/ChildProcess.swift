@@ -8,25 +8,25 @@
 ///
 /// The demo uses it to run the trapping launch in a process of its own, so that the demo survives the trap; the
 /// benchmarks, to time a command and to measure a child's memory.
-public struct ChildProcess {
+package struct ChildProcess {
     /// How a child ended.
-    public enum Termination: Sendable, Equatable {
+    package enum Termination: Sendable, Equatable {
         case exited(Int32)
         case signalled(Int32)
     }
 
     /// What a child did.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// How it ended.
-        public let termination: Termination
+        package let termination: Termination
         /// What it wrote to standard output.
-        public let standardOutput: String
+        package let standardOutput: String
         /// What it wrote to standard error.
-        public let standardError: String
+        package let standardError: String
     }
 
     /// The running executable's path.
-    public static var currentExecutable: String {
+    package static var currentExecutable: String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard count > 0 else { return CommandLine.arguments[0] }
@@ -36,7 +36,7 @@ public struct ChildProcess {
     /// Runs `executable` with `arguments` and waits for it.
     ///
     /// - Returns: How it ended and what it wrote, or `nil` when it could not be started.
-    public static func run(_ executable: String, _ arguments: [String]) -> Result? {
+    package static func run(_ executable: String, _ arguments: [String]) -> Result? {
         var outPipe: [Int32] = [0, 0]
         var errPipe: [Int32] = [0, 0]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { return nil }

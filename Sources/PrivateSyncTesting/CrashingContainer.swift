@@ -1,5 +1,5 @@
-import DeviceStore
-import PrivateCloud
+public import DeviceStore
+public import PrivateCloud
 import Synchronization
 
 /// A container that crashes the device's process at a chosen call, after the server acted on it: the moment a

@@ -1,13 +1,13 @@
-@_exported import DeviceStore
-@_exported import PrivateCloud
-@_exported import PrivateSync
+@_exported public import DeviceStore
+@_exported public import PrivateCloud
+@_exported public import PrivateSync
 import PrivateSyncFileSystem
-@_exported import SimulatedWorld
+@_exported public import SimulatedWorld
 
 #if canImport(FoundationEssentials)
-    @_exported import FoundationEssentials
+    @_exported public import FoundationEssentials
 #else
-    @_exported import Foundation
+    @_exported public import Foundation
 #endif
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 import PrivateSync
 
 #if canImport(FoundationEssentials)

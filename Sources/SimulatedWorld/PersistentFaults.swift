@@ -1,5 +1,5 @@
 import DeviceStore
-import PrivateCloud
+public import PrivateCloud
 import PrivateSyncFileSystem
 import PrivateSyncSQLite
 import Synchronization

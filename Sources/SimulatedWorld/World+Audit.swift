@@ -1,5 +1,5 @@
 import DeviceStore
-import PrivateCloud
+public import PrivateCloud
 import PrivateSyncFileSystem
 
 /// What an audit of a world's containers found.

@@ -1,6 +1,6 @@
 import DeviceStore
-import PrivateCloud
-import PrivateSync
+public import PrivateCloud
+public import PrivateSync
 import PrivateSyncFileSystem
 
 extension World {

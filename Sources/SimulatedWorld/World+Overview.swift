@@ -1,5 +1,5 @@
 import DeviceStore
-import PrivateCloud
+public import PrivateCloud
 import PrivateSync
 import PrivateSyncFileSystem
 

@@ -1,8 +1,7 @@
-import DeviceStore
-import PrivateCloud
-import PrivateSync
+public import DeviceStore
+public import PrivateCloud
+public import PrivateSync
 import PrivateSyncFileSystem
-import PrivateSyncSQLite
 import Synchronization
 
 #if canImport(FoundationEssentials)

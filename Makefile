@@ -4,17 +4,17 @@ SOURCES := Sources Simulator
 FORMAT_PATHS := Sources Tests Simulator
 BIN_DEBUG := .build/debug
 
-.PHONY: all build test lint format check-network check-imports check-layering demo bench sweep torture \
-	embed-schema clean
+.PHONY: all build test lint format check-network check-imports check-layering check-portability demo bench sweep \
+	torture embed-schema clean
 
 all: build
 
 build:
 	$(SWIFT) build
 
-## test: lint, the no-network, import and layering checks, the build, every suite (unit, conformance, exit,
-## integration), a short sweep.
-test: lint check-network check-imports check-layering build
+## test: lint, the no-network, import, layering and portability checks, the build, every suite (unit, conformance,
+## exit, integration), a short sweep.
+test: lint check-network check-imports check-layering check-portability build
 	$(SWIFT) test
 	$(BIN_DEBUG)/privatesync simulate --seeds 300
 
@@ -45,6 +45,12 @@ check-imports:
 ## check-layering: each module imports exactly what README's module table says it may (Scripts/check-layering.py).
 check-layering:
 	@python3 Scripts/check-layering.py
+
+## check-portability: what would not build on Apple platforms, found without a Mac: an unguarded platform import, a
+## Glibc branch without its Darwin one, a Linux-only path outside #if os(Linux), process spawning in the library
+## products outside #if os(macOS) || os(Linux) (Scripts/check-portability.py; README, Apple platforms).
+check-portability:
+	@python3 Scripts/check-portability.py
 
 ## demo: a scripted walk through a fresh world in a temporary folder (see docs/cli.md).
 demo: build

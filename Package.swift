@@ -11,7 +11,7 @@ let layering: [SwiftSetting] = [
 
 let package = Package(
     name: "PrivateSync",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v18)],  // Mutex (Synchronization) needs both
     products: [
         .library(name: "PrivateCloud", targets: ["PrivateCloud"]),
         .library(name: "DeviceStore", targets: ["DeviceStore"]),

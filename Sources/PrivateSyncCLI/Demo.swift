@@ -12,6 +12,8 @@ import SimulatedWorld
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// `privatesync demo`: a scripted walk through a fresh world, a line per step.

@@ -6,6 +6,8 @@ import PrivateSyncFileSystem
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// A folder under /tmp, removed when released.

@@ -4,7 +4,7 @@ SOURCES := Sources Simulator
 FORMAT_PATHS := Sources Tests Simulator
 BIN_DEBUG := .build/debug
 
-.PHONY: all build test lint format check-network check-imports check-layering check-portability demo bench sweep \
+.PHONY: all build test lint format check-network check-imports check-layering check-portability docs demo bench sweep \
 	torture embed-schema clean
 
 all: build
@@ -13,8 +13,8 @@ build:
 	$(SWIFT) build
 
 ## test: lint, the no-network, import, layering and portability checks, the build, every suite (unit, conformance,
-## exit, integration), a short sweep.
-test: lint check-network check-imports check-layering check-portability build
+## exit, integration), a short sweep, and the documentation (make docs, under a minute).
+test: lint check-network check-imports check-layering check-portability build docs
 	$(SWIFT) test
 	$(BIN_DEBUG)/privatesync simulate --seeds 300
 
@@ -51,6 +51,11 @@ check-layering:
 ## products outside #if os(macOS) || os(Linux) (Scripts/check-portability.py; README, Apple platforms).
 check-portability:
 	@python3 Scripts/check-portability.py
+
+## docs: the DocC catalog of the library products, with the toolchain's docc from the compiler's symbol graphs,
+## warnings as errors, every public symbol documented; into .build/docs/PrivateSync.doccarchive (Scripts/build-docs.sh).
+docs: build
+	@SWIFT=$(SWIFT) bash Scripts/build-docs.sh
 
 ## demo: a scripted walk through a fresh world in a temporary folder (see docs/cli.md).
 demo: build

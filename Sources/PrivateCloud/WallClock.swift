@@ -14,6 +14,7 @@ public protocol WallClock: Sendable {
 
 /// The system's clock.
 public struct SystemClock: WallClock {
+    /// The system's clock.
     public init() {}
     public func now() -> Date { Date() }
 }

@@ -13,7 +13,9 @@ import PrivateSyncFileSystem
 public struct LaunchRecord: Codable, Sendable, Hashable {
     /// How the user-created store was opened.
     public enum StoreMode: String, Codable, Sendable, Hashable {
+        /// Cloud-configured: its changes sync.
         case cloud
+        /// Local: nothing syncs (sync is off, or the launch fell back).
         case local
     }
 

@@ -81,5 +81,6 @@ public struct SyncReport: Sendable, Hashable {
     /// Every event, in order.
     public var events: [SyncEvent] = []
 
+    /// An empty report, which a cycle fills in as it runs.
     public init() {}
 }

@@ -18,6 +18,7 @@ public struct AuditReport: Sendable, Hashable {
             case unreadableFile
         }
 
+        /// What is wrong.
         public let kind: Kind
         /// The container file (or store file) concerned.
         public let file: String

@@ -11,7 +11,7 @@ extension World {
     /// - Parameter accounts: Accounts to show besides those on disk and those signed in (the memory backend cannot
     ///   list its accounts).
     /// - Returns: The overview.
-    /// - Throws: ``WorldError``, ``LaunchError`` or ``StoreError`` when a device or its store cannot be read, and
+    /// - Throws: ``WorldError``, `LaunchError` or `StoreError` when a device or its store cannot be read, and
     ///   what reading a container throws.
     public func overview(accounts: [AccountID] = []) throws -> WorldOverview {
         var known = Set(accounts)

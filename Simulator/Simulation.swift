@@ -1,7 +1,7 @@
 import DeviceStore
-import FileSystem
 import PrivateCloud
 import PrivateSync
+import PrivateSyncFileSystem
 import PrivateSyncTesting
 import SimulatedWorld
 import Synchronization
@@ -14,6 +14,8 @@ import Synchronization
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// One seeded run: a world of 1 to 4 devices on 1 or 2 accounts, a sequence of steps drawn from the seed (user
@@ -198,7 +200,11 @@ public final class Simulation {
         self.random = random
         self.result = SimulationResult(seed: options.seed, devices: deviceCount)
         self.start = clock.now()
-        let scratch = FileSystem.isDirectory("/dev/shm") ? "/dev/shm" : "/tmp"
+        #if os(Linux)
+            let scratch = FileSystem.isDirectory("/dev/shm") ? "/dev/shm" : "/tmp"
+        #else
+            let scratch = "/tmp"
+        #endif
         do {
             directory = try ScratchDirectory.create(in: scratch)
         } catch {

@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 
 /// The invariants a run checks.
 public enum Invariant: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {

@@ -6,7 +6,7 @@
 ///
 /// An array property is variadic (one or more values), and must be the command's last argument.
 @propertyWrapper
-public struct Argument<Value>: DeclaredMember {
+package struct Argument<Value>: DeclaredMember {
     private let valueName: String
     private let help: String
     private let isVariadic: Bool
@@ -15,13 +15,13 @@ public struct Argument<Value>: DeclaredMember {
     private let box = ValueBox<Value>()
 
     /// The value given; read only once the command line is decoded.
-    public var wrappedValue: Value {
+    package var wrappedValue: Value {
         guard let value = box.value else { fatalError("\(valueName) was read before it was parsed") }
         return value
     }
 
     /// A required argument.
-    public init(valueName: String, help: String, parsing parser: ValueParser<Value>) {
+    package init(valueName: String, help: String, parsing parser: ValueParser<Value>) {
         self.valueName = valueName
         self.help = help
         self.isVariadic = false
@@ -30,7 +30,7 @@ public struct Argument<Value>: DeclaredMember {
     }
 
     /// A variadic argument: one or more values.
-    public init<Element>(valueName: String, help: String, parsing parser: ValueParser<Element>)
+    package init<Element>(valueName: String, help: String, parsing parser: ValueParser<Element>)
     where Value == [Element] {
         self.valueName = valueName
         self.help = help
@@ -54,14 +54,14 @@ public struct Argument<Value>: DeclaredMember {
 
 extension Argument where Value == String {
     /// A required argument whose value is its text.
-    public init(valueName: String, help: String) {
+    package init(valueName: String, help: String) {
         self.init(valueName: valueName, help: help, parsing: .string)
     }
 }
 
 extension Argument where Value == [String] {
     /// A variadic argument whose values are their text.
-    public init(valueName: String, help: String) {
+    package init(valueName: String, help: String) {
         self.init(valueName: valueName, help: help, parsing: ValueParser<String>.string)
     }
 }

@@ -1,20 +1,20 @@
 /// Parses a command line against a tree of ``ParsableCommand`` types, in the spirit of swift-argument-parser:
 /// subcommands, `--option VALUE` and `--option=VALUE`, flags, positional arguments, `--` to end options,
 /// `-h`/`--help` anywhere, and precise errors for anything that does not fit.
-public struct ArgumentParser {
+package struct ArgumentParser {
     /// The root command (the tool itself).
     let root: CommandSpec
     /// Options every command accepts, anywhere on the line (such as `--home`), declared by ``global``.
     let globalOptions: [OptionSpec]
     /// The type that declares the global options.
-    public let global: any ParsableArguments.Type
+    package let global: any ParsableArguments.Type
 
     /// Creates a parser.
     ///
     /// - Parameters:
     ///   - root: The tool's command, whose subcommands are the tool's commands.
     ///   - global: Options every command accepts, anywhere on the line.
-    public init(root: any ParsableCommand.Type, global: any ParsableArguments.Type) {
+    package init(root: any ParsableCommand.Type, global: any ParsableArguments.Type) {
         self.root = CommandSpec(root)
         self.global = global
         self.globalOptions = Declarations(of: global).options
@@ -35,7 +35,7 @@ public struct ArgumentParser {
     /// - Parameter arguments: The arguments, without the tool's name.
     /// - Returns: The chosen command and its values.
     /// - Throws: ``UsageError`` naming the first thing that does not fit.
-    public func parse(_ arguments: [String]) throws(UsageError) -> ParsedCommand {
+    package func parse(_ arguments: [String]) throws(UsageError) -> ParsedCommand {
         var command = root
         var parsed = ParsedCommand(
             path: [], command: root.type, arguments: [], options: [:], flags: [], helpRequested: false)
@@ -153,7 +153,7 @@ public struct ArgumentParser {
     }
 
     /// `tool sub sub`, for messages.
-    public func displayName(_ path: [String]) -> String {
+    package func displayName(_ path: [String]) -> String {
         ([root.name] + path).joined(separator: " ")
     }
 }

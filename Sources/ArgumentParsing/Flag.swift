@@ -6,19 +6,19 @@
 ///
 /// Its name is the property's, in kebab case, unless given.
 @propertyWrapper
-public struct Flag: DeclaredMember {
+package struct Flag: DeclaredMember {
     private let name: String?
     private let help: String
     private let box = ValueBox<Bool>()
 
     /// Whether the flag was given; read only once the command line is decoded.
-    public var wrappedValue: Bool {
+    package var wrappedValue: Bool {
         guard let value = box.value else { fatalError("--\(name ?? "flag") was read before it was parsed") }
         return value
     }
 
     /// A flag.
-    public init(name: String? = nil, help: String) {
+    package init(name: String? = nil, help: String) {
         self.name = name
         self.help = help
     }

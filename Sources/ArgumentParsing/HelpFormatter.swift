@@ -1,15 +1,15 @@
 /// Writes a command's help and usage line, as swift-argument-parser lays them out.
-public struct HelpFormatter {
+package struct HelpFormatter {
     /// The parser whose commands are described.
-    public let parser: ArgumentParser
+    package let parser: ArgumentParser
 
     /// Creates a formatter.
-    public init(parser: ArgumentParser) {
+    package init(parser: ArgumentParser) {
         self.parser = parser
     }
 
     /// The usage line of the command at `path`.
-    public func usage(_ path: [String]) -> String {
+    package func usage(_ path: [String]) -> String {
         guard let command = parser.command(at: path) else { return parser.displayName(path) }
         var parts = [parser.displayName(path)]
         if !command.configuration.subcommands.isEmpty {
@@ -28,7 +28,7 @@ public struct HelpFormatter {
     }
 
     /// The full help of the command at `path`.
-    public func help(_ path: [String]) -> String {
+    package func help(_ path: [String]) -> String {
         guard let command = parser.command(at: path) else { return usage(path) }
         let configuration = command.configuration
         var lines = ["OVERVIEW: \(configuration.abstract)"]

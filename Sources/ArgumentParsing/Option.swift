@@ -7,7 +7,7 @@
 /// A property of a non-optional type is a required option; an optional one may be left out; an array one may be
 /// repeated. Its name is the property's, in kebab case, unless given.
 @propertyWrapper
-public struct Option<Value>: DeclaredMember {
+package struct Option<Value>: DeclaredMember {
     private let name: String?
     private let valueName: String
     private let help: String
@@ -18,7 +18,7 @@ public struct Option<Value>: DeclaredMember {
     private let box = ValueBox<Value>()
 
     /// The value given; read only once the command line is decoded.
-    public var wrappedValue: Value {
+    package var wrappedValue: Value {
         guard let value = box.value else { fatalError("--\(name ?? valueName) was read before it was parsed") }
         return value
     }
@@ -50,7 +50,7 @@ public struct Option<Value>: DeclaredMember {
 
 extension Option {
     /// A required option.
-    public init(name: String? = nil, valueName: String, help: String, parsing parser: ValueParser<Value>) {
+    package init(name: String? = nil, valueName: String, help: String, parsing parser: ValueParser<Value>) {
         self.init(
             name: name, valueName: valueName, help: help, isRequired: true, isRepeatable: false,
             allowedValues: parser.allowedValues
@@ -60,7 +60,7 @@ extension Option {
     }
 
     /// An option that may be left out: `nil` then.
-    public init<Wrapped>(name: String? = nil, valueName: String, help: String, parsing parser: ValueParser<Wrapped>)
+    package init<Wrapped>(name: String? = nil, valueName: String, help: String, parsing parser: ValueParser<Wrapped>)
     where Value == Wrapped? {
         self.init(
             name: name, valueName: valueName, help: help, isRequired: false, isRepeatable: false,
@@ -72,7 +72,7 @@ extension Option {
     }
 
     /// An option that may be given any number of times: its values in the order given.
-    public init<Element>(name: String? = nil, valueName: String, help: String, parsing parser: ValueParser<Element>)
+    package init<Element>(name: String? = nil, valueName: String, help: String, parsing parser: ValueParser<Element>)
     where Value == [Element] {
         self.init(
             name: name, valueName: valueName, help: help, isRequired: false, isRepeatable: true,
@@ -87,21 +87,21 @@ extension Option {
 
 extension Option where Value == String {
     /// A required option whose value is its text.
-    public init(name: String? = nil, valueName: String, help: String) {
+    package init(name: String? = nil, valueName: String, help: String) {
         self.init(name: name, valueName: valueName, help: help, parsing: .string)
     }
 }
 
 extension Option where Value == String? {
     /// An option whose value is its text, `nil` when left out.
-    public init(name: String? = nil, valueName: String, help: String) {
+    package init(name: String? = nil, valueName: String, help: String) {
         self.init(name: name, valueName: valueName, help: help, parsing: ValueParser<String>.string)
     }
 }
 
 extension Option where Value == [String] {
     /// An option that may be repeated, whose values are their text.
-    public init(name: String? = nil, valueName: String, help: String) {
+    package init(name: String? = nil, valueName: String, help: String) {
         self.init(name: name, valueName: valueName, help: help, parsing: ValueParser<String>.string)
     }
 }

@@ -4,7 +4,7 @@
 ///
 /// Declarations are found by reflection on a fresh instance, in the order they are written; an option's or a flag's
 /// name is its property's, in kebab case (`sendOnly` is `--send-only`), unless it names itself.
-public protocol ParsableArguments {
+package protocol ParsableArguments {
     /// An instance with every declaration and no value yet; ``ArgumentParser`` fills the values in.
     init()
 
@@ -16,12 +16,12 @@ public protocol ParsableArguments {
 }
 
 extension ParsableArguments {
-    public func validate() throws {}
+    package func validate() throws {}
 }
 
 /// A command: its ``configuration`` (name, what it does, its subcommands) and its declared arguments, options and
 /// flags.
-public protocol ParsableCommand: ParsableArguments {
+package protocol ParsableCommand: ParsableArguments {
     /// The command's name, what it does, and its subcommands.
     static var configuration: CommandConfiguration { get }
 }

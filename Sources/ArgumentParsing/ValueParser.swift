@@ -2,16 +2,16 @@
 ///
 /// A parser with ``allowedValues`` takes one of a list: the parser refuses any other value as a usage error, and the
 /// help lists them. Any other parser may refuse a value with a ``ValueError``.
-public struct ValueParser<Value> {
+package struct ValueParser<Value> {
     /// The only values accepted, if restricted.
-    public let allowedValues: [String]?
+    package let allowedValues: [String]?
     private let convert: (_ text: String, _ name: String) -> Result<Value, ValueError>
 
     /// Creates a parser.
     ///
     /// - Parameter convert: Turns a value into `Value`, given how messages name the option (`--count`) or argument
     ///   (`NAME`); a value it cannot take is a `.failure`.
-    public init(_ convert: @escaping (_ text: String, _ name: String) -> Result<Value, ValueError>) {
+    package init(_ convert: @escaping (_ text: String, _ name: String) -> Result<Value, ValueError>) {
         self.allowedValues = nil
         self.convert = convert
     }
@@ -19,7 +19,7 @@ public struct ValueParser<Value> {
     /// A parser that takes one of a list of values, each standing for a typed value.
     ///
     /// - Parameter choices: Each accepted text and its value, in the order help lists them.
-    public static func oneOf(_ choices: [(text: String, value: Value)]) -> ValueParser {
+    package static func oneOf(_ choices: [(text: String, value: Value)]) -> ValueParser {
         ValueParser(allowedValues: choices.map(\.text)) { text, name in
             guard let choice = choices.first(where: { $0.text == text }) else {
                 return .failure(ValueError("'\(text)' is not a valid value for '\(name)'"))
@@ -48,24 +48,24 @@ public struct ValueParser<Value> {
 
 extension ValueParser where Value == String {
     /// The text as given.
-    public static var string: ValueParser<String> { ValueParser { text, _ in .success(text) } }
+    package static var string: ValueParser<String> { ValueParser { text, _ in .success(text) } }
 }
 
 extension ValueParser where Value: CaseIterable & RawRepresentable, Value.RawValue == String {
     /// One of the type's cases, by its raw value, in the order of `allCases`.
-    public static var cases: ValueParser<Value> { .oneOf(Value.allCases.map { ($0.rawValue, $0) }) }
+    package static var cases: ValueParser<Value> { .oneOf(Value.allCases.map { ($0.rawValue, $0) }) }
 }
 
 /// A value that its declaration's ``ValueParser`` refuses: the command line fits the command, but a value is not one
 /// the command can take.
-public struct ValueError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ValueError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, in one sentence, naming the option or argument.
-    public let message: String
+    package let message: String
 
     /// Creates an error.
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -1,6 +1,6 @@
-import FileSystem
-import PrivateCloud
-import SQLite
+public import PrivateCloud
+import PrivateSyncFileSystem
+import PrivateSyncSQLite
 
 /// The two stores of a device, opened together as SwiftData opens the configurations of one `ModelContainer`.
 ///

@@ -1,4 +1,4 @@
-import SQLite
+import PrivateSyncSQLite
 
 /// A store operation that failed: what was wrong, naming the record, type, field or file.
 public struct StoreError: Error, Sendable, CustomStringConvertible {

@@ -1,10 +1,10 @@
-import FileSystem
 import PrivateCloud
+import PrivateSyncFileSystem
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// What the last launch (or reconfiguration) of the app on a device did: the facts the status is derived from,
@@ -13,7 +13,9 @@ import PrivateCloud
 public struct LaunchRecord: Encodable, Sendable, Hashable {
     /// How the user-created store was opened.
     public enum StoreMode: String, Codable, Sendable, Hashable {
+        /// Cloud-configured: its changes sync.
         case cloud
+        /// Local: nothing syncs (sync is off, or the launch fell back).
         case local
     }
 

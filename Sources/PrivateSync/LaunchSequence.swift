@@ -1,7 +1,5 @@
-import DeviceStore
-import FileSystem
-import PrivateCloud
-import SQLite
+public import DeviceStore
+public import PrivateCloud
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -216,7 +214,7 @@ public struct LaunchSequence: Sendable {
     /// record, the account and the user-created store. The local-only store and the container are not opened and no
     /// engine is made, so that showing the status costs what a settings screen should.
     ///
-    /// - Returns: The status ``LaunchedApp/status()`` would give after ``resume()``.
+    /// - Returns: The status ``LaunchedApp/status()`` would give after ``resume(readOnly:)``.
     /// - Throws: ``LaunchError`` `neverLaunched` when the device has no launch since installation, or what opening
     ///   the user-created store throws.
     public func status() throws(LaunchError) -> SyncStatus {

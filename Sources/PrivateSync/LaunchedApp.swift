@@ -1,7 +1,6 @@
-import DeviceStore
-import FileSystem
-import PrivateCloud
-import SQLite
+public import DeviceStore
+public import PrivateCloud
+import PrivateSyncFileSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -102,7 +101,7 @@ public final class LaunchedApp: Sendable {
     ///   - typeName: The record type.
     ///   - fields: Its fields.
     /// - Returns: The record as stored (durably, with its pending change when it is user-created).
-    /// - Throws: ``StoreError``: `unknownType` for a type the schema does not declare, or what the store refuses.
+    /// - Throws: `StoreError`: `unknownType` for a type the schema does not declare, or what the store refuses.
     @discardableResult
     public func add(_ typeName: String, fields: [String: FieldValue]) throws(StoreError) -> StoredRecord {
         try add(declaredType(typeName), fields: fields)
@@ -122,7 +121,7 @@ public final class LaunchedApp: Sendable {
 
     /// Changes fields of a record, in whichever store holds it.
     ///
-    /// - Throws: ``StoreError`` `recordNotFound` when neither store holds it, or what the store refuses.
+    /// - Throws: `StoreError` `recordNotFound` when neither store holds it, or what the store refuses.
     @discardableResult
     public func edit(_ name: String, setting changes: [String: FieldValue?]) throws(StoreError) -> StoredRecord {
         if try stores.userCreated.record(named: name) != nil {
@@ -136,7 +135,7 @@ public final class LaunchedApp: Sendable {
 
     /// Deletes a record from whichever store holds it.
     ///
-    /// - Throws: ``StoreError`` `recordNotFound` when neither store holds it.
+    /// - Throws: `StoreError` `recordNotFound` when neither store holds it.
     @discardableResult
     public func delete(_ name: String) throws(StoreError) -> StoredRecord {
         if try stores.userCreated.record(named: name) != nil { return try stores.userCreated.delete(name) }
@@ -149,7 +148,7 @@ public final class LaunchedApp: Sendable {
     /// - Parameter name: The record's name.
     /// - Returns: The record and the partition of the store that holds it, or `nil` when neither store has it (a
     ///   missing record is not an error here, unlike ``edit(_:setting:)`` and ``delete(_:)``).
-    /// - Throws: ``StoreError`` when a store cannot be read.
+    /// - Throws: `StoreError` when a store cannot be read.
     public func find(_ name: String) throws(StoreError) -> (record: StoredRecord, partition: Partition)? {
         if let record = try stores.userCreated.record(named: name) { return (record, .userCreated) }
         if let record = try stores.localOnly.record(named: name) { return (record, .localOnly) }
@@ -209,14 +208,14 @@ public final class LaunchedApp: Sendable {
 
     /// Resets the sync engine's bookkeeping and keeps the data (``SyncEngine/resetBookkeeping(of:)``).
     ///
-    /// - Throws: ``StoreError`` when the store cannot be written.
+    /// - Throws: `StoreError` when the store cannot be written.
     public func resetSyncBookkeeping() throws(StoreError) {
         try SyncEngine.resetBookkeeping(of: stores.userCreated)
     }
 
     /// The sync engine's state, read from the user-created store (also when sync does not run on this launch).
     ///
-    /// - Throws: ``StoreError`` when the store cannot be read.
+    /// - Throws: `StoreError` when the store cannot be read.
     public func engineState() throws(StoreError) -> EngineState {
         try EngineState.read(from: stores.userCreated)
     }
@@ -300,7 +299,7 @@ public final class LaunchedApp: Sendable {
     /// account ever reaches the new one.
     ///
     /// - Returns: The archive file, and how many records it holds.
-    /// - Throws: ``StoreError`` when the store is not bound to another account, or the archive cannot be written.
+    /// - Throws: `StoreError` when the store is not bound to another account, or the archive cannot be written.
     @discardableResult
     public func startFreshForSignedInAccount() throws(StoreError) -> (path: String, records: Int) {
         let state = try EngineState.read(from: stores.userCreated)

@@ -1,12 +1,11 @@
-import DeviceStore
-import PrivateCloud
-import SQLite
+public import DeviceStore
+public import PrivateCloud
 import Synchronization
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Mirrors the user-created store into the user's private container and back, in the shape of CKSyncEngine.
@@ -418,11 +417,15 @@ public struct EngineState: Sendable, Hashable {
     /// The most records a modify request carries now (400, or less after `limitExceeded`).
     public let batchSize: Int
 
-    /// Totals since the store was created.
+    /// Saves the server accepted, since the store was created.
     public let sentSaves: Int
+    /// Deletions the server accepted, since the store was created.
     public let sentDeletes: Int
+    /// Created or changed records fetched and applied, since the store was created.
     public let fetchedModifications: Int
+    /// Deletions fetched and applied, since the store was created.
     public let fetchedDeletions: Int
+    /// Conflicts resolved, since the store was created.
     public let conflictsResolved: Int
 
     /// Reads the engine's state from a store on one snapshot.

@@ -1,9 +1,9 @@
-import PrivateCloud
+public import PrivateCloud
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// What the engine did, as it happened: typed values a host observes (a log, a UI, the simulator's checks).
@@ -81,5 +81,6 @@ public struct SyncReport: Sendable, Hashable {
     /// Every event, in order.
     public var events: [SyncEvent] = []
 
+    /// An empty report, which a cycle fills in as it runs.
     public init() {}
 }

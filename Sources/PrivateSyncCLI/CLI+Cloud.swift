@@ -1,6 +1,7 @@
+import ArgumentParsing
 import DeviceStore
-import FileSystem
 import PrivateCloud
+import PrivateSyncFileSystem
 import SimulatedWorld
 
 #if canImport(FoundationEssentials)

@@ -1,8 +1,8 @@
 import ArgumentParsing
 import DeviceStore
-import FileSystem
 import PrivateCloud
 import PrivateSync
+import PrivateSyncFileSystem
 import SimulatedWorld
 
 #if canImport(FoundationEssentials)

@@ -1,9 +1,9 @@
 import ArgumentParsing
 import DeviceStore
-import FileSystem
 import PrivateCloud
 import PrivateSync
-import SQLite
+import PrivateSyncFileSystem
+import PrivateSyncSQLite
 import SimulatedWorld
 
 extension CLIError {

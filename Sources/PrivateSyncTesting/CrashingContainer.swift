@@ -1,11 +1,11 @@
-import DeviceStore
-import PrivateCloud
+public import DeviceStore
+public import PrivateCloud
 import Synchronization
 
 /// A container that crashes the device's process at a chosen call, after the server acted on it: the moment a
 /// killed app loses the response to a request that was applied.
 ///
-/// From the crash on, the device's stores commit nothing (see ``CrashSwitch``) and every call fails; relaunch the
+/// From the crash on, the device's stores commit nothing (see `CrashSwitch`) and every call fails; relaunch the
 /// app with a fresh switch to carry on, as after a real crash.
 public final class CrashingContainer: InterceptingContainer {
     /// Where to crash.

@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 import Synchronization
 
 /// A container that counts what passes through it: calls by kind, and the saves and deletes the container

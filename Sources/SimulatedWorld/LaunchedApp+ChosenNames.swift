@@ -1,6 +1,6 @@
-import DeviceStore
-import PrivateCloud
-import PrivateSync
+public import DeviceStore
+public import PrivateCloud
+public import PrivateSync
 
 extension LaunchedApp {
     /// Adds a record under a name the app chose, as apps that derive names from their data do (and as two devices

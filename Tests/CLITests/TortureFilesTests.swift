@@ -1,5 +1,5 @@
 import Foundation
-import SQLite
+import PrivateSyncSQLite
 import Testing
 
 /// The files torture: garbage in every file the world holds, pairs of writing commands racing, and signals at
@@ -274,13 +274,18 @@ struct TortureFilesTests {
         static func start(_ cli: CLIRunner, _ arguments: [String]) throws -> SignalableChild {
             var pipeEnds: [Int32] = [0, 0]
             guard pipe(&pipeEnds) == 0 else { throw CocoaError(.fileWriteUnknown) }
-            var actions = posix_spawn_file_actions_t()
+            #if canImport(Darwin)
+                var actions: posix_spawn_file_actions_t? = nil  // an opaque pointer on Darwin, a struct in Glibc
+                var attributes: posix_spawnattr_t? = nil
+            #else
+                var actions = posix_spawn_file_actions_t()
+                var attributes = posix_spawnattr_t()
+            #endif
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
             posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
             posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            var attributes = posix_spawnattr_t()
             posix_spawnattr_init(&attributes)
             defer { posix_spawnattr_destroy(&attributes) }
             var empty = sigset_t()
@@ -294,7 +299,12 @@ struct TortureFilesTests {
             let argv = ([CLIRunner.binary, "--home", cli.home] + arguments).map { strdup($0) } + [nil]
             defer { for pointer in argv { free(pointer) } }
             var pid = pid_t()
-            let spawned = posix_spawn(&pid, CLIRunner.binary, &actions, &attributes, argv, environ)
+            #if canImport(Darwin)
+                let spawned = posix_spawn(
+                    &pid, CLIRunner.binary, &actions, &attributes, argv, _NSGetEnviron().pointee)
+            #else
+                let spawned = posix_spawn(&pid, CLIRunner.binary, &actions, &attributes, argv, environ)
+            #endif
             close(pipeEnds[1])
             guard spawned == 0 else {
                 close(pipeEnds[0])

@@ -1,5 +1,5 @@
 import Foundation
-import SQLite
+import PrivateSyncSQLite
 import Testing
 
 /// Kill torture: two devices write records and sync as separate processes, one of which is killed with SIGKILL

@@ -1,7 +1,7 @@
-import FileSystem
 import FoundationEssentials
 import PrivateCloud
-import SQLite
+import PrivateSyncFileSystem
+import PrivateSyncSQLite
 import Testing
 
 @testable import DeviceStore

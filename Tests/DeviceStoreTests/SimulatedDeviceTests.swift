@@ -1,6 +1,6 @@
-import FileSystem
 import FoundationEssentials
 import PrivateCloud
+import PrivateSyncFileSystem
 import Testing
 
 @testable import DeviceStore

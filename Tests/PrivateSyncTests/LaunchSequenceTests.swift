@@ -3,6 +3,8 @@ import Testing
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 @Suite("Launch sequence and the first-launch traps")

@@ -1,4 +1,6 @@
 import ArgumentParsing
+import DeviceStore
+import SimulatedWorld
 
 extension AccountCommand {
     /// `privatesync account sign-out`.

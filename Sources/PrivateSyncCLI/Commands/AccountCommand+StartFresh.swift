@@ -1,4 +1,7 @@
 import ArgumentParsing
+import DeviceStore
+import PrivateCloud
+import PrivateSync
 
 extension AccountCommand {
     /// `privatesync account start-fresh`.

@@ -1,5 +1,7 @@
 import ArgumentParsing
+import DeviceStore
 import PrivateCloud
+import SimulatedWorld
 
 extension AccountCommand {
     /// `privatesync account status`.

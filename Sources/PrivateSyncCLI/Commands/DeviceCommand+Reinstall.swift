@@ -1,4 +1,6 @@
 import ArgumentParsing
+import DeviceStore
+import SimulatedWorld
 
 extension DeviceCommand {
     /// `privatesync device reinstall`.

@@ -1,4 +1,7 @@
 import ArgumentParsing
+import DeviceStore
+import PrivateCloud
+import SimulatedWorld
 
 extension DeviceCommand {
     /// `privatesync device upgrade`.

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import PrivateSync
+import SimulatedWorld
 
 /// `privatesync launch`.
 struct LaunchCommand: RunnableCommand {

@@ -1,4 +1,6 @@
 import ArgumentParsing
+import DeviceStore
+import PrivateSync
 
 extension RecordCommand {
     /// `privatesync record delete`.

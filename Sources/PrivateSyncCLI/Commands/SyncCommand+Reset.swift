@@ -1,4 +1,6 @@
 import ArgumentParsing
+import DeviceStore
+import PrivateSync
 
 extension SyncCommand {
     /// `privatesync sync reset`.

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import PrivateSync
+import SimulatedWorld
 
 extension SyncCommand {
     /// `privatesync sync status`.

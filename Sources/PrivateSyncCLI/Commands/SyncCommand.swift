@@ -1,4 +1,6 @@
 import ArgumentParsing
+import DeviceStore
+import PrivateSync
 
 /// `privatesync sync`: its subcommands.
 struct SyncCommand: ParsableCommand {

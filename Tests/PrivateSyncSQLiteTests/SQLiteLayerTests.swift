@@ -1,10 +1,12 @@
-import FileSystem
+import PrivateSyncFileSystem
 import Testing
 
-@testable import SQLite
+@testable import PrivateSyncSQLite
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 @Suite("SQLite layer")

@@ -4,37 +4,37 @@ import CSQLite
 ///
 /// It carries SQLite's primary and extended result codes, SQLite's own message, the statement that failed and the
 /// file it ran against, so that a message read by a user names both what went wrong and where.
-public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A primary SQLite result code (the low byte of an extended code).
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: Int32
-        public init(rawValue: Int32) { self.rawValue = rawValue }
+    package struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        package let rawValue: Int32
+        package init(rawValue: Int32) { self.rawValue = rawValue }
 
-        public static let error = Code(rawValue: SQLITE_ERROR)
-        public static let `internal` = Code(rawValue: SQLITE_INTERNAL)
-        public static let permission = Code(rawValue: SQLITE_PERM)
-        public static let abort = Code(rawValue: SQLITE_ABORT)
-        public static let busy = Code(rawValue: SQLITE_BUSY)
-        public static let locked = Code(rawValue: SQLITE_LOCKED)
-        public static let noMemory = Code(rawValue: SQLITE_NOMEM)
-        public static let readOnly = Code(rawValue: SQLITE_READONLY)
-        public static let interrupt = Code(rawValue: SQLITE_INTERRUPT)
-        public static let ioError = Code(rawValue: SQLITE_IOERR)
-        public static let corrupt = Code(rawValue: SQLITE_CORRUPT)
-        public static let notFound = Code(rawValue: SQLITE_NOTFOUND)
-        public static let full = Code(rawValue: SQLITE_FULL)
-        public static let cannotOpen = Code(rawValue: SQLITE_CANTOPEN)
-        public static let `protocol` = Code(rawValue: SQLITE_PROTOCOL)
-        public static let schema = Code(rawValue: SQLITE_SCHEMA)
-        public static let tooBig = Code(rawValue: SQLITE_TOOBIG)
-        public static let constraint = Code(rawValue: SQLITE_CONSTRAINT)
-        public static let mismatch = Code(rawValue: SQLITE_MISMATCH)
-        public static let misuse = Code(rawValue: SQLITE_MISUSE)
-        public static let range = Code(rawValue: SQLITE_RANGE)
-        public static let notADatabase = Code(rawValue: SQLITE_NOTADB)
+        package static let error = Code(rawValue: SQLITE_ERROR)
+        package static let `internal` = Code(rawValue: SQLITE_INTERNAL)
+        package static let permission = Code(rawValue: SQLITE_PERM)
+        package static let abort = Code(rawValue: SQLITE_ABORT)
+        package static let busy = Code(rawValue: SQLITE_BUSY)
+        package static let locked = Code(rawValue: SQLITE_LOCKED)
+        package static let noMemory = Code(rawValue: SQLITE_NOMEM)
+        package static let readOnly = Code(rawValue: SQLITE_READONLY)
+        package static let interrupt = Code(rawValue: SQLITE_INTERRUPT)
+        package static let ioError = Code(rawValue: SQLITE_IOERR)
+        package static let corrupt = Code(rawValue: SQLITE_CORRUPT)
+        package static let notFound = Code(rawValue: SQLITE_NOTFOUND)
+        package static let full = Code(rawValue: SQLITE_FULL)
+        package static let cannotOpen = Code(rawValue: SQLITE_CANTOPEN)
+        package static let `protocol` = Code(rawValue: SQLITE_PROTOCOL)
+        package static let schema = Code(rawValue: SQLITE_SCHEMA)
+        package static let tooBig = Code(rawValue: SQLITE_TOOBIG)
+        package static let constraint = Code(rawValue: SQLITE_CONSTRAINT)
+        package static let mismatch = Code(rawValue: SQLITE_MISMATCH)
+        package static let misuse = Code(rawValue: SQLITE_MISUSE)
+        package static let range = Code(rawValue: SQLITE_RANGE)
+        package static let notADatabase = Code(rawValue: SQLITE_NOTADB)
 
         /// SQLite's symbolic name for the code, such as `SQLITE_CORRUPT`.
-        public var name: String {
+        package var name: String {
             switch rawValue {
             case SQLITE_ERROR: "SQLITE_ERROR"
             case SQLITE_INTERNAL: "SQLITE_INTERNAL"
@@ -62,19 +62,19 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
             }
         }
 
-        public var description: String { "\(rawValue) (\(name))" }
+        package var description: String { "\(rawValue) (\(name))" }
     }
 
     /// The primary result code.
-    public var code: Code { Code(rawValue: extendedCode & 0xFF) }
+    package var code: Code { Code(rawValue: extendedCode & 0xFF) }
     /// The extended result code, as `sqlite3_extended_errcode` returns it.
-    public let extendedCode: Int32
+    package let extendedCode: Int32
     /// What SQLite (or this layer) said went wrong.
-    public let message: String
+    package let message: String
     /// The statement that failed, when there was one.
-    public let sql: String?
+    package let sql: String?
     /// The database file the failure happened on, when there was one.
-    public let path: String?
+    package let path: String?
 
     /// Creates an error.
     ///
@@ -83,7 +83,7 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     ///   - message: What went wrong, in a sentence.
     ///   - sql: The statement that failed, if any.
     ///   - path: The database file, if any.
-    public init(extendedCode code: Int32, message: String, sql: String? = nil, path: String? = nil) {
+    package init(extendedCode code: Int32, message: String, sql: String? = nil, path: String? = nil) {
         self.extendedCode = code
         self.message = message
         self.sql = sql
@@ -91,14 +91,14 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Creates an error from a primary code.
-    public init(_ code: Code, message: String, sql: String? = nil, path: String? = nil) {
+    package init(_ code: Code, message: String, sql: String? = nil, path: String? = nil) {
         self.init(extendedCode: code.rawValue, message: message, sql: sql, path: path)
     }
 
     /// Whether the file itself is damaged or is not a SQLite database at all.
-    public var isDamagedFile: Bool { code == .corrupt || code == .notADatabase }
+    package var isDamagedFile: Bool { code == .corrupt || code == .notADatabase }
 
-    public var description: String {
+    package var description: String {
         var text = "SQLite error \(code)"
         if extendedCode != code.rawValue { text += " [extended \(extendedCode)]" }
         text += ": \(message)"

@@ -17,7 +17,7 @@ extension FileSystem {
     /// - Parameter root: The folder to check.
     /// - Throws: ``FileSystemError`` naming the first entry that is not a folder or a regular file, or a folder that
     ///   cannot be read.
-    public static func refuseLinksAndSpecialFiles(under root: String) throws(FileSystemError) {
+    package static func refuseLinksAndSpecialFiles(under root: String) throws(FileSystemError) {
         var pending = [root]
         while let folder = pending.popLast() {
             let names: [String]

@@ -4,15 +4,15 @@ import Synchronization
 ///
 /// The lock is held for the whole closure, so a closure that opens and commits a transaction sees no other
 /// caller's statements in between.
-public final class SerializedConnection: Sendable {
+package final class SerializedConnection: Sendable {
     private let connection: Mutex<Connection>
     /// The database file.
-    public let path: String
+    package let path: String
 
     /// Takes ownership of a connection.
     ///
     /// - Parameter connection: A connection no one else holds.
-    public init(_ connection: sending Connection) {
+    package init(_ connection: sending Connection) {
         self.path = connection.path
         self.connection = Mutex(connection)
     }
@@ -22,7 +22,7 @@ public final class SerializedConnection: Sendable {
     /// - Parameter body: The work; it must not keep the connection or its statements.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws.
-    public func withConnection<T, E: Error>(_ body: (Connection) throws(E) -> sending T) throws(E) -> sending T {
+    package func withConnection<T, E: Error>(_ body: (Connection) throws(E) -> sending T) throws(E) -> sending T {
         try connection.withLock { (connection: inout Connection) throws(E) -> sending T in try body(connection) }
     }
 }

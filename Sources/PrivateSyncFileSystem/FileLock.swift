@@ -12,9 +12,9 @@
 /// description: a second ``FileLock`` on the same folder, even in the same process, waits for (or, when not
 /// waiting, fails against) the first; the kernel drops the lock when the process dies, so a killed command never
 /// leaves a folder locked.
-public final class FileLock {
+package final class FileLock {
     /// The locked folder.
-    public let path: String
+    package let path: String
     private var descriptor: Int32
 
     private init(path: String, descriptor: Int32) {
@@ -31,7 +31,7 @@ public final class FileLock {
     ///   - wait: Whether to wait for another holder; when `false`, a held lock fails at once with `EWOULDBLOCK`.
     /// - Returns: The held lock; it is released by ``unlock()`` or when the lock is deinitialized.
     /// - Throws: ``FileSystemError`` when the folder cannot be opened or locked.
-    public static func exclusive(_ folder: String, wait: Bool = true) throws(FileSystemError) -> FileLock {
+    package static func exclusive(_ folder: String, wait: Bool = true) throws(FileSystemError) -> FileLock {
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw FileSystemError(operation: "open (to lock)", path: folder, errno: errno) }
         while flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0 {
@@ -44,7 +44,7 @@ public final class FileLock {
     }
 
     /// Releases the lock; releasing twice does nothing.
-    public func unlock() {
+    package func unlock() {
         guard descriptor >= 0 else { return }
         flock(descriptor, LOCK_UN)
         close(descriptor)
@@ -65,7 +65,7 @@ extension FileSystem {
     /// - Throws: ``FileSystemError`` when the file cannot be locked, read or written; or what `change` throws (the
     ///   file is then unchanged).
     @discardableResult
-    public static func update(
+    package static func update(
         _ path: String, permissions: Int = 0o600, _ change: ([UInt8]) throws -> [UInt8]
     ) throws -> [UInt8] {
         let lock = try FileLock.exclusive(parentDirectory(of: path))

@@ -9,15 +9,15 @@
 ///
 /// Writes that must survive a crash go through ``writeAtomically(_:to:permissions:)``: a temporary file, `fsync`,
 /// `rename`, and an `fsync` of the folder, so a reader sees the old contents or the new, never a mix.
-public enum FileSystem {
+package enum FileSystem {
     /// Whether something exists at `path`.
-    public static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
     }
 
     /// Whether `path` is a folder.
-    public static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
@@ -25,7 +25,7 @@ public enum FileSystem {
     /// The permission bits of `path` (such as `0o600`).
     ///
     /// - Throws: ``FileSystemError`` when `path` cannot be examined.
-    public static func permissions(of path: String) throws(FileSystemError) -> Int {
+    package static func permissions(of path: String) throws(FileSystemError) -> Int {
         var info = stat()
         guard stat(path, &info) == 0 else { throw FileSystemError(operation: "stat", path: path, errno: errno) }
         return Int(info.st_mode & 0o7777)
@@ -38,7 +38,7 @@ public enum FileSystem {
     ///   - permissions: Its permission bits (before the umask).
     ///   - intermediate: Whether to create missing parents too.
     /// - Throws: ``FileSystemError`` when a folder cannot be created; an existing folder is not an error.
-    public static func createDirectory(
+    package static func createDirectory(
         _ path: String, permissions: Int = 0o700, intermediate: Bool = true
     )
         throws(FileSystemError)
@@ -60,7 +60,7 @@ public enum FileSystem {
     /// The names in a folder, sorted, without `.` and `..`.
     ///
     /// - Throws: ``FileSystemError`` when the folder cannot be read.
-    public static func contents(ofDirectory path: String) throws(FileSystemError) -> [String] {
+    package static func contents(ofDirectory path: String) throws(FileSystemError) -> [String] {
         guard let directory = opendir(path) else {
             throw FileSystemError(operation: "opendir", path: path, errno: errno)
         }
@@ -78,7 +78,7 @@ public enum FileSystem {
     /// Reads a whole file.
     ///
     /// - Throws: ``FileSystemError`` when it cannot be read.
-    public static func read(_ path: String) throws(FileSystemError) -> [UInt8] {
+    package static func read(_ path: String) throws(FileSystemError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw FileSystemError(operation: "open", path: path, errno: errno) }
         defer { close(fd) }
@@ -103,7 +103,7 @@ public enum FileSystem {
     ///   - path: The file.
     ///   - permissions: Its permission bits.
     /// - Throws: ``FileSystemError`` when any step fails; the old contents are then untouched.
-    public static func writeAtomically(
+    package static func writeAtomically(
         _ bytes: [UInt8], to path: String, permissions: Int = 0o600
     )
         throws(FileSystemError)
@@ -141,7 +141,7 @@ public enum FileSystem {
     /// Renames a file or folder, replacing nothing that is a non-empty folder, and makes the change durable.
     ///
     /// - Throws: ``FileSystemError`` when the rename fails.
-    public static func move(_ source: String, to destination: String) throws(FileSystemError) {
+    package static func move(_ source: String, to destination: String) throws(FileSystemError) {
         if rename(source, destination) != 0 {
             throw FileSystemError(operation: "rename", path: "\(source) -> \(destination)", errno: errno)
         }
@@ -154,7 +154,7 @@ public enum FileSystem {
     /// Removes a file, or a folder and everything in it. A missing path is not an error.
     ///
     /// - Throws: ``FileSystemError`` when something cannot be removed.
-    public static func removeItem(_ path: String) throws(FileSystemError) {
+    package static func removeItem(_ path: String) throws(FileSystemError) {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT { return }
@@ -169,7 +169,7 @@ public enum FileSystem {
     }
 
     /// Makes a change to a folder's entries (a create, rename or unlink) durable.
-    public static func syncDirectory(_ path: String) {
+    package static func syncDirectory(_ path: String) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)
@@ -183,7 +183,7 @@ public enum FileSystem {
     ///   - parent: The folder to create it in.
     /// - Returns: Its path.
     /// - Throws: ``FileSystemError`` when it cannot be created.
-    public static func makeTemporaryDirectory(
+    package static func makeTemporaryDirectory(
         prefix: String, in parent: String = "/tmp"
     ) throws(FileSystemError)
         -> String
@@ -196,7 +196,7 @@ public enum FileSystem {
     }
 
     /// The folder that holds `path`.
-    public static func parentDirectory(of path: String) -> String {
+    package static func parentDirectory(of path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         guard let slash = trimmed.lastIndex(of: "/") else { return "." }
@@ -204,7 +204,7 @@ public enum FileSystem {
     }
 
     /// `path` made absolute against the current folder.
-    public static func absolute(_ path: String) -> String {
+    package static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return path }

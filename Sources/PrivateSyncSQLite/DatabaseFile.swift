@@ -1,4 +1,4 @@
-import FileSystem
+import PrivateSyncFileSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -11,15 +11,15 @@ import FileSystem
 /// Every file this package writes carries its format's `application_id` in the SQLite header, so that a file of
 /// another kind (another program's database, or a container file given where a store is expected) is recognised
 /// from its first 100 bytes and refused before SQLite is asked to touch it.
-public struct DatabaseFormat: Sendable {
+package struct DatabaseFormat: Sendable {
     /// The value of `PRAGMA application_id` in every file of this format.
-    public let applicationID: Int32
+    package let applicationID: Int32
     /// The value of `PRAGMA user_version`: the schema version this build writes.
-    public let version: Int32
+    package let version: Int32
     /// What a user would call such a file, as in "is not a PrivateSync container database".
-    public let name: String
+    package let name: String
     /// The statements that create the schema of a new file.
-    public let schema: [String]
+    package let schema: [String]
 
     /// Creates a format.
     ///
@@ -28,7 +28,7 @@ public struct DatabaseFormat: Sendable {
     ///   - version: The schema version.
     ///   - name: A name for messages.
     ///   - schema: The `CREATE` statements for a new file.
-    public init(applicationID: Int32, version: Int32, name: String, schema: [String]) {
+    package init(applicationID: Int32, version: Int32, name: String, schema: [String]) {
         self.applicationID = applicationID
         self.version = version
         self.name = name
@@ -46,7 +46,7 @@ public enum Durability: Sendable {
 }
 
 /// Opens and creates the database files of this package, refusing damaged and foreign files without changing them.
-public enum DatabaseFile {
+package enum DatabaseFile {
     /// Opens a database file of `format`, creating it first when asked to and missing.
     ///
     /// An existing file is checked before SQLite opens it: its header must be a SQLite header, its size must agree
@@ -63,7 +63,7 @@ public enum DatabaseFile {
     ///   - verifyIntegrity: Whether to also run `PRAGMA quick_check`, which reads every page.
     /// - Returns: A configured connection (WAL, busy timeout, synchronous setting).
     /// - Throws: ``DatabaseFileError`` naming the file and what is wrong with it.
-    public static func open(
+    package static func open(
         at path: String, format: DatabaseFormat, create: Bool, durability: Durability = .survivesPowerLoss,
         readOnly: Bool = false, verifyIntegrity: Bool = false
     ) throws(DatabaseFileError) -> Connection {
@@ -182,7 +182,7 @@ public enum DatabaseFile {
     /// - Parameter format: The schema to create.
     /// - Returns: A connection to a new, empty database that lives as long as the connection.
     /// - Throws: ``DatabaseFileError`` when the schema does not compile.
-    public static func openInMemory(format: DatabaseFormat) throws(DatabaseFileError) -> Connection {
+    package static func openInMemory(format: DatabaseFormat) throws(DatabaseFileError) -> Connection {
         do {
             let connection = try Connection(path: ":memory:", mode: .readWriteCreate)
             try install(format, on: connection)

@@ -4,10 +4,10 @@ import CSQLite
 ///
 /// A statement belongs to the ``Connection`` that prepared it and, like it, is used by one thread at a time.
 /// Cached statements (``Connection/cachedStatement(_:)``) are reset and unbound before they are handed out again.
-public final class Statement {
+package final class Statement {
     let handle: OpaquePointer
     /// The SQL text the statement was prepared from.
-    public let sql: String
+    package let sql: String
     unowned let connection: Connection
 
     init(connection: Connection, sql: String, persistent: Bool) throws(SQLiteError) {
@@ -37,24 +37,24 @@ public final class Statement {
     ///   - value: The value; `nil` binds NULL.
     ///   - index: The parameter's 1-based index.
     /// - Throws: ``SQLiteError`` when the index is out of range or SQLite refuses the value.
-    public func bind(_ value: Int64?, at index: Int32) throws(SQLiteError) {
+    package func bind(_ value: Int64?, at index: Int32) throws(SQLiteError) {
         let rc = value.map { sqlite3_bind_int64(handle, index, $0) } ?? sqlite3_bind_null(handle, index)
         try check(rc)
     }
 
     /// Binds an integer.
-    public func bind(_ value: Int?, at index: Int32) throws(SQLiteError) {
+    package func bind(_ value: Int?, at index: Int32) throws(SQLiteError) {
         try bind(value.map(Int64.init), at: index)
     }
 
     /// Binds a double.
-    public func bind(_ value: Double?, at index: Int32) throws(SQLiteError) {
+    package func bind(_ value: Double?, at index: Int32) throws(SQLiteError) {
         let rc = value.map { sqlite3_bind_double(handle, index, $0) } ?? sqlite3_bind_null(handle, index)
         try check(rc)
     }
 
     /// Binds text.
-    public func bind(_ value: String?, at index: Int32) throws(SQLiteError) {
+    package func bind(_ value: String?, at index: Int32) throws(SQLiteError) {
         guard var text = value else { return try check(sqlite3_bind_null(handle, index)) }
         let rc = text.withUTF8 { buffer in
             sqlite3_bind_text(
@@ -65,7 +65,7 @@ public final class Statement {
     }
 
     /// Binds text given as UTF-8 bytes (no terminator needed).
-    public func bindText(_ utf8: [UInt8], at index: Int32) throws(SQLiteError) {
+    package func bindText(_ utf8: [UInt8], at index: Int32) throws(SQLiteError) {
         // A zero-length text must still be text, not NULL, so an empty array binds "" explicitly.
         if utf8.isEmpty { return try bind("", at: index) }
         let rc = utf8.withUnsafeBytes { buffer in
@@ -77,7 +77,7 @@ public final class Statement {
     }
 
     /// Binds a blob; an empty array binds a zero-length blob, not NULL.
-    public func bind(_ value: [UInt8]?, at index: Int32) throws(SQLiteError) {
+    package func bind(_ value: [UInt8]?, at index: Int32) throws(SQLiteError) {
         guard let value else { return try check(sqlite3_bind_null(handle, index)) }
         let rc = value.withUnsafeBytes { buffer in
             sqlite3_bind_blob(
@@ -88,7 +88,7 @@ public final class Statement {
     }
 
     /// Binds NULL.
-    public func bindNull(at index: Int32) throws(SQLiteError) {
+    package func bindNull(at index: Int32) throws(SQLiteError) {
         try check(sqlite3_bind_null(handle, index))
     }
 
@@ -96,7 +96,7 @@ public final class Statement {
     ///
     /// - Parameter values: The values, in parameter order.
     /// - Throws: ``SQLiteError`` when a value cannot be bound.
-    public func bind(_ values: SQLiteValue...) throws(SQLiteError) {
+    package func bind(_ values: SQLiteValue...) throws(SQLiteError) {
         try bind(values)
     }
 
@@ -104,7 +104,7 @@ public final class Statement {
     ///
     /// - Parameter values: The values, in parameter order.
     /// - Throws: ``SQLiteError`` when a value cannot be bound.
-    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+    package func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             switch value {
@@ -118,7 +118,7 @@ public final class Statement {
     }
 
     /// Clears bindings and resets the statement so it can run again.
-    public func reset() {
+    package func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
@@ -130,7 +130,7 @@ public final class Statement {
     /// - Returns: `true` when a row is available, `false` when the statement is done.
     /// - Throws: ``SQLiteError`` when the step fails (a constraint, a busy database, a damaged file).
     @discardableResult
-    public func step() throws(SQLiteError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true
@@ -143,7 +143,7 @@ public final class Statement {
     }
 
     /// Runs the statement to completion, ignoring rows, then resets it.
-    public func run() throws(SQLiteError) {
+    package func run() throws(SQLiteError) {
         defer { reset() }
         while try step() {}
     }
@@ -151,7 +151,7 @@ public final class Statement {
     // MARK: Columns
 
     /// Column `index` (0-based) of the current row, as the value SQLite stored.
-    public func value(_ index: Int32) -> SQLiteValue {
+    package func value(_ index: Int32) -> SQLiteValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: .integer(int64(index))
         case SQLITE_FLOAT: .real(double(index))
@@ -162,44 +162,44 @@ public final class Statement {
     }
 
     /// Whether column `index` (0-based) of the current row is NULL.
-    public func isNull(_ index: Int32) -> Bool {
+    package func isNull(_ index: Int32) -> Bool {
         sqlite3_column_type(handle, index) == SQLITE_NULL
     }
 
     /// Column `index` of the current row as an integer (0 when NULL).
-    public func int64(_ index: Int32) -> Int64 {
+    package func int64(_ index: Int32) -> Int64 {
         sqlite3_column_int64(handle, index)
     }
 
     /// Column `index` of the current row as an `Int` (0 when NULL).
-    public func int(_ index: Int32) -> Int {
+    package func int(_ index: Int32) -> Int {
         Int(sqlite3_column_int64(handle, index))
     }
 
     /// Column `index` of the current row as a double (0 when NULL).
-    public func double(_ index: Int32) -> Double {
+    package func double(_ index: Int32) -> Double {
         sqlite3_column_double(handle, index)
     }
 
     /// Column `index` of the current row as text (empty when NULL).
-    public func text(_ index: Int32) -> String {
+    package func text(_ index: Int32) -> String {
         guard let pointer = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
     /// Column `index` of the current row as text, or `nil` when NULL.
-    public func optionalText(_ index: Int32) -> String? {
+    package func optionalText(_ index: Int32) -> String? {
         isNull(index) ? nil : text(index)
     }
 
     /// Column `index` of the current row as an integer, or `nil` when NULL.
-    public func optionalInt64(_ index: Int32) -> Int64? {
+    package func optionalInt64(_ index: Int32) -> Int64? {
         isNull(index) ? nil : int64(index)
     }
 
     /// Column `index` of the current row as bytes (empty when NULL).
-    public func blob(_ index: Int32) -> [UInt8] {
+    package func blob(_ index: Int32) -> [UInt8] {
         withBytes(index) { Array($0) }
     }
 
@@ -209,7 +209,7 @@ public final class Statement {
     ///   - index: The 0-based column index.
     ///   - body: Reads the bytes; they are valid only during the call.
     /// - Returns: What `body` returns.
-    public func withBytes<R, E: Error>(
+    package func withBytes<R, E: Error>(
         _ index: Int32, _ body: (UnsafeRawBufferPointer) throws(E) -> R
     ) throws(E) -> R {
         // sqlite3_column_blob works for text columns too, and column_bytes must be read after it.
@@ -224,7 +224,7 @@ public final class Statement {
 }
 
 /// A value SQLite stores: NULL, an integer, a real, text or a blob.
-public enum SQLiteValue: Sendable, Hashable {
+package enum SQLiteValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)

@@ -4,16 +4,16 @@ import CSQLite
 ///
 /// A connection is not thread-safe by itself: its owner serializes access (an actor, or a `Mutex` as
 /// ``SerializedConnection`` does). It is opened with `SQLITE_OPEN_NOMUTEX` for that reason.
-public final class Connection {
+package final class Connection {
     let handle: OpaquePointer
     /// The file this connection reads and writes (`:memory:` for an in-memory database).
-    public let path: String
+    package let path: String
     private var statementCache: [String: Statement] = [:]
     /// Statements of SQL literals, keyed by the literal's address so that finding one hashes nothing.
     private var literalStatementCache: [UnsafeRawPointer: Statement] = [:]
 
     /// How a database file is opened.
-    public enum OpenMode: Sendable {
+    package enum OpenMode: Sendable {
         /// Reading only; the file must exist.
         case readOnly
         /// Reading and writing; the file must exist.
@@ -33,7 +33,7 @@ public final class Connection {
     ///   - mode: Whether to read only, read and write, or also create.
     ///   - busyTimeoutMilliseconds: How long a statement waits for another connection's lock before `SQLITE_BUSY`.
     /// - Throws: ``SQLiteError`` with `SQLITE_CANTOPEN` and the path when the file cannot be opened.
-    public init(path: String, mode: OpenMode, busyTimeoutMilliseconds: Int32 = 10_000) throws(SQLiteError) {
+    package init(path: String, mode: OpenMode, busyTimeoutMilliseconds: Int32 = 10_000) throws(SQLiteError) {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
@@ -82,7 +82,7 @@ public final class Connection {
     ///
     /// - Parameter sql: The statements, separated by semicolons.
     /// - Throws: ``SQLiteError`` naming the statement and the file.
-    public func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         var message: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
         if rc != SQLITE_OK {
@@ -97,7 +97,7 @@ public final class Connection {
     /// - Parameter sql: One SQL statement.
     /// - Returns: The prepared statement.
     /// - Throws: ``SQLiteError`` when the SQL does not compile against this database.
-    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+    package func prepare(_ sql: String) throws(SQLiteError) -> Statement {
         try Statement(connection: self, sql: sql, persistent: false)
     }
 
@@ -108,7 +108,7 @@ public final class Connection {
     /// - Parameter sql: One SQL statement.
     /// - Returns: The cached statement, ready to bind.
     /// - Throws: ``SQLiteError`` when the SQL does not compile.
-    public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+    package func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
         if let statement = statementCache[sql] {
             statement.reset()
             return statement
@@ -126,7 +126,7 @@ public final class Connection {
     /// - Parameter sql: One SQL statement, as a literal.
     /// - Returns: The cached statement, ready to bind.
     /// - Throws: ``SQLiteError`` when the SQL does not compile.
-    public func cachedStatement(literal sql: StaticString) throws(SQLiteError) -> Statement {
+    package func cachedStatement(literal sql: StaticString) throws(SQLiteError) -> Statement {
         let key = UnsafeRawPointer(sql.utf8Start)
         if let statement = literalStatementCache[key] {
             statement.reset()
@@ -145,7 +145,7 @@ public final class Connection {
     ///   - row: Maps the current row of the statement to a value.
     /// - Returns: The mapped rows.
     /// - Throws: ``SQLiteError`` on failure.
-    public func query<T>(
+    package func query<T>(
         _ sql: String, _ values: SQLiteValue..., row: (Statement) throws(SQLiteError) -> T
     )
         throws(SQLiteError) -> [T]
@@ -164,14 +164,14 @@ public final class Connection {
     ///   - sql: The statement.
     ///   - values: Values bound to its parameters, in order.
     /// - Throws: ``SQLiteError`` on failure.
-    public func run(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) {
+    package func run(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) {
         let statement = try cachedStatement(sql)
         try statement.bind(values)
         try statement.run()
     }
 
     /// The first column of the first row of a query, as an integer, or `nil` when there is no row.
-    public func scalarInt(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) -> Int64? {
+    package func scalarInt(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) -> Int64? {
         let statement = try cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(values)
@@ -180,7 +180,7 @@ public final class Connection {
     }
 
     /// The first column of the first row of a query, as text, or `nil` when there is no row.
-    public func scalarText(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) -> String? {
+    package func scalarText(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) -> String? {
         let statement = try cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(values)
@@ -191,7 +191,7 @@ public final class Connection {
     // MARK: Transactions
 
     /// How a transaction takes its locks.
-    public enum TransactionKind: String, Sendable {
+    package enum TransactionKind: String, Sendable {
         /// Takes a read lock at the first read and a write lock at the first write.
         case deferred = "DEFERRED"
         /// Takes the write lock at once, so two writers never deadlock upgrading read locks.
@@ -205,7 +205,7 @@ public final class Connection {
     ///   - body: The work; it may throw any error, which is rethrown after the rollback.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` threw, or ``SQLiteError`` when beginning or committing fails.
-    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         try execute("BEGIN \(kind.rawValue)")
         let value: T
         do {
@@ -224,7 +224,7 @@ public final class Connection {
     }
 
     /// Whether a transaction is open on this connection.
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     private func rollbackQuietly() {
         if isInTransaction { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
@@ -233,12 +233,12 @@ public final class Connection {
     // MARK: Facts
 
     /// Rows changed by the most recent INSERT, UPDATE or DELETE.
-    public var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Runs `PRAGMA quick_check` and returns its findings; empty when the file is sound.
     ///
     /// - Throws: ``SQLiteError`` when the check cannot run (for example, the file is not a database).
-    public func quickCheckProblems() throws(SQLiteError) -> [String] {
+    package func quickCheckProblems() throws(SQLiteError) -> [String] {
         let rows = try query("PRAGMA quick_check") { $0.text(0) }
         return rows == ["ok"] ? [] : rows
     }

@@ -1,9 +1,9 @@
 /// A database file that cannot be used: missing, damaged, of another kind, or from a newer build.
 ///
 /// The message always names the file. A file that produced this error has not been written to.
-public struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong with the file.
-    public enum Code: Int, Sendable, Hashable {
+    package enum Code: Int, Sendable, Hashable {
         /// The file does not exist and was not to be created.
         case missing = 1
         /// The file is not a SQLite database at all.
@@ -25,13 +25,13 @@ public struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// What is wrong.
-    public let code: Code
+    package let code: Code
     /// The file.
-    public let path: String
+    package let path: String
     /// The specifics, in words.
-    public let detail: String
+    package let detail: String
     /// SQLite's error, when SQLite reported it.
-    public let sqliteError: SQLiteError?
+    package let sqliteError: SQLiteError?
 
     /// Creates an error.
     ///
@@ -39,7 +39,7 @@ public struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConvert
     ///   - code: What is wrong.
     ///   - path: The file.
     ///   - detail: The specifics.
-    public init(_ code: Code, path: String, detail: String) {
+    package init(_ code: Code, path: String, detail: String) {
         self.code = code
         self.path = path
         self.detail = detail
@@ -51,7 +51,7 @@ public struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConvert
     /// - Parameters:
     ///   - sqlite: SQLite's error.
     ///   - path: The file.
-    public init(sqlite: SQLiteError, path: String) {
+    package init(sqlite: SQLiteError, path: String) {
         switch sqlite.code {
         case .notADatabase: self.code = .notADatabase
         case .corrupt: self.code = .damaged
@@ -63,7 +63,7 @@ public struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConvert
         self.sqliteError = sqlite
     }
 
-    public var description: String {
+    package var description: String {
         switch code {
         case .missing: "\(path): the file does not exist"
         case .notADatabase: "\(path) is not a SQLite database (\(detail)); it was left unchanged"

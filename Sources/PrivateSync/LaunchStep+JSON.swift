@@ -21,6 +21,7 @@ extension LaunchStep: Encodable {
         case .openedBothStoresLocally: "openedBothStoresLocally"
         case .startedEngine: "startedEngine"
         case .noContainer: "noContainer"
+        case .earlierBuild: "earlierBuild"
         }
     }
 
@@ -37,7 +38,7 @@ extension LaunchStep: Encodable {
             try container.encode(status.name, forKey: .status)
             try container.encode(fallsBack, forKey: .fallsBack)
         case .openedUserCreatedStore(let cloud): try container.encodeIfPresent(cloud?.rawValue, forKey: .container)
-        case .cloudStoreFailed(let detail): try container.encode(detail, forKey: .detail)
+        case .cloudStoreFailed(let detail), .earlierBuild(let detail): try container.encode(detail, forKey: .detail)
         case .skippedDirectoryFix, .skippedEntitlementCheck, .openedLocalOnlyStore, .openedBothStoresLocally,
             .startedEngine, .noContainer:
             break
@@ -80,6 +81,7 @@ extension LaunchStep: Encodable {
         case "openedBothStoresLocally": self = .openedBothStoresLocally
         case "startedEngine": self = .startedEngine
         case "noContainer": self = .noContainer
+        case "earlierBuild": guard let detail = values.detail else { return nil }; self = .earlierBuild(detail)
         default: return nil
         }
     }
@@ -92,6 +94,8 @@ extension LaunchStep: Encodable {
     /// - Returns: The step.
     /// - Throws: ``JSONReadError`` naming the place of anything wrong.
     static func read(_ reader: inout JSONReader, at place: String) throws(JSONReadError) -> LaunchStep {
+        // A launch record written by an earlier build holds each step in words: kept as it was worded.
+        if reader.nextIsString() { return .earlierBuild(try reader.string(at: place)) }
         var values = Values()
         var first = true
         try reader.beginObject(at: place)

@@ -27,4 +27,6 @@ public enum LaunchStep: Sendable, Hashable {
     case startedEngine
     /// Step 6: no container was opened, so sync does not run.
     case noContainer
+    /// A step as a launch record of an earlier build worded it (those recorded steps as text); read, never written.
+    case earlierBuild(String)
 }

@@ -22,6 +22,7 @@ extension LaunchStep {
         case .openedBothStoresLocally: "opened both stores locally (a local store recovers by creating its folder)"
         case .startedEngine: "opened the container and started the engine"
         case .noContainer: "sync does not run: no container opened"
+        case .earlierBuild(let text): text
         }
     }
 }

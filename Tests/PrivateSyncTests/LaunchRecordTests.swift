@@ -40,7 +40,7 @@ struct LaunchRecordTests {
         .checkedAccount(.restricted, fallsBack: true), .openedLocalOnlyStore,
         .openedUserCreatedStore(cloud: try! ContainerIdentifier("iCloud.com.example.me")),
         .openedUserCreatedStore(cloud: nil), .cloudStoreFailed("Cocoa error 512"), .openedBothStoresLocally,
-        .startedEngine, .noContainer,
+        .startedEngine, .noContainer, .earlierBuild("opened the container and started the engine"),
     ]
 
     @Test("every kind of launch step is kept typed, and reads back as it was written")
@@ -61,5 +61,22 @@ struct LaunchRecordTests {
             """#
         let error = #expect(throws: JSONReadError.self) { try LaunchRecord.read(json: Array(json.utf8)) }
         #expect(error?.description.contains("steps[1]") == true, "\(String(describing: error))")
+    }
+
+    @Test("a launch record an earlier build wrote, its steps in words, still reads, the words kept")
+    func earlierBuildsRecordReads() throws {
+        let json = #"""
+            {"launchedAt": 1, "syncWanted": true, "userCreatedStore": "cloud",
+             "containerIdentifier": "iCloud.com.example.me", "skippedDirectoryFix": false,
+             "skippedEntitlementCheck": false,
+             "steps": ["read the sync preference: on", "opened the container and started the engine"]}
+            """#
+        let record = try LaunchRecord.read(json: Array(json.utf8))
+        #expect(
+            record.steps == [
+                .earlierBuild("read the sync preference: on"),
+                .earlierBuild("opened the container and started the engine"),
+            ])
+        #expect(try LaunchRecord.read(json: try JSONFileWriter.bytes(of: record)) == record)
     }
 }

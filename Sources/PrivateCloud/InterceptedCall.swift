@@ -22,8 +22,24 @@ public enum InterceptedCall: Sendable {
 
     /// Which of the nine calls it is, without its arguments.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case accountStatus, userRecordID, saveZones, deleteZones, allZones, records, modifyRecords,
-            recordZoneChanges, databaseChanges
+        /// ``PrivateContainer/accountStatus()``.
+        case accountStatus
+        /// ``PrivateContainer/userRecordID()``.
+        case userRecordID
+        /// Saving zones.
+        case saveZones
+        /// Deleting zones.
+        case deleteZones
+        /// Listing every zone.
+        case allZones
+        /// Fetching records by ID.
+        case records
+        /// Saving and deleting records in one request.
+        case modifyRecords
+        /// ``PrivateContainer/recordZoneChanges(in:since:resultsLimit:)``.
+        case recordZoneChanges
+        /// ``PrivateContainer/databaseChanges(since:resultsLimit:)``.
+        case databaseChanges
     }
 
     /// What a call returns.

@@ -67,7 +67,7 @@ public final class LaunchedApp: Sendable {
     /// Adds a record of a user-created type to the user-created store, with its pending change.
     ///
     /// - Returns: The record as stored (durably, with its pending change).
-    /// - Throws: ``StoreError``: what the store refuses.
+    /// - Throws: `StoreError`: what the store refuses.
     @discardableResult
     public func add(_ type: ModelType<UserCreated>, fields: [String: FieldValue]) throws(StoreError) -> StoredRecord {
         try stores.userCreated.insert(type, fields: fields, writtenUnder: device.session.account)
@@ -76,7 +76,7 @@ public final class LaunchedApp: Sendable {
     /// Adds a record of a local-only type to the local-only store.
     ///
     /// - Returns: The record as stored (durably).
-    /// - Throws: ``StoreError``: what the store refuses.
+    /// - Throws: `StoreError`: what the store refuses.
     @discardableResult
     public func add(_ type: ModelType<LocalOnly>, fields: [String: FieldValue]) throws(StoreError) -> StoredRecord {
         try stores.localOnly.insert(type, fields: fields, writtenUnder: device.session.account)
@@ -85,7 +85,7 @@ public final class LaunchedApp: Sendable {
     /// Adds a record to the store its type's partition names.
     ///
     /// - Returns: The record as stored (durably, with its pending change when it is user-created).
-    /// - Throws: ``StoreError``: what the store refuses.
+    /// - Throws: `StoreError`: what the store refuses.
     @discardableResult
     public func add(_ type: PartitionedType, fields: [String: FieldValue]) throws(StoreError) -> StoredRecord {
         switch type {
@@ -109,7 +109,7 @@ public final class LaunchedApp: Sendable {
 
     /// The declared type of that name, refused as a store refuses a type the schema does not declare.
     ///
-    /// - Throws: ``StoreError`` `unknownType`, listing the known types.
+    /// - Throws: `StoreError` `unknownType`, listing the known types.
     public func declaredType(_ typeName: String) throws(StoreError) -> PartitionedType {
         guard let type = partition.partitionedType(named: typeName) else {
             let known = partition.schema.recordTypes.map(\.name).joined(separator: ", ")

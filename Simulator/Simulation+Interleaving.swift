@@ -54,6 +54,16 @@ extension Simulation {
             mark(.world, name, "before its \(call), meanwhile:")
             return await userDeletesAppData(caller)
         }
+        if call == "recordZoneChanges response", random.chance(0.04) {
+            // The user switches account and starts afresh after the fetch returned and before the cycle applied
+            // it: the old cycle's page, of the previous account, must never reach the fresh store (behaviour 2).
+            depth += 1
+            defer { depth -= 1 }
+            result.interleavings += 1
+            trace("\(name): before its \(call), meanwhile:")
+            mark(.world, name, "before its \(call), meanwhile:")
+            return await switchAccountAndStartFresh(caller)
+        }
         guard random.chance(Self.interleavingRate) else { return }
         depth += 1
         defer { depth -= 1 }

@@ -103,6 +103,12 @@ extension Simulation {
             expected.state == status.state && expected.pending == status.pendingChanges
                 && expected.fallback == status.fallbackOccurred,
             "\(device.name): status is \(status) (fallback \(status.fallbackOccurred)); the facts call for \(expected)")
+        if let ended = device.userEndedPause {
+            check(
+                .honestStatus, status.pauseReason != ended,
+                "\(device.name): status is \(status), a pause the user ended by turning sync on, and no cycle has run since"
+            )
+        }
         if case .on(.waiting(_, let next?)) = status.state {
             // A retry on another day than the device's today shows its date, not only a time of day.
             let day = { (date: Date) in (date.timeIntervalSince1970 / 86_400).rounded(.down) }

@@ -101,6 +101,7 @@ extension Simulation {
         device.heldBackEdits.removeAll()
         device.lastAccepted.removeAll()
         device.learnedDeletion.removeAll()
+        device.userEndedPause = nil
         episodes.resetRefusals(device: device.name)
         trace("\(device.name): reinstalled, sync \(sync.map { $0 ? "on" : "off" } ?? "unset")")
         mark(.install, device.name, "reinstalled")
@@ -418,6 +419,9 @@ extension Simulation {
             if on { device.consentAt = moment }
             // Consent to upload again after a deletion: what the server accepted before is owed to it again.
             if on, facts?.enginePause == .userDeletedZone { device.lastAccepted.removeAll() }
+            if on, let pause = facts?.enginePause, pause == .userDeletedZone || pause == .quotaExceeded {
+                device.userEndedPause = pause
+            }
             refreshBlocked(device)
             trace("\(device.name): switch turned \(on ? "on" : "off") → \(describe(device.app!))")
             mark(.toggle, device.name, "switch turned \(on ? "on" : "off")")
@@ -523,6 +527,7 @@ extension Simulation {
                 }
                 moment += 1
                 device.app = try app.setSyncEnabled(false).setSyncEnabled(true)
+                device.userEndedPause = .userDeletedZone
                 device.ownTags.removeAll()
                 device.instance += 1
                 device.consentAt = moment
@@ -656,6 +661,7 @@ extension Simulation {
             return
         }
         checkRefusals(device, since: refusalsBefore)
+        if same, report.outcome != nil { device.userEndedPause = nil }
         guard report.ran else { return }
         if same, case .retrying(let code)? = report.outcome {
             // A cycle's outcome says what is left, not what failed on the way.

@@ -58,6 +58,10 @@ public final class Simulation {
         var learnedDeletion: [String: Int] = [:]
         /// When the user last turned sync on on this device (the only consent to re-upload).
         var consentAt: Int?
+        /// A pause only the user can end (a deleted zone, a full iCloud) that the user ended by turning sync on, until
+        /// a cycle records an outcome: meanwhile the status must not show it (the reference model reads the engine's
+        /// records, so this is the check that does not trust them).
+        var userEndedPause: PauseReason?
         /// What the device last had accepted by the server, by account and record: (fields as sent).
         var lastAccepted: [String: [String: [String: FieldValue]]] = [:]
         /// The account the device last started afresh from: none of its records may be in the active store again,

@@ -240,8 +240,8 @@ extension Simulation {
     func heal() async {
         healing = true
         step += 1
-        trace("heal: faults stop; accounts become available; sync turns on; users act on pauses")
-        mark(.world, nil, "heal: faults stop; accounts become available; sync turns on; users act on pauses")
+        trace("heal: faults stop; accounts become available; users act on pauses")
+        mark(.world, nil, "heal: faults stop; accounts become available; users act on pauses")
         faults.setEnabled(false)
         if let episode = lowLimitEpisode {
             // A low limit ends with the other faults; expired tokens stay expired (a server never honours them again).
@@ -256,11 +256,6 @@ extension Simulation {
                 accountChanged(device)
             }
             if device.app == nil { launch(device, why: "opened for the heal") }
-            // Every device with an account ends syncing, so the checks after the heal (convergence, times, the merge
-            // rule, nothing pending) cover every device's writes, not only those of devices that happened to be on.
-            if let app = device.app, !app.record.syncWanted, (try? world.device(device.name))?.session.account != nil {
-                flipSwitch(device)
-            }
         }
         for _ in 0..<3 {
             for device in devices {

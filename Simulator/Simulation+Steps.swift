@@ -419,7 +419,11 @@ extension Simulation {
             if on { device.consentAt = moment }
             // Consent to upload again after a deletion: what the server accepted before is owed to it again.
             if on, facts?.enginePause == .userDeletedZone { device.lastAccepted.removeAll() }
-            if on, let pause = facts?.enginePause, pause == .userDeletedZone || pause == .quotaExceeded {
+            // Only an app whose engine runs takes the consent (a launch that fell back, for a restricted account
+            // say, opens no engine): the pause then ends, and must not be shown again before a cycle.
+            if on, device.app?.engine != nil, let pause = facts?.enginePause,
+                pause == .userDeletedZone || pause == .quotaExceeded
+            {
                 device.userEndedPause = pause
             }
             refreshBlocked(device)
@@ -527,7 +531,7 @@ extension Simulation {
                 }
                 moment += 1
                 device.app = try app.setSyncEnabled(false).setSyncEnabled(true)
-                device.userEndedPause = .userDeletedZone
+                if device.app?.engine != nil { device.userEndedPause = .userDeletedZone }
                 device.ownTags.removeAll()
                 device.instance += 1
                 device.consentAt = moment
@@ -661,7 +665,7 @@ extension Simulation {
             return
         }
         checkRefusals(device, since: refusalsBefore)
-        if same, report.outcome != nil { device.userEndedPause = nil }
+        if report.outcome != nil { device.userEndedPause = nil }
         guard report.ran else { return }
         if same, case .retrying(let code)? = report.outcome {
             // A cycle's outcome says what is left, not what failed on the way.

@@ -28,9 +28,16 @@ out=.build/docs
 rm -rf "$out"
 mkdir -p "$out/symbol-graphs" "$out/archives"
 
-graphs=$($SWIFT package dump-symbol-graph --skip-synthesized-members 2>&1 | tee "$out/dump-symbol-graph.log" |
-    sed -n 's/^Files written to //p')
+# The command exits non-zero when it cannot load a module it was not asked for but finds anyway: in a fresh clone the
+# test targets' modules (PrivateSyncPackageTests, ...) have not been built. What matters is that every module
+# documented here has its graph, which is checked below, so its exit status is not.
+$SWIFT package dump-symbol-graph --skip-synthesized-members > "$out/dump-symbol-graph.log" 2>&1 || true
+graphs=$(sed -n 's/^Files written to //p' "$out/dump-symbol-graph.log")
 [ -n "$graphs" ] || { cat "$out/dump-symbol-graph.log"; echo "docs: no symbol graphs"; exit 1; }
+for module in "${MODULES[@]}"; do
+    [ -s "$graphs/$module.symbols.json" ] ||
+        { cat "$out/dump-symbol-graph.log"; echo "docs: no symbol graph for $module"; exit 1; }
+done
 
 python3 Scripts/doc-coverage.py "$graphs" "${COVERED[@]}"
 

@@ -4,15 +4,17 @@ SOURCES := Sources Simulator
 FORMAT_PATHS := Sources Tests Simulator
 BIN_DEBUG := .build/debug
 
-.PHONY: all build test lint format check-network check-imports demo bench sweep torture embed-schema clean
+.PHONY: all build test lint format check-network check-imports check-layering check-portability docs demo bench sweep \
+	torture embed-schema clean
 
 all: build
 
 build:
 	$(SWIFT) build
 
-## test: lint, the no-network check, the build, every suite (unit, conformance, exit, integration), a short sweep.
-test: lint check-network check-imports build
+## test: lint, the no-network, import, layering and portability checks, the build, every suite (unit, conformance,
+## exit, integration), a short sweep, and the documentation (make docs, under a minute).
+test: lint check-network check-imports check-layering check-portability build docs
 	$(SWIFT) test
 	$(BIN_DEBUG)/privatesync simulate --seeds 300
 
@@ -39,6 +41,21 @@ check-imports:
 		echo "check-imports: import FoundationEssentials behind #if canImport(FoundationEssentials), Foundation in its #else"; \
 		exit 1; fi; \
 	echo "check-imports: FoundationEssentials where it exists, guarded"
+
+## check-layering: each module imports exactly what README's module table says it may (Scripts/check-layering.py).
+check-layering:
+	@python3 Scripts/check-layering.py
+
+## check-portability: what would not build on Apple platforms, found without a Mac: an unguarded platform import, a
+## Glibc branch without its Darwin one, a Linux-only path outside #if os(Linux), process spawning in the library
+## products outside #if os(macOS) || os(Linux) (Scripts/check-portability.py; README, Apple platforms).
+check-portability:
+	@python3 Scripts/check-portability.py
+
+## docs: the DocC catalog of the library products, with the toolchain's docc from the compiler's symbol graphs,
+## warnings as errors, every public symbol documented; into .build/docs/PrivateSync.doccarchive (Scripts/build-docs.sh).
+docs: build
+	@SWIFT=$(SWIFT) bash Scripts/build-docs.sh
 
 ## demo: a scripted walk through a fresh world in a temporary folder (see docs/cli.md).
 demo: build

@@ -1,9 +1,17 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+/// Every target: an import is internal unless it says `public` (so a module's public API names only its own types
+/// and those of the modules it re-exports on purpose), and a member is visible only in files that import its module.
+/// `make check-layering` checks the imports themselves against README's module table.
+let layering: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
 let package = Package(
     name: "PrivateSync",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v18)],  // Mutex (Synchronization) needs both
     products: [
         .library(name: "PrivateCloud", targets: ["PrivateCloud"]),
         .library(name: "DeviceStore", targets: ["DeviceStore"]),
@@ -16,40 +24,68 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        .target(name: "SQLite", dependencies: ["CSQLite", "FileSystem"]),
-        .target(name: "FileSystem"),
-        .target(name: "PrivateCloud", dependencies: ["SQLite", "FileSystem"]),
+        .target(name: "PrivateSyncFileSystem", swiftSettings: layering),
+        .target(name: "PrivateSyncSQLite", dependencies: ["CSQLite", "PrivateSyncFileSystem"], swiftSettings: layering),
         .target(
-            name: "DeviceStore", dependencies: ["PrivateCloud", "SQLite", "FileSystem"],
-            exclude: ["DemoHealthSchema.json"]),
-        .target(name: "PrivateSync", dependencies: ["DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
+            name: "PrivateCloud", dependencies: ["PrivateSyncSQLite", "PrivateSyncFileSystem"], swiftSettings: layering),
         .target(
-            name: "SimulatedWorld", dependencies: ["PrivateSync", "DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
+            name: "DeviceStore", dependencies: ["PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"],
+            exclude: ["DemoHealthSchema.json"], swiftSettings: layering),
+        .target(
+            name: "PrivateSync", dependencies: ["DeviceStore", "PrivateCloud", "PrivateSyncFileSystem"],
+            swiftSettings: layering),
+        .target(
+            name: "SimulatedWorld",
+            dependencies: ["PrivateSync", "DeviceStore", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"],
+            swiftSettings: layering),
         .target(
             name: "PrivateSyncTesting",
-            dependencies: ["SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "FileSystem"]),
-        .target(name: "ArgumentParsing"),
+            dependencies: ["SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "PrivateSyncFileSystem"],
+            swiftSettings: layering),
+        .target(name: "ArgumentParsing", swiftSettings: layering),
         .target(
-            name: "Simulator", dependencies: ["PrivateSyncTesting", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "FileSystem"],
-            path: "Simulator"),
+            name: "Simulator",
+            dependencies: [
+                "PrivateSyncTesting", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud",
+                "PrivateSyncFileSystem",
+            ],
+            path: "Simulator", swiftSettings: layering),
         .executableTarget(
             name: "PrivateSyncCLI",
             dependencies: [
-                "ArgumentParsing", "Simulator", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite",
-                "FileSystem",
-            ]),
+                "ArgumentParsing", "Simulator", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud",
+                "PrivateSyncSQLite", "PrivateSyncFileSystem",
+            ],
+            swiftSettings: layering),
         .executableTarget(
             name: "PrivateSyncBench",
-            dependencies: ["Simulator", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "FileSystem"]),
-        .testTarget(name: "PrivateCloudTests", dependencies: ["PrivateCloud", "SQLite", "FileSystem"]),
-        .testTarget(name: "DeviceStoreTests", dependencies: ["DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
+            dependencies: [
+                "Simulator", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "PrivateSyncSQLite",
+                "PrivateSyncFileSystem",
+            ],
+            swiftSettings: layering),
+        .testTarget(
+            name: "PrivateSyncSQLiteTests", dependencies: ["PrivateSyncSQLite", "PrivateSyncFileSystem"],
+            swiftSettings: layering),
+        .testTarget(
+            name: "PrivateCloudTests", dependencies: ["PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"],
+            swiftSettings: layering),
+        .testTarget(
+            name: "DeviceStoreTests",
+            dependencies: ["DeviceStore", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"],
+            swiftSettings: layering),
         .testTarget(
             name: "PrivateSyncTests",
-            dependencies: ["PrivateSyncTesting", "PrivateSync", "DeviceStore", "PrivateCloud", "SQLite", "FileSystem"]),
-        .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "PrivateSyncTesting"]),
-        .testTarget(name: "CLITests", dependencies: ["PrivateSyncCLI", "SQLite", "Simulator", "PrivateSync"]),
+            dependencies: [
+                "PrivateSyncTesting", "PrivateSync", "DeviceStore", "PrivateCloud", "PrivateSyncSQLite",
+                "PrivateSyncFileSystem",
+            ],
+            swiftSettings: layering),
+        .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: layering),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "PrivateSyncTesting"], swiftSettings: layering),
+        .testTarget(
+            name: "CLITests", dependencies: ["PrivateSyncCLI", "PrivateSyncSQLite", "Simulator", "PrivateSync"],
+            swiftSettings: layering),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,4 @@
-import FileSystem
+import PrivateSyncFileSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -89,7 +89,11 @@ private enum SignalCleanup {
     /// Scratch folders being created now.
     static let creating = Atomic<Int>(0)
     /// Where scratch folders are made.
-    static let parents = ["/dev/shm", "/tmp"]
+    #if os(Linux)
+        static let parents = ["/dev/shm", "/tmp"]
+    #else
+        static let parents = ["/tmp"]
+    #endif
     /// The installation, run once however many threads make scratch folders (a `static let` is initialized once,
     /// thread-safely).
     private static let installation: Void = install()

@@ -54,6 +54,16 @@ extension Simulation {
             mark(.world, name, "before its \(call), meanwhile:")
             return await userDeletesAppData(caller)
         }
+        if call == "recordZoneChanges response", random.chance(0.04) {
+            // The user switches account and starts afresh after the fetch returned and before the cycle applied
+            // it: the old cycle's page, of the previous account, must never reach the fresh store (behaviour 2).
+            depth += 1
+            defer { depth -= 1 }
+            result.interleavings += 1
+            trace("\(name): before its \(call), meanwhile:")
+            mark(.world, name, "before its \(call), meanwhile:")
+            return await switchAccountAndStartFresh(caller)
+        }
         guard random.chance(Self.interleavingRate) else { return }
         depth += 1
         defer { depth -= 1 }
@@ -95,7 +105,7 @@ extension Simulation {
         do {
             try handle.signIn(other)
         } catch {
-            return fail(.noAcknowledgedWriteLost, "\(device.name): signing in failed: \(error)")
+            return failToRun("\(device.name): signing in failed: \(error)")
         }
         trace("\(device.name): signed into \(other)")
         mark(.account, device.name, "signed into \(other)")
@@ -117,7 +127,7 @@ extension Simulation {
             mark(.launch, device.name, "reconfigured for the account change → \(describe(reacted))")
         } catch {
             if crashedInside(device, "reacting to the account change") { return }
-            fail(.noAcknowledgedWriteLost, "\(device.name): reacting to the account change failed: \(error)")
+            failToRun("\(device.name): reacting to the account change failed: \(error)")
         }
     }
 

@@ -1,7 +1,7 @@
 import DeviceStore
-import FileSystem
 import PrivateCloud
 import PrivateSync
+import PrivateSyncFileSystem
 import PrivateSyncTesting
 import SimulatedWorld
 
@@ -103,6 +103,12 @@ extension Simulation {
             expected.state == status.state && expected.pending == status.pendingChanges
                 && expected.fallback == status.fallbackOccurred,
             "\(device.name): status is \(status) (fallback \(status.fallbackOccurred)); the facts call for \(expected)")
+        if let ended = device.userEndedPause {
+            check(
+                .honestStatus, status.pauseReason != ended,
+                "\(device.name): status is \(status), a pause the user ended by turning sync on, and no cycle has run since"
+            )
+        }
         if case .on(.waiting(_, let next?)) = status.state {
             // A retry on another day than the device's today shows its date, not only a time of day.
             let day = { (date: Date) in (date.timeIntervalSince1970 / 86_400).rounded(.down) }
@@ -202,7 +208,7 @@ extension Simulation {
         do {
             held = try app.stores.userCreated.recordNames().union(app.stores.localOnly.recordNames())
         } catch {
-            return fail(.noAcknowledgedWriteLost, "\(device.name): the stores cannot be read: \(error)")
+            return failToRun("\(device.name): the stores cannot be read: \(error)")
         }
         // In name order (for a stable first failure) only when a name is missing: nearly every step misses none.
         if device.expected.allSatisfy({ deleted.contains($0) || held.contains($0) }) {

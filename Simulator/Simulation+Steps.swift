@@ -61,7 +61,7 @@ extension Simulation {
                 mark(.crash, name, "crashed inside a local write during the launch")
                 return launch(device, why: "relaunch after the crash")
             }
-            fail(.noAcknowledgedWriteLost, "\(name) could not launch: \(error)")
+            failToRun("\(name) could not launch: \(error)")
         }
     }
 
@@ -91,7 +91,7 @@ extension Simulation {
         do {
             try world.device(device.name).reinstall(syncPreference: sync)
         } catch {
-            return fail(.noAcknowledgedWriteLost, "\(device.name) could not be reinstalled: \(error)")
+            return failToRun("\(device.name) could not be reinstalled: \(error)")
         }
         // The user deleted the app: what it held is no longer owed to this device.
         device.expected.removeAll()
@@ -101,6 +101,7 @@ extension Simulation {
         device.heldBackEdits.removeAll()
         device.lastAccepted.removeAll()
         device.learnedDeletion.removeAll()
+        device.userEndedPause = nil
         episodes.resetRefusals(device: device.name)
         trace("\(device.name): reinstalled, sync \(sync.map { $0 ? "on" : "off" } ?? "unset")")
         mark(.install, device.name, "reinstalled")
@@ -116,7 +117,7 @@ extension Simulation {
                     version: handle.profile.build.version + 1,
                     withCloudKitFor: entitlement ? world.containerIdentifier : nil))
         } catch {
-            return fail(.noAcknowledgedWriteLost, "\(device.name) could not be upgraded: \(error)")
+            return failToRun("\(device.name) could not be upgraded: \(error)")
         }
         trace("\(device.name): upgraded \(entitlement ? "with" : "WITHOUT") the entitlement")
         mark(.install, device.name, "upgraded \(entitlement ? "with" : "WITHOUT") the entitlement")
@@ -148,7 +149,7 @@ extension Simulation {
     /// - Parameters:
     ///   - device: The device.
     ///   - editing: A record to edit, rather than a write drawn from the seed.
-    func userWrite(_ device: Device, editing: String? = nil) async {
+    func userWrite(_ device: Device, editing: String? = nil, growing grown: String? = nil) async {
         guard let app = runningApp(device) else { return }
         let schema = world.partition.schema
         let roll = editing == nil ? random.next() % 100 : 60
@@ -175,19 +176,21 @@ extension Simulation {
             guard let (record, _) = try app.find(name), let type = schema.recordType(named: record.type) else { return }
             if roll < 85 {
                 var changes: [String: FieldValue?] = [:]
-                for _ in 0..<(1 + Int(random.next() % 2)) {
-                    let field = type.fields[Int(random.next() % UInt64(type.fields.count))]
+                for _ in 0..<(grown == nil ? 1 + Int(random.next() % 2) : 1) {
+                    let field =
+                        type.fields.first { $0.name == grown }
+                        ?? type.fields[Int(random.next() % UInt64(type.fields.count))]
                     changes[field.name] =
                         field.isOptional && random.chance(0.3)
                         ? .some(nil) : RecordFactory.value(of: field.type, now: device.clock.now(), random: &random)
                     if name == bigRecord, field.type == .string, changes[field.name] != .some(nil) {
                         // Near the limit: a text that fits alone, but not together with a like edit made elsewhere.
-                        let room = CloudLimits.cloudKit.maximumRecordBytes - record.encodedSize - 100
+                        let room = CloudLimits.cloudKit.maximumRecordBytes - record.encodedSize - 16
                         let current: Int =
                             if case .string(let text)? = record.fields[field.name] { text.utf8.count } else { 0 }
                         if room > 8 {
                             changes[field.name] = .string(
-                                RecordFactory.text(repeating: "b", count: current + room * 3 / 4))
+                                RecordFactory.text(repeating: "b", count: current + room * 2 / 3))
                         }
                     }
                 }
@@ -209,7 +212,7 @@ extension Simulation {
             mark(.write, device.name, "write refused: \(error.message)")
         } catch {
             if crashedInside(device, "a write") { return }
-            fail(.noAcknowledgedWriteLost, "\(device.name): a write failed: \(error)")
+            failToRun("\(device.name): a write failed: \(error)")
         }
     }
 
@@ -242,7 +245,7 @@ extension Simulation {
             trace("\(device.name): imported \(added) records")
             mark(.write, device.name, "imported \(added) records")
             if crashedInside(device, "an import") { return }
-            fail(.noAcknowledgedWriteLost, "\(device.name): an import failed: \(error)")
+            failToRun("\(device.name): an import failed: \(error)")
         }
     }
 
@@ -269,8 +272,19 @@ extension Simulation {
         let second = (first + 1 + Int(random.next() % UInt64(both.count - 1))) % both.count
         trace("\(both[first].name), \(both[second].name): both edit \(name!.prefix(8))")
         mark(.world, nil, "\(both[first].name) and \(both[second].name) both edit \(name!.prefix(8))")
-        await userWrite(both[first], editing: name)
-        await userWrite(both[second], editing: name)
+        // On the record near the limit, each device grows a text field of its own: edits that fit alone, and
+        // whose merge does not (behaviour 8). Elsewhere, any fields.
+        var grown: [String?] = [nil, nil]
+        if name == bigRecord, let app = both[first].app, let record = try? app.stores.userCreated.record(named: name!),
+            let texts = world.partition.schema.recordType(named: record.type)?.fields.filter({ $0.type == .string }),
+            texts.count >= 2
+        {
+            let one = Int(random.next() % UInt64(texts.count))
+            let other = (one + 1 + Int(random.next() % UInt64(texts.count - 1))) % texts.count
+            grown = [texts[one].name, texts[other].name]
+        }
+        await userWrite(both[first], editing: name, growing: grown[0])
+        await userWrite(both[second], editing: name, growing: grown[1])
         if random.chance(0.5) {
             pendingRace = (both[first].name, both[second].name)
             await sync(both[first], force: true, why: "racing")
@@ -280,7 +294,12 @@ extension Simulation {
 
     /// The user pastes a long text into a record, leaving it a few bytes under CloudKit's record size limit: two
     /// small edits of other fields made apart can then merge into a record that cannot be uploaded.
-    func pasteLongText(_ device: Device) async {
+    func pasteLongText(_ rolled: Device) async {
+        // Half the time on a device that shares its account with another syncing device, which then edits it too.
+        var device = rolled
+        let paired = devices.filter { !syncingPeers(of: $0).isEmpty }
+        let together = !paired.isEmpty && random.chance(0.5)
+        if together { device = paired[Int(random.next() % UInt64(paired.count))] }
         guard let app = runningApp(device), let records = try? app.stores.userCreated.records() else { return }
         let schema = world.partition.schema
         let candidates = records.filter { record in
@@ -303,13 +322,39 @@ extension Simulation {
                 "\(device.name): paste a long text into \(record.type) \(record.name.prefix(8)) \(field) (\(edited.encodedSize) bytes)"
             )
             mark(.edit, device.name, "paste a long text into \(record.type) \(record.name.prefix(8))")
+            if together { await editOnTwoDevices(pastedBy: device) }
         } catch  where error.code == .recordTooLarge {
             trace("\(device.name): paste refused: \(error.message)")
             mark(.edit, device.name, "paste refused: \(error.message)")
         } catch {
             if crashedInside(device, "a paste") { return }
-            fail(.noAcknowledgedWriteLost, "\(device.name): a paste failed: \(error)")
+            failToRun("\(device.name): a paste failed: \(error)")
         }
+    }
+
+    /// After a paste, the user opens the record on another device of the account and both devices edit it before
+    /// either syncs again: each grows a text of its own, edits that fit alone and whose merge does not (behaviour 8).
+    ///
+    /// - Parameters:
+    /// - Parameter device: The device that pasted.
+    func editOnTwoDevices(pastedBy device: Device) async {
+        await sync(device, force: true, why: "after the paste")
+        let others = syncingPeers(of: device)
+        guard !others.isEmpty else { return }
+        await sync(others[Int(random.next() % UInt64(others.count))], force: true, why: "opened on another device")
+        await concurrentEdits()
+    }
+
+    /// The other devices signed into the same account as `device`, both with the sync switch on, in a fixed order.
+    func syncingPeers(of device: Device) -> [Device] {
+        func account(_ device: Device) -> AccountID? {
+            guard let handle = try? world.device(device.name), (try? handle.syncPreference()) == true else {
+                return nil
+            }
+            return handle.session.account
+        }
+        guard let shared = account(device) else { return [] }
+        return devices.filter { $0.name != device.name && account($0) == shared }
     }
 
     /// After an action failed: if the device's process died inside a local write, counts the crash and relaunches.
@@ -364,7 +409,8 @@ extension Simulation {
     func flipSwitch(_ device: Device) {
         guard let app = runningApp(device) else { return }
         let on = !app.record.syncWanted
-        if let facts = try? app.facts() { noteLearned(device, facts: facts) }
+        let facts = try? app.facts()
+        if let facts { noteLearned(device, facts: facts) }
         moment += 1
         do {
             device.app = try app.setSyncEnabled(on)
@@ -373,12 +419,21 @@ extension Simulation {
             if on { device.ownTags.removeAll() }
             device.instance += 1
             if on { device.consentAt = moment }
+            // Consent to upload again after a deletion: what the server accepted before is owed to it again.
+            if on, facts?.enginePause == .userDeletedZone { device.lastAccepted.removeAll() }
+            // Only an app whose engine runs takes the consent (a launch that fell back, for a restricted account
+            // say, opens no engine): the pause then ends, and must not be shown again before a cycle.
+            if on, device.app?.engine != nil, let pause = facts?.enginePause,
+                pause == .userDeletedZone || pause == .quotaExceeded
+            {
+                device.userEndedPause = pause
+            }
             refreshBlocked(device)
             trace("\(device.name): switch turned \(on ? "on" : "off") → \(describe(device.app!))")
             mark(.toggle, device.name, "switch turned \(on ? "on" : "off")")
         } catch {
             if crashedInside(device, "the switch") { return }
-            fail(.noAcknowledgedWriteLost, "\(device.name): flipping the switch failed: \(error)")
+            failToRun("\(device.name): flipping the switch failed: \(error)")
         }
     }
 
@@ -413,7 +468,7 @@ extension Simulation {
                 mark(.account, device.name, "account available")
             }
         } catch {
-            fail(.noAcknowledgedWriteLost, "\(device.name): an account change failed: \(error)")
+            failToRun("\(device.name): an account change failed: \(error)")
         }
         accountChanged(device)
     }
@@ -478,6 +533,7 @@ extension Simulation {
                 }
                 moment += 1
                 device.app = try app.setSyncEnabled(false).setSyncEnabled(true)
+                if device.app?.engine != nil { device.userEndedPause = .userDeletedZone }
                 device.ownTags.removeAll()
                 device.instance += 1
                 device.consentAt = moment
@@ -524,7 +580,7 @@ extension Simulation {
             }
         } catch {
             if crashedInside(device, "acting on a pause") { return }
-            fail(.noAcknowledgedWriteLost, "\(device.name): resolving \(reason) failed: \(error)")
+            failToRun("\(device.name): resolving \(reason) failed: \(error)")
         }
     }
 
@@ -611,6 +667,7 @@ extension Simulation {
             return
         }
         checkRefusals(device, since: refusalsBefore)
+        if report.outcome != nil { device.userEndedPause = nil }
         guard report.ran else { return }
         if same, case .retrying(let code)? = report.outcome {
             // A cycle's outcome says what is left, not what failed on the way.

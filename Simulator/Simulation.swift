@@ -1,7 +1,7 @@
 import DeviceStore
-import FileSystem
 import PrivateCloud
 import PrivateSync
+import PrivateSyncFileSystem
 import PrivateSyncTesting
 import SimulatedWorld
 import Synchronization
@@ -14,6 +14,8 @@ import Synchronization
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// One seeded run: a world of 1 to 4 devices on 1 or 2 accounts, a sequence of steps drawn from the seed (user
@@ -56,6 +58,10 @@ public final class Simulation {
         var learnedDeletion: [String: Int] = [:]
         /// When the user last turned sync on on this device (the only consent to re-upload).
         var consentAt: Int?
+        /// A pause only the user can end (a deleted zone, a full iCloud) that the user ended by turning sync on, until
+        /// a cycle records an outcome: meanwhile the status must not show it (the reference model reads the engine's
+        /// records, so this is the check that does not trust them).
+        var userEndedPause: PauseReason?
         /// What the device last had accepted by the server, by account and record: (fields as sent).
         var lastAccepted: [String: [String: [String: FieldValue]]] = [:]
         /// The account the device last started afresh from: none of its records may be in the active store again,
@@ -176,8 +182,8 @@ public final class Simulation {
             simulation = try Simulation(options)
         } catch {
             var result = SimulationResult(seed: options.seed, devices: 0)
-            result.failure = InvariantFailure(
-                invariant: .noAcknowledgedWriteLost, message: "the world could not be set up: \(error)", step: 0)
+            result.failure = SimulationFailure(
+                .couldNotRun, message: "the world could not be set up: \(error)", step: 0)
             return result
         }
         defer { simulation.tearDown() }
@@ -198,7 +204,11 @@ public final class Simulation {
         self.random = random
         self.result = SimulationResult(seed: options.seed, devices: deviceCount)
         self.start = clock.now()
-        let scratch = FileSystem.isDirectory("/dev/shm") ? "/dev/shm" : "/tmp"
+        #if os(Linux)
+            let scratch = FileSystem.isDirectory("/dev/shm") ? "/dev/shm" : "/tmp"
+        #else
+            let scratch = "/tmp"
+        #endif
         do {
             directory = try ScratchDirectory.create(in: scratch)
         } catch {
@@ -287,6 +297,7 @@ public final class Simulation {
         case 850..<890: changeAccount(device)
         case 890..<900: await userDeletesAppData(device)
         case 900..<960: await resolvePause(device)
+        case 960..<975: await pasteLongText(device)
         default: await syncDue()
         }
     }
@@ -310,9 +321,18 @@ public final class Simulation {
     /// Records an invariant broken; the run stops at the end of the step.
     func fail(_ invariant: Invariant, _ message: String) {
         guard result.failure == nil else { return }
-        result.failure = InvariantFailure(invariant: invariant, message: message, step: step)
+        result.failure = SimulationFailure(.invariant(invariant), message: message, step: step)
         trace("INVARIANT \(invariant) BROKEN: \(message)")
         mark(.failure, nil, "invariant \(invariant) broken: \(message)")
+    }
+
+    /// Records that the run cannot go on (a setup or I/O failure, such as a full disk): its own kind of failure,
+    /// never an invariant broken. The run stops at the end of the step.
+    func failToRun(_ message: String) {
+        guard result.failure == nil else { return }
+        result.failure = SimulationFailure(.couldNotRun, message: message, step: step)
+        trace("THE RUN CANNOT GO ON: \(message)")
+        mark(.failure, nil, "the run could not go on: \(message)")
     }
 
     /// Counts one invariant check; fails it when `holds` is false.

@@ -1,7 +1,7 @@
 import DeviceStore
-import PrivateCloud
-import PrivateSync
-import SimulatedWorld
+public import PrivateCloud
+public import PrivateSync
+public import SimulatedWorld
 
 /// What one simulated run looks like. Everything not given is drawn from the seed.
 public struct SimulationOptions: Sendable {

@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 
 /// The invariants a run checks.
 public enum Invariant: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -47,14 +47,60 @@ public enum Invariant: Int, Sendable, Hashable, CaseIterable, CustomStringConver
     }
 }
 
-/// An invariant broken in a run.
-public struct InvariantFailure: Sendable, Hashable {
-    /// The invariant.
-    public let invariant: Invariant
+/// Why a run failed: an invariant it broke, or the run itself could not go on.
+public struct SimulationFailure: Sendable, Hashable {
+    /// What kind of failure it is.
+    public enum Kind: Sendable, Hashable, CustomStringConvertible {
+        /// The engine broke this invariant: a finding.
+        case invariant(Invariant)
+        /// The run could not go on: the world could not be set up, or a step the run takes for granted failed (a
+        /// full disk, an I/O error). Not a finding about the engine, and never read as one (a full disk is not a
+        /// lost write).
+        case couldNotRun
+
+        /// The number it has in reports: the invariant's, or 0.
+        public var number: Int {
+            switch self {
+            case .invariant(let invariant): invariant.rawValue
+            case .couldNotRun: 0
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .invariant(let invariant): invariant.description
+            case .couldNotRun: "0 (the run could not go on: a setup or I/O failure)"
+            }
+        }
+
+        /// What the run did, as a report says it: `broke invariant 3 (...)` or `could not go on (...)`.
+        public var verdict: String {
+            switch self {
+            case .invariant(let invariant): "broke invariant \(invariant)"
+            case .couldNotRun: "could not go on (a setup or I/O failure, not an invariant)"
+            }
+        }
+    }
+
+    /// What kind of failure it is.
+    public let kind: Kind
     /// What was found, in words.
     public let message: String
     /// The step at which it was found (the number of steps run), or the heal phase's.
     public let step: Int
+
+    /// The invariant broken, when that is the failure.
+    public var invariant: Invariant? {
+        guard case .invariant(let invariant) = kind else { return nil }
+        return invariant
+    }
+
+    /// Creates a failure.
+    public init(_ kind: Kind, message: String, step: Int) {
+        self.kind = kind
+        self.message = message
+        self.step = step
+    }
 }
 
 /// What one seeded run did.
@@ -77,8 +123,8 @@ public struct SimulationResult: Sendable {
     public var interleavings = 0
     /// Requests a low limit or an expired token refused, over the run's persistent faults.
     public var persistentRefusals = 0
-    /// The first invariant broken, if any.
-    public var failure: InvariantFailure?
+    /// The first invariant broken, or why the run could not go on, if either.
+    public var failure: SimulationFailure?
     /// The trace: every step when a full trace was asked for, else the last steps.
     public var trace: [String] = []
     /// A hash of the whole trace, to compare runs of the same seed.

@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 import SimulatedWorld
 
 /// Many seeded runs, and what they found together.

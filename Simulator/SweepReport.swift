@@ -11,9 +11,9 @@ public struct SweepReport: Codable, Sendable, Equatable {
     public struct Failure: Codable, Sendable, Equatable {
         /// The seed.
         public var seed: UInt64
-        /// The invariant's number.
+        /// The invariant's number; 0 when the run could not go on (a setup or I/O failure, not an invariant).
         public var invariant: Int
-        /// The invariant's number and name.
+        /// The invariant's number and name (or, for 0, why the run could not go on).
         public var invariantName: String
         /// What was found.
         public var message: String
@@ -23,6 +23,12 @@ public struct SweepReport: Codable, Sendable, Equatable {
         public var lastSteps: [String]
         /// The command that replays the seed.
         public var replay: String
+
+        /// What the seed did, as a report says it: `broke invariant 3 (...)`, or `could not go on (...)` for 0.
+        public var verdict: String {
+            invariant == 0
+                ? "could not go on (a setup or I/O failure, not an invariant)" : "broke invariant \(invariantName)"
+        }
 
         /// Creates a failure.
         public init(

@@ -128,8 +128,11 @@ public enum TimelinePage {
         body += "\(Int(result.simulatedSeconds)) simulated seconds, \(events.filter(isMark).count) events. "
         body += "Replay: <code>\(e(replay))</code></p>\n"
         if let failure = result.failure {
-            body += "<div class=\"verdict broken\" data-invariant=\"\(failure.invariant.rawValue)\">"
-            body += "Broke invariant \(e(failure.invariant.description)) at step \(failure.step): "
+            body += "<div class=\"verdict broken\" data-invariant=\"\(failure.kind.number)\">"
+            let verdict =
+                failure.invariant.map { "Broke invariant \($0)" }
+                ?? "Could not go on (a setup or I/O failure, not an invariant)"
+            body += "\(e(verdict)) at step \(failure.step): "
             body += "<span class=\"message\">\(e(failure.message))</span></div>\n"
         } else {
             body += "<div class=\"verdict held\">Every invariant held.</div>\n"
@@ -147,7 +150,8 @@ public enum TimelinePage {
 
     private static func failureLabel(_ result: SimulationResult) -> String {
         guard let failure = result.failure else { return "invariant broken" }
-        return "invariant \(failure.invariant.rawValue) broken"
+        guard let invariant = failure.invariant else { return "the run could not go on" }
+        return "invariant \(invariant.rawValue) broken"
     }
 
     /// The shape of a mark: circles for writes, a square for a sync, a triangle for a fault, a cross for a crash,

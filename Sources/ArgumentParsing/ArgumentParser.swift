@@ -1,24 +1,31 @@
-/// Parses a command line against a ``CommandSpec`` tree, in the spirit of swift-argument-parser: subcommands,
-/// `--option VALUE` and `--option=VALUE`, flags, positional arguments, `--` to end options, `-h`/`--help`
-/// anywhere, and precise errors for anything that does not fit.
-public struct ArgumentParser: Sendable {
+/// Parses a command line against a tree of ``ParsableCommand`` types, in the spirit of swift-argument-parser:
+/// subcommands, `--option VALUE` and `--option=VALUE`, flags, positional arguments, `--` to end options,
+/// `-h`/`--help` anywhere, and precise errors for anything that does not fit.
+package struct ArgumentParser {
     /// The root command (the tool itself).
-    public let root: CommandSpec
-    /// Options every command accepts, anywhere on the line (such as `--home`).
-    public let globalOptions: [OptionSpec]
+    let root: CommandSpec
+    /// Options every command accepts, anywhere on the line (such as `--home`), declared by ``global``.
+    let globalOptions: [OptionSpec]
+    /// The type that declares the global options.
+    package let global: any ParsableArguments.Type
 
     /// Creates a parser.
-    public init(root: CommandSpec, globalOptions: [OptionSpec] = []) {
-        self.root = root
-        self.globalOptions = globalOptions
+    ///
+    /// - Parameters:
+    ///   - root: The tool's command, whose subcommands are the tool's commands.
+    ///   - global: Options every command accepts, anywhere on the line.
+    package init(root: any ParsableCommand.Type, global: any ParsableArguments.Type) {
+        self.root = CommandSpec(root)
+        self.global = global
+        self.globalOptions = Declarations(of: global).options
     }
 
     /// The command at `path`.
-    public func command(at path: [String]) -> CommandSpec? {
+    func command(at path: [String]) -> CommandSpec? {
         var command = root
         for name in path {
-            guard let next = command.subcommand(name) else { return nil }
-            command = next
+            guard let next = command.configuration.subcommand(name) else { return nil }
+            command = CommandSpec(next)
         }
         return command
     }
@@ -28,9 +35,10 @@ public struct ArgumentParser: Sendable {
     /// - Parameter arguments: The arguments, without the tool's name.
     /// - Returns: The chosen command and its values.
     /// - Throws: ``UsageError`` naming the first thing that does not fit.
-    public func parse(_ arguments: [String]) throws(UsageError) -> ParsedCommand {
-        var parsed = ParsedCommand(path: [], arguments: [], options: [:], flags: [], helpRequested: false)
+    package func parse(_ arguments: [String]) throws(UsageError) -> ParsedCommand {
         var command = root
+        var parsed = ParsedCommand(
+            path: [], command: root.type, arguments: [], options: [:], flags: [], helpRequested: false)
         var index = 0
         var optionsEnded = false
         func fail(_ message: String) -> UsageError { UsageError(message, path: parsed.path) }
@@ -90,28 +98,30 @@ public struct ArgumentParser: Sendable {
             if !optionsEnded && token.hasPrefix("-") && token.count > 1 && Double(token) == nil {
                 throw fail("unknown option '\(token)' for '\(displayName(parsed.path))'")
             }
-            if !command.subcommands.isEmpty && parsed.arguments.isEmpty {
-                if command.runsWithoutSubcommand && command.arguments.isEmpty,
-                    command.subcommand(token) != nil,
+            if !command.configuration.subcommands.isEmpty && parsed.arguments.isEmpty {
+                if command.configuration.runsWithoutSubcommand && command.arguments.isEmpty,
+                    command.configuration.subcommand(token) != nil,
                     !(parsed.options.keys.allSatisfy { name in globalOptions.contains { $0.name == name } })
                         || !parsed.flags.isEmpty
                 {
                     throw fail("options of '\(displayName(parsed.path))' cannot come before its command '\(token)'")
                 }
-                guard let next = command.subcommand(token) else {
-                    let names = command.subcommands.map(\.name).joined(separator: ", ")
+                guard let next = command.configuration.subcommand(token) else {
+                    let names = command.configuration.subcommands.map { $0.configuration.commandName }
+                        .joined(separator: ", ")
                     throw fail(
                         "unknown command '\(token)' for '\(displayName(parsed.path))'; expected one of: \(names)")
                 }
-                command = next
+                command = CommandSpec(next)
+                parsed.command = next
                 parsed.path.append(token)
                 continue
             }
             parsed.arguments.append(token)
         }
         if parsed.helpRequested { return parsed }
-        if !command.subcommands.isEmpty && !command.runsWithoutSubcommand {
-            let names = command.subcommands.map(\.name).joined(separator: ", ")
+        if !command.configuration.subcommands.isEmpty && !command.configuration.runsWithoutSubcommand {
+            let names = command.configuration.subcommands.map { $0.configuration.commandName }.joined(separator: ", ")
             throw fail("'\(displayName(parsed.path))' needs a command: one of \(names)")
         }
         let variadic = command.arguments.last?.isVariadic == true
@@ -143,7 +153,7 @@ public struct ArgumentParser: Sendable {
     }
 
     /// `tool sub sub`, for messages.
-    public func displayName(_ path: [String]) -> String {
+    package func displayName(_ path: [String]) -> String {
         ([root.name] + path).joined(separator: " ")
     }
 }

@@ -3,14 +3,14 @@
 /// On Linux `CommandLine.arguments` decodes each argument leniently: a byte that is not UTF-8 silently becomes
 /// U+FFFD, so a name or value typed in another encoding would be stored changed. Here the raw bytes of `argv` are
 /// validated, and an argument that is not valid UTF-8 is refused.
-public enum CommandLineArguments {
+package enum CommandLineArguments {
     /// Decodes arguments from their bytes.
     ///
     /// - Parameter arguments: Each argument's bytes, without its terminating NUL, after the tool's name.
     /// - Returns: The arguments as text.
     /// - Throws: ``UsageError`` naming the first argument that is not valid UTF-8, by its position, and the offset
     ///   of its first bad byte.
-    public static func decode(_ arguments: [[UInt8]]) throws(UsageError) -> [String] {
+    package static func decode(_ arguments: [[UInt8]]) throws(UsageError) -> [String] {
         var decoded: [String] = []
         decoded.reserveCapacity(arguments.count)
         for (position, bytes) in arguments.enumerated() {
@@ -26,7 +26,7 @@ public enum CommandLineArguments {
     }
 
     /// The raw bytes of this process's arguments after the tool's name, from `argv`.
-    public static func processArgumentBytes() -> [[UInt8]] {
+    package static func processArgumentBytes() -> [[UInt8]] {
         let count = Int(CommandLine.argc)
         guard count > 1 else { return [] }
         return (1..<count).map { index in

@@ -1,18 +1,20 @@
 /// Writes a command's help and usage line, as swift-argument-parser lays them out.
-public struct HelpFormatter: Sendable {
+package struct HelpFormatter {
     /// The parser whose commands are described.
-    public let parser: ArgumentParser
+    package let parser: ArgumentParser
 
     /// Creates a formatter.
-    public init(parser: ArgumentParser) {
+    package init(parser: ArgumentParser) {
         self.parser = parser
     }
 
     /// The usage line of the command at `path`.
-    public func usage(_ path: [String]) -> String {
+    package func usage(_ path: [String]) -> String {
         guard let command = parser.command(at: path) else { return parser.displayName(path) }
         var parts = [parser.displayName(path)]
-        if !command.subcommands.isEmpty { parts.append(command.runsWithoutSubcommand ? "[<command>]" : "<command>") }
+        if !command.configuration.subcommands.isEmpty {
+            parts.append(command.configuration.runsWithoutSubcommand ? "[<command>]" : "<command>")
+        }
         for argument in command.arguments {
             parts.append(argument.isVariadic ? "\(argument.valueName)..." : argument.valueName)
         }
@@ -26,10 +28,11 @@ public struct HelpFormatter: Sendable {
     }
 
     /// The full help of the command at `path`.
-    public func help(_ path: [String]) -> String {
+    package func help(_ path: [String]) -> String {
         guard let command = parser.command(at: path) else { return usage(path) }
-        var lines = ["OVERVIEW: \(command.abstract)"]
-        if let discussion = command.discussion { lines += ["", discussion] }
+        let configuration = command.configuration
+        var lines = ["OVERVIEW: \(configuration.abstract)"]
+        if let discussion = configuration.discussion { lines += ["", discussion] }
         lines += ["", "USAGE: \(usage(path))"]
         if !command.arguments.isEmpty {
             lines += ["", "ARGUMENTS:"]
@@ -37,22 +40,25 @@ public struct HelpFormatter: Sendable {
         }
         lines += ["", "OPTIONS:"]
         for option in command.options {
-            let listed = option.allowedValues.map { $0.joined(separator: "|") == option.valueName } ?? true
-            let values = listed ? "" : " (\(option.allowedValues!.joined(separator: ", ")))"
-
+            var values = ""
+            if let allowed = option.allowedValues, allowed.joined(separator: "|") != option.valueName {
+                values = " (\(allowed.joined(separator: ", ")))"
+            }
             lines.append(row("--\(option.name) \(option.valueName)", option.help + values))
         }
         for flag in command.flags { lines.append(row("--\(flag.name)", flag.help)) }
         for option in parser.globalOptions { lines.append(row("--\(option.name) \(option.valueName)", option.help)) }
         lines.append(row("-h, --help", "Show help information."))
-        if !command.subcommands.isEmpty {
+        if !configuration.subcommands.isEmpty {
             lines += ["", "COMMANDS:"]
-            for sub in command.subcommands { lines.append(row(sub.name, sub.abstract)) }
+            for sub in configuration.subcommands.map({ $0.configuration }) {
+                lines.append(row(sub.commandName, sub.abstract))
+            }
             lines += ["", "  See '\(parser.displayName(path)) <command> --help' for detailed help."]
         }
-        if !command.examples.isEmpty {
+        if !configuration.examples.isEmpty {
             lines += ["", "EXAMPLES:"]
-            for example in command.examples { lines.append("  " + example) }
+            for example in configuration.examples { lines.append("  " + example) }
         }
         return lines.joined(separator: "\n") + "\n"
     }

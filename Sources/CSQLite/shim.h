@@ -1,2 +1,2 @@
-// The system SQLite, exposed to Swift through the `SQLite` module only.
+// The system SQLite, exposed to Swift through the `PrivateSyncSQLite` module only.
 #include <sqlite3.h>

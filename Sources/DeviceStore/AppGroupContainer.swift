@@ -1,4 +1,4 @@
-import FileSystem
+import PrivateSyncFileSystem
 
 /// The App Group container folder of an app on a device, laid out as iOS lays it out.
 ///
@@ -32,7 +32,7 @@ public struct AppGroupContainer: Sendable, Hashable {
 
     /// Lays out a fresh install, wiping whatever the app left there before (a reinstall).
     ///
-    /// - Throws: ``FileSystemError`` when a folder cannot be removed or created.
+    /// - Throws: `FileSystemError` when a folder cannot be removed or created.
     public func resetToFreshInstall() throws(FileSystemError) {
         try FileSystem.removeItem(path)
         for folder in [path, library, caches, preferences] {
@@ -43,7 +43,7 @@ public struct AppGroupContainer: Sendable, Hashable {
 
     /// Creates `Library/Application Support` synchronously: the first trap's fix.
     ///
-    /// - Throws: ``FileSystemError`` when it cannot be created.
+    /// - Throws: `FileSystemError` when it cannot be created.
     public func createApplicationSupport() throws(FileSystemError) {
         try FileSystem.createDirectory(applicationSupport, permissions: 0o700, intermediate: false)
         FileSystem.syncDirectory(library)

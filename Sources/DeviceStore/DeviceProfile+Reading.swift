@@ -2,7 +2,7 @@ import PrivateCloud
 
 extension DeviceProfile {
     /// Reads a `device.json` as ``SimulatedDevice`` writes it (with `JSONEncoder`), without `Codable`; see
-    /// ``JSONReader`` for why.
+    /// `JSONReader` for why.
     ///
     /// - Parameter json: The file's bytes.
     /// - Returns: The profile.

@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 
 /// What the operating system knows about a simulated device: its name, the iCloud account signed in and its
 /// status, and the app build installed (its entitlements). Stored as `device.json` beside the App Group folder.
@@ -53,7 +53,7 @@ public enum DeviceName {
     /// Checks a device name.
     ///
     /// - Parameter name: 1 to 64 ASCII letters, digits, `.`, `_` or `-`, not starting with `.` or `-`.
-    /// - Throws: ``IdentifierError`` saying what is wrong.
+    /// - Throws: `IdentifierError` saying what is wrong.
     public static func validate(_ name: String) throws(IdentifierError) {
         let bytes = Array(name.utf8)
         func fail(_ problem: String) -> IdentifierError {

@@ -1,6 +1,6 @@
-import FileSystem
-import PrivateCloud
-import SQLite
+public import PrivateCloud
+import PrivateSyncFileSystem
+import PrivateSyncSQLite
 
 /// The two stores of a device, opened together as SwiftData opens the configurations of one `ModelContainer`.
 ///
@@ -29,14 +29,19 @@ public struct DeviceStores: Sendable {
     ///   - verificationMemo: Where checked states are remembered, to check a file once per change.
     ///   - readOnly: Whether only to read: nothing is created or written.
     /// - Returns: The stores.
-    /// - Throws: ``StoreError``: `cannotCreateStore` (wrapping ``CocoaStyleError`` 512) when a cloud
-    ///   configuration's folder is missing, before anything is created; or what opening a store throws.
+    /// - Throws: ``StoreError``: `invalidConfiguration` for a local-only configuration that mirrors to CloudKit;
+    ///   `cannotCreateStore` (wrapping ``CocoaStyleError`` 512) when a cloud configuration's folder is missing,
+    ///   before anything is created; or what opening a store throws.
     public static func open(
         localOnly: StoreConfiguration, userCreated: StoreConfiguration, partition: SyncPartition, deviceID: String,
         clock: any WallClock, names: any RecordNameSource, durability: Durability, crashSwitch: CrashSwitch?,
         verifyIntegrity: Bool = false, verificationMemo: VerificationMemo? = nil, readOnly: Bool = false
     ) throws(StoreError) -> DeviceStores {
-        precondition(!localOnly.isCloud, "the local-only store never mirrors to CloudKit")
+        guard !localOnly.isCloud else {
+            throw StoreError(
+                .invalidConfiguration,
+                "the local-only configuration \(localOnly.name) mirrors to CloudKit; the local-only store never does")
+        }
         for configuration in [localOnly, userCreated] where configuration.isCloud {
             if !FileSystem.isDirectory(configuration.directory) {
                 let error = CocoaStyleError.failedToCreateFile(configuration.path)

@@ -15,6 +15,7 @@ public protocol RecordNameSource: Sendable {
 
 /// Random UUIDs, as apps use: for everything that need not replay.
 public struct UUIDRecordNames: RecordNameSource {
+    /// A source of random UUIDs.
     public init() {}
     public func nextName() -> String { UUID().uuidString }
 }

@@ -1,6 +1,6 @@
-import FileSystem
-import PrivateCloud
-import SQLite
+public import PrivateCloud
+import PrivateSyncFileSystem
+import PrivateSyncSQLite
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,10 +1,10 @@
-import PrivateCloud
-import SQLite
+public import PrivateCloud
+import PrivateSyncSQLite
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A key of the sync engine's state, kept in the user-created store's `sync_state` table so that it commits with
@@ -36,11 +36,16 @@ public enum SyncStateKey: String, Sendable, CaseIterable {
     case nextAttemptAt = "next_attempt_at"
     /// Consecutive transient failures, for backoff.
     case retryAttempt = "retry_attempt"
-    /// Totals since the store was created: what the engine reports, for hosts and the simulator to check.
+    /// Totals since the store was created: what the engine reports, for hosts and the simulator to check. Saves
+    /// the server accepted.
     case sentSaves = "sent_saves"
+    /// Deletions the server accepted, since the store was created.
     case sentDeletes = "sent_deletes"
+    /// Created or changed records fetched and applied, since the store was created.
     case fetchedModifications = "fetched_modifications"
+    /// Deletions fetched and applied, since the store was created.
     case fetchedDeletions = "fetched_deletions"
+    /// Conflicts resolved, since the store was created.
     case conflictsResolved = "conflicts_resolved"
     /// Advanced each time the store starts afresh: a cycle that began in an earlier epoch applies nothing more.
     case epoch = "epoch"
@@ -58,9 +63,13 @@ public enum SyncStateKey: String, Sendable, CaseIterable {
 /// A pending change as the engine reads it: with a revision that grows each time the record is written again, so
 /// that a change written while a send was in flight is not dropped when the older send succeeds.
 public struct PendingChangeRow: Sendable, Hashable {
+    /// The record's name.
     public let recordName: String
+    /// The record's type.
     public let recordType: String
+    /// Whether the change saves or deletes the record.
     public let kind: PendingChangeKind
+    /// Grows each time the record is written again while the change waits.
     public let revision: Int64
     /// The change's place in the queue.
     public let queuedSequence: Int64
@@ -70,7 +79,9 @@ public struct PendingChangeRow: Sendable, Hashable {
 
 /// The system fields the server last returned for a record (its change tag above all), as the engine caches them.
 public struct CachedServerFields: Sendable, Hashable {
+    /// The record's type.
     public let recordType: String
+    /// The system fields, with the change tag the next save must carry.
     public let systemFields: SystemFields
 }
 
@@ -90,7 +101,7 @@ extension RecordStore where Kind == UserCreated {
     }
 
     /// ``syncSnapshot(_:)``, or what `body` returned when it last ran under `name`, when nothing was committed to
-    /// the store since (see ``RecordStore/memoizedRead(_:_:)``): for small values computed from the store alone.
+    /// the store since (see `memoizedRead(_:_:)`): for small values computed from the store alone.
     public func syncSnapshot<T: Sendable>(
         memoizedAs name: String, _ body: (SyncTransaction) throws -> T
     ) throws(StoreError) -> T {
@@ -128,7 +139,7 @@ public struct SyncTransaction {
     // MARK: State
 
     /// This transaction, with every state value read in one query, for code that reads many values and writes none
-    /// (the engine's state, which every status reads: `make bench`, `simulated_speedup`). Its ``state(_:)`` answers
+    /// (the engine's state, which every status reads: `make bench`, `simulated_speedup`). Its `state(_:)` answers
     /// from what was read; it must not be used to write.
     public func readingAllState() throws -> SyncTransaction {
         var copy = self
@@ -143,7 +154,7 @@ public struct SyncTransaction {
     }
 
     /// A state value, or `nil` when unset.
-    public func state(_ key: SyncStateKey) throws -> SQLiteValue? {
+    package func state(_ key: SyncStateKey) throws -> SQLiteValue? {
         if let readState { return readState[key.rawValue] }
         let statement = try connection.cachedStatement(literal: "SELECT value FROM sync_state WHERE key = ?")
         defer { statement.reset() }
@@ -156,7 +167,7 @@ public struct SyncTransaction {
     ///
     /// - Throws: ``StoreError`` `invalidValue` for a value out of the key's range (a date years away, a negative
     ///   counter), which is never written: a store must never hold what opening it would refuse.
-    public func setState(_ key: SyncStateKey, _ value: SQLiteValue?) throws {
+    package func setState(_ key: SyncStateKey, _ value: SQLiteValue?) throws {
         if let value {
             if let shape = StoreStateCheck.shape(of: key.rawValue),
                 let problem = StoreStateCheck.problem(with: value, shape: shape)

@@ -1,6 +1,6 @@
-import FileSystem
-import PrivateCloud
-import SQLite
+public import PrivateCloud
+import PrivateSyncFileSystem
+import PrivateSyncSQLite
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -537,6 +537,8 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
 
 /// What a change waiting to be sent does to its record (the `kind` column of `pending_changes`).
 public enum PendingChangeKind: String, Sendable, Hashable {
+    /// The record was created or changed: send it.
     case save
+    /// The record was deleted: send its deletion.
     case delete
 }

@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 
 /// The record types an app declares, with their fields: what a SwiftData model list is to an app.
 public struct Schema: Sendable, Hashable {

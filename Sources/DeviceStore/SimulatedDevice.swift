@@ -1,5 +1,5 @@
-import FileSystem
-import PrivateCloud
+public import PrivateCloud
+import PrivateSyncFileSystem
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -240,7 +240,7 @@ public final class SimulatedDevice: Sendable {
 struct AppPreferences: Codable, Sendable {
     var syncEnabled: Bool
 
-    /// Reads the file as `JSONEncoder` wrote it, without `Codable` (see ``JSONReader`` for why).
+    /// Reads the file as `JSONEncoder` wrote it, without `Codable` (see `JSONReader` for why).
     static func read(json: [UInt8]) throws(JSONReadError) -> AppPreferences {
         try JSONReader.read(json) { (reader: inout JSONReader) throws(JSONReadError) in
             var syncEnabled: Bool?

@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 
 /// One store of a device: a name, a folder, and whether it mirrors to CloudKit, as SwiftData's
 /// `ModelConfiguration`.

@@ -1,4 +1,4 @@
-import SQLite
+import PrivateSyncSQLite
 
 /// A store operation that failed: what was wrong, naming the record, type, field or file.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
@@ -32,6 +32,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case invalidName = 13
         /// A record of the chosen name already exists on the device.
         case nameInUse = 14
+        /// A store configuration given where it cannot serve (a cloud configuration for the local-only store).
+        case invalidConfiguration = 15
     }
 
     /// The kind of failure.

@@ -1,5 +1,5 @@
-import PrivateCloud
-import SQLite
+public import PrivateCloud
+import PrivateSyncSQLite
 
 /// Reads a device store file without opening it as a store: read-only, for audits and inspection tools.
 public enum StoreFileReader {

@@ -1,4 +1,4 @@
-import SQLite
+import PrivateSyncSQLite
 
 /// The range check of every value a store file holds that the package computes with: the sync state, the pending
 /// changes' counters and every record's dates. A store is checked when it is opened, before anything is read or

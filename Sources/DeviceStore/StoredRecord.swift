@@ -1,9 +1,9 @@
-import PrivateCloud
+public import PrivateCloud
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A record in a device store.

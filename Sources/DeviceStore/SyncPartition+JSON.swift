@@ -1,5 +1,5 @@
-import FileSystem
 import PrivateCloud
+import PrivateSyncFileSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -158,7 +158,7 @@ extension SyncPartition {
 
     /// Reads a schema from JSON text.
     ///
-    /// The file is read with the package's own ``JSONReader`` rather than `Codable` (every CLI command loads the
+    /// The file is read with the package's own `JSONReader` rather than `Codable` (every CLI command loads the
     /// world's schema, and `Codable` made that a third of `privatesync sync status`'s time). Keys it does not know
     /// are refused, so that a misspelt `optinal` is not silently ignored.
     ///

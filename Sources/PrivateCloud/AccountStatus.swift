@@ -1,9 +1,14 @@
 /// The device's iCloud account status, as `CKAccountStatus` reports it, number for number.
 public enum AccountStatus: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// The status could not be read.
     case couldNotDetermine = 0
+    /// An account is signed in and may use iCloud.
     case available = 1
+    /// iCloud is restricted on this device (parental controls, device management).
     case restricted = 2
+    /// No iCloud account is signed in.
     case noAccount = 3
+    /// An account is signed in but not usable yet (being set up or recovered).
     case temporarilyUnavailable = 4
 
     public var description: String { name }

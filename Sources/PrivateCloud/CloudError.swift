@@ -1,4 +1,4 @@
-import SQLite
+import PrivateSyncSQLite
 
 /// An error from a private container, shaped like CloudKit's `CKError`: the same codes, with the same numbers.
 ///
@@ -8,41 +8,78 @@ import SQLite
 public struct CloudError: Error, Sendable, CustomStringConvertible {
     /// `CKError.Code`, number for number.
     public enum Code: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// A nonrecoverable error inside CloudKit.
         case internalError = 1
+        /// Some items of a batch failed: the per-item errors say which, and why.
         case partialFailure = 2
+        /// The network is not available.
         case networkUnavailable = 3
+        /// The network was available, but the request failed.
         case networkFailure = 4
+        /// The container is unknown or not configured.
         case badContainer = 5
+        /// CloudKit is unavailable for now; retry after `retryAfter`.
         case serviceUnavailable = 6
+        /// The device made too many requests; retry after `retryAfter`.
         case requestRateLimited = 7
+        /// The app lacks the entitlement the request needs.
         case missingEntitlement = 8
+        /// No iCloud account is signed in, or its credentials are missing.
         case notAuthenticated = 9
+        /// The user may not access this item.
         case permissionFailure = 10
+        /// The record, or the zone, does not exist.
         case unknownItem = 11
+        /// The request was malformed.
         case invalidArguments = 12
+        /// The results were truncated (no longer returned by CloudKit).
         case resultsTruncated = 13
+        /// The record changed on the server since the client fetched it: the error carries the server, client and
+        /// ancestor records.
         case serverRecordChanged = 14
+        /// The server rejected the request.
         case serverRejectedRequest = 15
+        /// An asset's file could not be found.
         case assetFileNotFound = 16
+        /// An asset's file changed while it was being saved.
         case assetFileModified = 17
+        /// The app version is too old for the container.
         case incompatibleVersion = 18
+        /// A unique-field constraint failed on the server.
         case constraintViolation = 19
+        /// The operation was cancelled.
         case operationCancelled = 20
+        /// The change token is too old: fetch again from the start.
         case changeTokenExpired = 21
+        /// The batch failed as a whole because one of its items failed: nothing in it was saved.
         case batchRequestFailed = 22
+        /// The zone is busy with other requests; retry after `retryAfter`.
         case zoneBusy = 23
+        /// The request does not apply to this database.
         case badDatabase = 24
+        /// Saving would exceed the user's iCloud storage.
         case quotaExceeded = 25
+        /// The zone does not exist.
         case zoneNotFound = 26
+        /// The request was too large: split it into smaller batches.
         case limitExceeded = 27
+        /// The user deleted the zone, from iCloud settings: the app's data is gone from iCloud.
         case userDeletedZone = 28
+        /// A share has too many participants.
         case tooManyParticipants = 29
+        /// The record is already shared.
         case alreadyShared = 30
+        /// A record's parent or share reference could not be resolved.
         case referenceViolation = 31
+        /// The managed account may not perform the request.
         case managedAccountRestricted = 32
+        /// A share participant may need to verify their account.
         case participantMayNeedVerification = 33
+        /// The server's response was lost: the request may have succeeded, so retry it.
         case serverResponseLost = 34
+        /// An asset is not available.
         case assetNotAvailable = 35
+        /// The account is temporarily unavailable (being set up or recovered); retry later.
         case accountTemporarilyUnavailable = 36
 
         /// CloudKit's name for the code, as in `CKError.Code.zoneBusy`.
@@ -107,7 +144,9 @@ public struct CloudError: Error, Sendable, CustomStringConvertible {
 
     /// The item a per-item error of a `partialFailure` belongs to.
     public enum ItemID: Hashable, Sendable, CustomStringConvertible {
+        /// A record of the batch.
         case record(RecordID)
+        /// A zone of the batch.
         case zone(ZoneID)
 
         public var description: String {

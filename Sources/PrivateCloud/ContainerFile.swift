@@ -1,4 +1,4 @@
-import SQLite
+import PrivateSyncSQLite
 
 /// A container database file read directly, without going through an account session: what an audit (or a user
 /// with `sqlite3`) sees. Opening is read-only; a damaged or foreign file is refused and left unchanged.

@@ -42,7 +42,9 @@ public struct ModifyResult: Sendable {
 public struct RecordZoneChanges: Sendable {
     /// A deleted record: its identifier and type.
     public struct Deletion: Hashable, Sendable {
+        /// The deleted record's identifier.
         public let recordID: RecordID
+        /// The deleted record's type.
         public let recordType: String
     }
 
@@ -72,7 +74,9 @@ public struct DatabaseChanges: Sendable {
 
     /// A zone that was deleted.
     public struct Deletion: Hashable, Sendable {
+        /// The deleted zone.
         public let zoneID: ZoneID
+        /// Why it is gone.
         public let reason: DeletionReason
     }
 

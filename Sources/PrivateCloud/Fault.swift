@@ -132,13 +132,21 @@ public enum FaultKind: String, CaseIterable, Sendable, Hashable, Comparable, Cus
 
 /// A call to a container, as a fault source sees it.
 public enum ContainerCall: Sendable, Hashable {
+    /// `userRecordID()`: who is signed in.
     case userRecordID
+    /// `saveZones(_:)`.
     case saveZones
+    /// `deleteZones(_:)`.
     case deleteZones
+    /// `allZones()`.
     case allZones
+    /// `records(for:)`: records fetched by identifier.
     case fetchRecords
+    /// `modifyRecords(saving:deleting:…)`, with how many records it saves and deletes.
     case modifyRecords(saves: Int, deletes: Int)
+    /// `recordZoneChanges(in:since:…)`, and whether it passes a change token (`false`: from the start).
     case recordZoneChanges(hasToken: Bool)
+    /// `databaseChanges(since:)`.
     case databaseChanges
     /// A page of zone changes about to be handed back, holding `changes` records and deletions: only delivery
     /// faults apply to it.

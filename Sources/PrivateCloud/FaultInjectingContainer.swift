@@ -5,7 +5,7 @@ import Synchronization
 /// Each call asks the ``FaultSource`` for a fault first; a call it strikes fails as CloudKit would fail it, and
 /// the base container is called only where CloudKit would have acted: a lost response follows an applied write,
 /// a user-deleted zone is really deleted from the base, and a non-atomic partial failure applies the other items.
-public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettingsControls>: PrivateContainer,
+public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettingsControls>: InterceptingContainer,
     ICloudSettingsControls
 {
     /// The container faults are injected into.
@@ -83,38 +83,37 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
 
     // MARK: Calls
 
-    public func accountStatus() async -> AccountStatus {
-        await base.accountStatus()
-    }
-
-    public func userRecordID() async throws(CloudError) -> UserRecordID {
-        if let fault = fault(for: .userRecordID) { throw callError(fault, "fetching the user record ID") }
-        return try await base.userRecordID()
-    }
-
-    public func saveZones(_ zones: [RecordZone]) async throws(CloudError) -> [RecordZone] {
-        if let fault = fault(for: .saveZones) { throw callError(fault, "saving zones") }
-        return try await base.saveZones(zones)
-    }
-
-    public func deleteZones(_ zoneIDs: [ZoneID]) async throws(CloudError) {
-        if let fault = fault(for: .deleteZones) { throw callError(fault, "deleting zones") }
-        try await base.deleteZones(zoneIDs)
-    }
-
-    public func allZones() async throws(CloudError) -> [RecordZone] {
-        if let fault = fault(for: .allZones) { throw callError(fault, "listing zones") }
-        return try await base.allZones()
-    }
-
-    public func records(for recordIDs: [RecordID]) async throws(CloudError) -> [RecordID: Result<Record, CloudError>] {
-        if let fault = fault(for: .fetchRecords, records: Set(recordIDs.map(\.recordName))) {
-            throw callError(fault, "fetching records")
+    /// Every call: asks the fault source first, and hands the call to the base only where CloudKit would act.
+    public func intercept(_ call: InterceptedCall) async throws(CloudError) -> InterceptedCall.Reply {
+        switch call {
+        case .accountStatus:
+            break
+        case .userRecordID:
+            if let fault = fault(for: .userRecordID) { throw callError(fault, "fetching the user record ID") }
+        case .saveZones:
+            if let fault = fault(for: .saveZones) { throw callError(fault, "saving zones") }
+        case .deleteZones:
+            if let fault = fault(for: .deleteZones) { throw callError(fault, "deleting zones") }
+        case .allZones:
+            if let fault = fault(for: .allZones) { throw callError(fault, "listing zones") }
+        case .records(let recordIDs):
+            if let fault = fault(for: .fetchRecords, records: Set(recordIDs.map(\.recordName))) {
+                throw callError(fault, "fetching records")
+            }
+        case .modifyRecords(let saving, let deleting, let savePolicy, let atomically):
+            return .modified(
+                try await modifyWithFaults(
+                    saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically))
+        case .recordZoneChanges(let zoneID, let token, let resultsLimit):
+            return .zoneChanges(try await fetchChangesWithFaults(in: zoneID, since: token, resultsLimit: resultsLimit))
+        case .databaseChanges:
+            if let fault = fault(for: .databaseChanges) { throw callError(fault, "fetching database changes") }
         }
-        return try await base.records(for: recordIDs)
+        return try await base.perform(call)
     }
 
-    public func modifyRecords(
+    /// A modify request, as the faults that strike it leave it.
+    private func modifyWithFaults(
         saving: [Record], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool
     )
         async throws(CloudError) -> ModifyResult
@@ -195,7 +194,8 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
         return result
     }
 
-    public func recordZoneChanges(
+    /// A change fetch, as the faults that strike it (or its delivery) leave it.
+    private func fetchChangesWithFaults(
         in zoneID: ZoneID, since token: ChangeToken?, resultsLimit: Int?
     )
         async throws(CloudError) -> RecordZoneChanges
@@ -260,15 +260,6 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
     private static func startToken(like token: ChangeToken) -> ChangeToken {
         guard let contents = token.contents else { return token }
         return ChangeToken(ChangeToken.Contents(databaseID: contents.databaseID, scope: contents.scope, sequence: 0))
-    }
-
-    public func databaseChanges(
-        since token: ChangeToken?, resultsLimit: Int?
-    ) async throws(CloudError)
-        -> DatabaseChanges
-    {
-        if let fault = fault(for: .databaseChanges) { throw callError(fault, "fetching database changes") }
-        return try await base.databaseChanges(since: token, resultsLimit: resultsLimit)
     }
 
     public func deleteZoneFromICloudSettings(_ zoneID: ZoneID) async throws(CloudError) {

@@ -1,20 +1,28 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// The value of a record field: one of CloudKit's field types, or a list of one of them.
 public enum FieldValue: Hashable, Sendable, CustomStringConvertible {
+    /// A string.
     case string(String)
+    /// A 64-bit integer.
     case int64(Int64)
+    /// A double.
     case double(Double)
+    /// A Boolean, which CloudKit stores as an integer.
     case bool(Bool)
+    /// Bytes (`CKRecord`'s `Data`; an asset's contents in this fake).
     case bytes(Data)
+    /// A date.
     case date(Date)
     // A reference (two names) and a location (five doubles) are stored out of line, so that every value is as small
     // as a string: fields are copied, hashed and moved by the thousand on every save and fetch.
+    /// A reference to another record.
     indirect case reference(RecordReference)
+    /// A location.
     indirect case location(Location)
     /// A list; its elements share one type and are not lists themselves.
     case list([FieldValue])
@@ -101,7 +109,23 @@ public enum FieldValue: Hashable, Sendable, CustomStringConvertible {
 
 /// A field's type, as a record type's schema fixes it once the first value is saved.
 public indirect enum FieldType: Hashable, Sendable, CustomStringConvertible {
-    case string, int64, double, bool, bytes, date, reference, location
+    /// ``FieldValue/string(_:)``.
+    case string
+    /// ``FieldValue/int64(_:)``.
+    case int64
+    /// ``FieldValue/double(_:)``.
+    case double
+    /// ``FieldValue/bool(_:)``.
+    case bool
+    /// ``FieldValue/bytes(_:)``.
+    case bytes
+    /// ``FieldValue/date(_:)``.
+    case date
+    /// ``FieldValue/reference(_:)``.
+    case reference
+    /// ``FieldValue/location(_:)``.
+    case location
+    /// ``FieldValue/list(_:)`` of one type.
     case list(FieldType)
 
     /// The scalar types, in a fixed order.
@@ -177,10 +201,15 @@ public struct RecordReference: Hashable, Sendable {
 
 /// A location, as the fields of `CLLocation` that CloudKit stores.
 public struct Location: Hashable, Sendable {
+    /// Degrees north of the equator.
     public let latitude: Double
+    /// Degrees east of the prime meridian.
     public let longitude: Double
+    /// Meters above sea level.
     public let altitude: Double
+    /// The radius of uncertainty of the latitude and longitude, in meters.
     public let horizontalAccuracy: Double
+    /// The uncertainty of the altitude, in meters.
     public let verticalAccuracy: Double
 
     /// Creates a location.

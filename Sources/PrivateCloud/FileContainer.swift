@@ -1,5 +1,5 @@
-import FileSystem
-import SQLite
+import PrivateSyncFileSystem
+import PrivateSyncSQLite
 import Synchronization
 
 /// A private container whose databases are SQLite files: one per account, at

@@ -39,6 +39,12 @@ package struct JSONReader: ~Copyable {
         return try result.get()
     }
 
+    /// Whether the next value is a string (a file written by an earlier build may hold a string where this one
+    /// writes an object).
+    package mutating func nextIsString() -> Bool {
+        scanner.peek() == UInt8(ascii: "\"")
+    }
+
     /// Consumes the `{` of an object.
     package mutating func beginObject(at place: @autoclosure () -> String) throws(JSONReadError) {
         guard scanner.consume(UInt8(ascii: "{")) else { throw problem(place(), "should be an object") }

@@ -1,5 +1,11 @@
 import Synchronization
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// The private databases of every account, in memory: the servers behind ``MemoryContainer``s.
 ///
 /// Devices that share a `MemoryCloud` and sign into the same account see the same database, as devices on one
@@ -59,7 +65,7 @@ public final class MemoryCloud: Sendable {
 }
 
 /// A private container whose databases live in a ``MemoryCloud``: the fast twin of ``FileContainer`` for tests
-/// and simulation, with the same semantics (both run ``PrivateDatabase``) and the same conformance suite.
+/// and simulation, with the same semantics (both run `PrivateDatabase`) and the same conformance suite.
 public final class MemoryContainer: StorageBackedContainer {
     public let identifier: ContainerIdentifier
     /// The device's account session, which routes every call.

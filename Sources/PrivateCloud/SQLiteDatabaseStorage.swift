@@ -1,4 +1,4 @@
-import SQLite
+import PrivateSyncSQLite
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

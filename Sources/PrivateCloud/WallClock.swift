@@ -1,9 +1,9 @@
 import Synchronization
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Where a component reads the time. Injected everywhere, so a simulation controls time and replays exactly.
@@ -14,6 +14,7 @@ public protocol WallClock: Sendable {
 
 /// The system's clock.
 public struct SystemClock: WallClock {
+    /// The system's clock.
     public init() {}
     public func now() -> Date { Date() }
 }

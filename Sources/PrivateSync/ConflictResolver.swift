@@ -1,4 +1,4 @@
-import DeviceStore
+public import DeviceStore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -24,6 +24,7 @@ public protocol ConflictResolver: Sendable {
 /// version (write time, then device identifier to break ties, so every device picks the same winner). A field one
 /// side cleared is a write like any other: a later clear beats an earlier value.
 public struct FieldLevelLastWriterWins: ConflictResolver {
+    /// The resolver the engine uses unless told otherwise.
     public init() {}
 
     public func resolve(local: StoredRecord, server: StoredRecord) -> StoredRecord {

@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 
 /// One container call a cycle made, as the request log (`SyncReport.requests`) shows it: what was asked, and what
 /// became of it and of each item in it.

@@ -1,5 +1,5 @@
-import DeviceStore
-import PrivateCloud
+public import DeviceStore
+public import PrivateCloud
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -44,8 +44,9 @@ public struct ConvergenceReport: Sendable, Hashable {
     public let device: String
     /// The account whose container was compared, if the device has one.
     public let account: AccountID?
-    /// Records compared: on the device, and in the container's zone.
+    /// Records compared on the device.
     public var recordsOnDevice = 0
+    /// Records compared in the container's zone.
     public var recordsInContainer = 0
     /// Changes waiting on the device.
     public var pendingChanges = 0
@@ -74,7 +75,7 @@ extension LaunchedApp {
     ///   - user: The container's user record.
     ///   - account: The account, for the report.
     /// - Returns: The report.
-    /// - Throws: ``StoreError`` when the store cannot be read.
+    /// - Throws: `StoreError` when the store cannot be read.
     public func convergence(
         with containerRecords: [Record], of user: UserRecordID, account: AccountID?
     ) throws(StoreError) -> ConvergenceReport {

@@ -26,7 +26,7 @@ extension LaunchRecord {
         var fallbackDetail: String??
         var skippedDirectoryFix: Bool?
         var skippedEntitlementCheck: Bool?
-        var steps: [String]?
+        var steps: [LaunchStep]?
         var first = true
         let top = "the top level"
         try reader.beginObject(at: top)
@@ -58,7 +58,14 @@ extension LaunchRecord {
                 skippedDirectoryFix = try reader.bool(at: "skippedDirectoryFix")
             case "skippedEntitlementCheck" where skippedEntitlementCheck == nil:
                 skippedEntitlementCheck = try reader.bool(at: "skippedEntitlementCheck")
-            case "steps" where steps == nil: steps = try reader.strings(at: "steps")
+            case "steps" where steps == nil:
+                var list: [LaunchStep] = []
+                var firstStep = true
+                try reader.beginArray(at: "steps")
+                while try reader.nextElement(&firstStep, at: "steps") {
+                    list.append(try LaunchStep.read(&reader, at: "steps[\(list.count)]"))
+                }
+                steps = list
             case "launchedAt", "syncWanted", "userCreatedStore", "containerIdentifier", "fallbackReason",
                 "fallbackDetail", "skippedDirectoryFix", "skippedEntitlementCheck", "steps":
                 throw reader.repeatedKey(key, at: top)

@@ -1,19 +1,21 @@
-import FileSystem
 import PrivateCloud
+import PrivateSyncFileSystem
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// What the last launch (or reconfiguration) of the app on a device did: the facts the status is derived from,
-/// and the steps, in words. Kept in the App Group's `Library/Preferences/last-launch.json`, so a reinstall forgets
+/// and the steps it took. Kept in the App Group's `Library/Preferences/last-launch.json`, so a reinstall forgets
 /// it, as it forgets everything the app kept.
-public struct LaunchRecord: Codable, Sendable, Hashable {
+public struct LaunchRecord: Encodable, Sendable, Hashable {
     /// How the user-created store was opened.
     public enum StoreMode: String, Codable, Sendable, Hashable {
+        /// Cloud-configured: its changes sync.
         case cloud
+        /// Local: nothing syncs (sync is off, or the launch fell back).
         case local
     }
 
@@ -33,8 +35,8 @@ public struct LaunchRecord: Codable, Sendable, Hashable {
     public var skippedDirectoryFix: Bool
     /// Whether the second trap's fix was skipped.
     public var skippedEntitlementCheck: Bool
-    /// The launch sequence, step by step, in words.
-    public var steps: [String]
+    /// The launch sequence, step by step.
+    public var steps: [LaunchStep]
 
     static func path(in appGroup: String) -> String {
         appGroup + "/Library/Preferences/last-launch.json"

@@ -1,7 +1,5 @@
-import DeviceStore
-import FileSystem
-import PrivateCloud
-import SQLite
+public import DeviceStore
+public import PrivateCloud
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -108,17 +106,17 @@ public struct LaunchSequence: Sendable {
     ///   Without the entitlement and with its check skipped, the process traps instead (step 6).
     public func run(options: Options = Options()) throws(LaunchError) -> LaunchedApp {
         let identifier = environment.containerIdentifier
-        var steps: [String] = []
+        var steps: [LaunchStep] = []
         let wanted: Bool
         do {
             wanted = try device.syncPreference()
         } catch {
             throw LaunchError(.damagedFile, error.description)
         }
-        steps.append("read the sync preference: \(wanted ? "on" : "off")")
+        steps.append(.readSyncPreference(on: wanted))
 
         if options.skipDirectoryFix {
-            steps.append("skipped creating Library/Application Support (the first trap's fix is off)")
+            steps.append(.skippedDirectoryFix)
         } else {
             let existed = device.appGroup.hasApplicationSupport
             do {
@@ -126,29 +124,29 @@ public struct LaunchSequence: Sendable {
             } catch {
                 throw LaunchError(.fileSystem, "cannot create \(device.appGroup.applicationSupport): \(error)")
             }
-            steps.append(existed ? "Library/Application Support exists" : "created Library/Application Support")
+            steps.append(.applicationSupport(existed: existed))
         }
 
         var fallback: PauseReason?
         var fallbackDetail: String?
         if wanted {
             if options.skipEntitlementCheck {
-                steps.append("skipped the entitlement check (the second trap's fix is off)")
+                steps.append(.skippedEntitlementCheck)
             } else if let missing = device.entitlements.missingEntitlement(for: identifier) {
                 fallback = .missingEntitlement
                 fallbackDetail = missing
-                steps.append("checked the entitlement: missing for \(identifier); falling back to local")
+                steps.append(.checkedEntitlement(identifier, allowed: false))
             } else {
-                steps.append("checked the entitlement: \(identifier) is allowed")
+                steps.append(.checkedEntitlement(identifier, allowed: true))
             }
             if fallback == nil {
                 let status = device.session.status
                 if let reason = PauseReason(accountStatus: status) {
                     fallback = reason
                     fallbackDetail = "the account status is \(status)"
-                    steps.append("checked the account: \(status); falling back to local")
+                    steps.append(.checkedAccount(status, fallsBack: true))
                 } else {
-                    steps.append("checked the account: available")
+                    steps.append(.checkedAccount(status, fallsBack: false))
                 }
             }
         }
@@ -157,19 +155,19 @@ public struct LaunchSequence: Sendable {
         let stores: DeviceStores
         do {
             stores = try openStores(cloud: cloud)
-            steps.append("opened the local-only store (local)")
-            steps.append("opened the user-created store (\(cloud ? "cloud, \(identifier)" : "local"))")
+            steps.append(.openedLocalOnlyStore)
+            steps.append(.openedUserCreatedStore(cloud: cloud ? identifier : nil))
         } catch  where error.code == .cannotCreateStore && cloud {
             fallback = .storeCreationFailed
             fallbackDetail = error.message
             cloud = false
-            steps.append("opening the cloud store failed: \(error.message); falling back to local")
+            steps.append(.cloudStoreFailed(error.message))
             do {
                 stores = try openStores(cloud: false)
             } catch {
                 throw LaunchError(opening: error)
             }
-            steps.append("opened both stores locally (a local store recovers by creating its folder)")
+            steps.append(.openedBothStoresLocally)
         } catch {
             throw LaunchError(opening: error)
         }
@@ -178,9 +176,7 @@ public struct LaunchSequence: Sendable {
             launchedAt: environment.clock.now(), syncWanted: wanted, userCreatedStore: cloud ? .cloud : .local,
             containerIdentifier: identifier.rawValue, fallbackReason: fallback, fallbackDetail: fallbackDetail,
             skippedDirectoryFix: options.skipDirectoryFix, skippedEntitlementCheck: options.skipEntitlementCheck,
-            steps: steps + [
-                cloud ? "opened the container and started the engine" : "sync does not run: no container opened"
-            ])
+            steps: steps + [cloud ? .startedEngine : .noContainer])
         // Step 6 comes after the record is written: if it traps, the record still says what the launch got to.
         try record.save(appGroup: device.appGroup.path)
         return LaunchedApp(device: device, environment: environment, record: record, stores: stores)
@@ -221,7 +217,7 @@ public struct LaunchSequence: Sendable {
     /// record, the account and the user-created store. The local-only store and the container are not opened and no
     /// engine is made, so that showing the status costs what a settings screen should.
     ///
-    /// - Returns: The status ``LaunchedApp/status()`` would give after ``resume()``.
+    /// - Returns: The status ``LaunchedApp/status()`` would give after ``resume(readOnly:)``.
     /// - Throws: ``LaunchError`` `neverLaunched` when the device has no launch since installation, or what opening
     ///   the user-created store throws.
     public func status() throws(LaunchError) -> SyncStatus {

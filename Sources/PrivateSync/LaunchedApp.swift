@@ -1,7 +1,6 @@
-import DeviceStore
-import FileSystem
-import PrivateCloud
-import SQLite
+public import DeviceStore
+public import PrivateCloud
+import PrivateSyncFileSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -65,41 +64,64 @@ public final class LaunchedApp: Sendable {
 
     // MARK: Writing
 
-    /// Adds a record to the store its type belongs to.
+    /// Adds a record of a user-created type to the user-created store, with its pending change.
+    ///
+    /// - Returns: The record as stored (durably, with its pending change).
+    /// - Throws: `StoreError`: what the store refuses.
+    @discardableResult
+    public func add(_ type: ModelType<UserCreated>, fields: [String: FieldValue]) throws(StoreError) -> StoredRecord {
+        try stores.userCreated.insert(type, fields: fields, writtenUnder: device.session.account)
+    }
+
+    /// Adds a record of a local-only type to the local-only store.
+    ///
+    /// - Returns: The record as stored (durably).
+    /// - Throws: `StoreError`: what the store refuses.
+    @discardableResult
+    public func add(_ type: ModelType<LocalOnly>, fields: [String: FieldValue]) throws(StoreError) -> StoredRecord {
+        try stores.localOnly.insert(type, fields: fields, writtenUnder: device.session.account)
+    }
+
+    /// Adds a record to the store its type's partition names.
+    ///
+    /// - Returns: The record as stored (durably, with its pending change when it is user-created).
+    /// - Throws: `StoreError`: what the store refuses.
+    @discardableResult
+    public func add(_ type: PartitionedType, fields: [String: FieldValue]) throws(StoreError) -> StoredRecord {
+        switch type {
+        case .userCreated(let type): try add(type, fields: fields)
+        case .localOnly(let type): try add(type, fields: fields)
+        }
+    }
+
+    /// Adds a record of the type of that name, for a caller that has the name only (a test, a script): the name
+    /// is looked up once, and the record added as ``add(_:fields:)-(PartitionedType,_)`` adds it.
     ///
     /// - Parameters:
     ///   - typeName: The record type.
     ///   - fields: Its fields.
     /// - Returns: The record as stored (durably, with its pending change when it is user-created).
-    /// - Throws: ``StoreError``: `unknownType` for a type the schema does not declare, or what the store refuses.
+    /// - Throws: `StoreError`: `unknownType` for a type the schema does not declare, or what the store refuses.
     @discardableResult
     public func add(_ typeName: String, fields: [String: FieldValue]) throws(StoreError) -> StoredRecord {
-        let account = device.session.account
-        switch partition.partition(of: typeName) {
-        case .userCreated?:
-            let type: ModelType<UserCreated> = try modelType(typeName)
-            return try stores.userCreated.insert(type, fields: fields, writtenUnder: account)
-        case .localOnly?:
-            let type: ModelType<LocalOnly> = try modelType(typeName)
-            return try stores.localOnly.insert(type, fields: fields, writtenUnder: account)
-        case nil:
+        try add(declaredType(typeName), fields: fields)
+    }
+
+    /// The declared type of that name, refused as a store refuses a type the schema does not declare.
+    ///
+    /// - Throws: `StoreError` `unknownType`, listing the known types.
+    public func declaredType(_ typeName: String) throws(StoreError) -> PartitionedType {
+        guard let type = partition.partitionedType(named: typeName) else {
             let known = partition.schema.recordTypes.map(\.name).joined(separator: ", ")
             throw StoreError(
                 .unknownType, "unknown record type \(CloudKitNames.quoted(typeName)) (known types: \(known))")
         }
-    }
-
-    private func modelType<Kind: PartitionKind>(_ name: String) throws(StoreError) -> ModelType<Kind> {
-        do {
-            return try partition.modelType(name)
-        } catch {
-            throw StoreError(.wrongPartition, error.message)
-        }
+        return type
     }
 
     /// Changes fields of a record, in whichever store holds it.
     ///
-    /// - Throws: ``StoreError`` `recordNotFound` when neither store holds it, or what the store refuses.
+    /// - Throws: `StoreError` `recordNotFound` when neither store holds it, or what the store refuses.
     @discardableResult
     public func edit(_ name: String, setting changes: [String: FieldValue?]) throws(StoreError) -> StoredRecord {
         if try stores.userCreated.record(named: name) != nil {
@@ -113,7 +135,7 @@ public final class LaunchedApp: Sendable {
 
     /// Deletes a record from whichever store holds it.
     ///
-    /// - Throws: ``StoreError`` `recordNotFound` when neither store holds it.
+    /// - Throws: `StoreError` `recordNotFound` when neither store holds it.
     @discardableResult
     public func delete(_ name: String) throws(StoreError) -> StoredRecord {
         if try stores.userCreated.record(named: name) != nil { return try stores.userCreated.delete(name) }
@@ -126,7 +148,7 @@ public final class LaunchedApp: Sendable {
     /// - Parameter name: The record's name.
     /// - Returns: The record and the partition of the store that holds it, or `nil` when neither store has it (a
     ///   missing record is not an error here, unlike ``edit(_:setting:)`` and ``delete(_:)``).
-    /// - Throws: ``StoreError`` when a store cannot be read.
+    /// - Throws: `StoreError` when a store cannot be read.
     public func find(_ name: String) throws(StoreError) -> (record: StoredRecord, partition: Partition)? {
         if let record = try stores.userCreated.record(named: name) { return (record, .userCreated) }
         if let record = try stores.localOnly.record(named: name) { return (record, .localOnly) }
@@ -186,14 +208,14 @@ public final class LaunchedApp: Sendable {
 
     /// Resets the sync engine's bookkeeping and keeps the data (``SyncEngine/resetBookkeeping(of:)``).
     ///
-    /// - Throws: ``StoreError`` when the store cannot be written.
+    /// - Throws: `StoreError` when the store cannot be written.
     public func resetSyncBookkeeping() throws(StoreError) {
         try SyncEngine.resetBookkeeping(of: stores.userCreated)
     }
 
     /// The sync engine's state, read from the user-created store (also when sync does not run on this launch).
     ///
-    /// - Throws: ``StoreError`` when the store cannot be read.
+    /// - Throws: `StoreError` when the store cannot be read.
     public func engineState() throws(StoreError) -> EngineState {
         try EngineState.read(from: stores.userCreated)
     }
@@ -277,7 +299,7 @@ public final class LaunchedApp: Sendable {
     /// account ever reaches the new one.
     ///
     /// - Returns: The archive file, and how many records it holds.
-    /// - Throws: ``StoreError`` when the store is not bound to another account, or the archive cannot be written.
+    /// - Throws: `StoreError` when the store is not bound to another account, or the archive cannot be written.
     @discardableResult
     public func startFreshForSignedInAccount() throws(StoreError) -> (path: String, records: Int) {
         let state = try EngineState.read(from: stores.userCreated)

@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 
 /// Why sync that the user asked for cannot run. Each one sets the fallback flag and has its own settings copy.
 public enum PauseReason: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {

@@ -1,6 +1,5 @@
 import DeviceStore
 import PrivateCloud
-import SQLite
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,6 +1,5 @@
-import DeviceStore
+public import DeviceStore
 import PrivateCloud
-import SQLite
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -178,7 +177,17 @@ extension SyncEngine {
         try state.setState(.zoneToken, nil)
         try state.setState(.zoneReady, nil)
         try state.setState(.reconcileOnFullFetch, nil)
+        try endPersistentPause(state)
+    }
+
+    /// Ends the pause the engine recorded, and the last outcome that reported it: a status read before the next
+    /// cycle ends (or after a crash inside it) must not show a pause whose cause the user has ended.
+    static func endPersistentPause(_ state: SyncTransaction) throws {
+        let pause = try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:))
         try state.setState(.pauseReason, nil)
+        if let pause, try state.text(.lastOutcome) == EngineOutcome.paused(pause).encoded {
+            try state.setState(.lastOutcome, nil)
+        }
     }
 
     /// The zone is gone although the store knew it (a call said `zoneNotFound` or `userDeletedZone`): the same
@@ -213,9 +222,14 @@ extension SyncEngine {
                 // The consent covers the deletions this device knows of now, and no later one.
                 let learned = max(1, try state.integer(.deletionsLearned))
                 try state.setState(.reuploadConsent, .integer(learned))
+                // Queued now, not at the next cycle, so the status counts what is owed to iCloud from the moment
+                // the user consents (the cycle that re-creates the zone queues the same records again, harmlessly).
+                if pause == .userDeletedZone, let bound = try state.text(.boundUser) {
+                    try state.queueEverythingForUpload(to: UserRecordID(recordName: bound))
+                }
             }
             if pause == .userDeletedZone || pause == .quotaExceeded {
-                try state.setState(.pauseReason, nil)
+                try Self.endPersistentPause(state)
             }
             try state.setState(.nextAttemptAt, nil)
             try state.setState(.retryAttempt, nil)

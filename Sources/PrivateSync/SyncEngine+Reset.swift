@@ -1,4 +1,4 @@
-import DeviceStore
+public import DeviceStore
 import PrivateCloud
 
 extension SyncEngine {
@@ -13,7 +13,7 @@ extension SyncEngine {
     /// deletion of the app's iCloud data that this device had not yet seen is not seen.
     ///
     /// - Parameter store: The user-created store.
-    /// - Throws: ``StoreError`` when the store cannot be written.
+    /// - Throws: `StoreError` when the store cannot be written.
     public static func resetBookkeeping(of store: RecordStore<UserCreated>) throws(StoreError) {
         let dropped: [SyncStateKey] = [
             .boundUser, .zoneReady, .zoneToken, .databaseToken, .reconcileOnFullFetch, .initialFetchDone,

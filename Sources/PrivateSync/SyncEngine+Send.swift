@@ -1,6 +1,5 @@
 import DeviceStore
 import PrivateCloud
-import SQLite
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -245,7 +244,12 @@ extension SyncEngine {
             if item.record != nil {
                 switch result.saveResults[id] {
                 case .success(let saved)?:
-                    try state.setServerFields(saved.systemFields!, of: name)
+                    guard let serverFields = saved.systemFields else {
+                        failure = CloudError(
+                            .internalError, "the container returned \(name) as saved, without its system fields")
+                        break
+                    }
+                    try state.setServerFields(serverFields, of: name)
                     // Only the revision that was sent: an edit made while the request was in flight stays queued.
                     try state.removePendingChange(
                         named: name, ifRevision: isPlanted(.saveClearsAnyRevision) ? nil : item.pending.revision)

@@ -1,12 +1,11 @@
-import DeviceStore
-import PrivateCloud
-import SQLite
+public import DeviceStore
+public import PrivateCloud
 import Synchronization
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Mirrors the user-created store into the user's private container and back, in the shape of CKSyncEngine.
@@ -175,7 +174,7 @@ public final class SyncEngine: Sendable {
                     }()
             })
         else {
-            report.skippedBecause = "a sync is already running"
+            report.skippedBecause = .alreadyRunning
             return report
         }
         defer { running.withLock { $0 = false } }
@@ -199,25 +198,25 @@ public final class SyncEngine: Sendable {
     }
 
     /// Why the cycle should not run now, or `nil` to run.
-    private func skipReason(force: Bool) throws(Stop) -> String? {
+    private func skipReason(force: Bool) throws(Stop) -> CycleSkipReason? {
         do {
-            return try store.syncSnapshot { state -> String? in
+            return try store.syncSnapshot { state -> CycleSkipReason? in
                 switch try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:)) {
                 case .userDeletedZone? where try !force && state.integer(.reuploadConsent) == 0:
                     // A forced sync still reads the database changes: they say whether the zone went with the
                     // account's keys (re-uploaded at once) or by the user (paused again, nothing sent).
-                    return "sync is paused: the app's iCloud data was deleted"
+                    return .paused(.userDeletedZone)
                 case .quotaExceeded? where !force:
-                    return "sync is paused: iCloud storage is full (a forced sync tries again)"
+                    return .paused(.quotaExceeded)
                 case .containerUnusable? where !force:
-                    return "sync is paused: the container cannot be read (a forced sync tries again)"
+                    return .paused(.containerUnusable)
                 default:
                     break
                 }
                 if !force, let next = try state.date(.nextAttemptAt), next > self.clock.now(),
                     try state.text(.lastOutcome) != EngineOutcome.succeeded.encoded
                 {
-                    return "the next attempt is due at \(SyncStatus.clockTime(next))"
+                    return .notDue(until: next)
                 }
                 return nil
             }
@@ -433,11 +432,15 @@ public struct EngineState: Sendable, Hashable {
     /// The most records a modify request carries now (400, or less after `limitExceeded`).
     public let batchSize: Int
 
-    /// Totals since the store was created.
+    /// Saves the server accepted, since the store was created.
     public let sentSaves: Int
+    /// Deletions the server accepted, since the store was created.
     public let sentDeletes: Int
+    /// Created or changed records fetched and applied, since the store was created.
     public let fetchedModifications: Int
+    /// Deletions fetched and applied, since the store was created.
     public let fetchedDeletions: Int
+    /// Conflicts resolved, since the store was created.
     public let conflictsResolved: Int
 
     /// Reads the engine's state from a store on one snapshot.

@@ -1,9 +1,9 @@
-import PrivateCloud
+public import PrivateCloud
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// What the engine did, as it happened: typed values a host observes (a log, a UI, the simulator's checks).
@@ -56,7 +56,7 @@ public struct SyncReport: Sendable, Hashable {
     /// Whether the engine ran at all (it does not when paused or not yet due).
     public var ran = false
     /// Why it did not run, when it did not.
-    public var skippedBecause: String?
+    public var skippedBecause: CycleSkipReason?
     /// Records the container accepted.
     public var sentSaves = 0
     /// Deletions the container accepted.
@@ -81,5 +81,6 @@ public struct SyncReport: Sendable, Hashable {
     /// Every event, in order.
     public var events: [SyncEvent] = []
 
+    /// An empty report, which a cycle fills in as it runs.
     public init() {}
 }

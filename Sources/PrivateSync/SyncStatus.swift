@@ -1,9 +1,9 @@
-import PrivateCloud
+public import PrivateCloud
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// What the sync switch honestly says: off, on (and how), or paused and why.
@@ -225,7 +225,7 @@ extension SyncStatus {
     }
 
     /// `HH:MM:SS` UTC, without Foundation's formatters (which would pull in locale data).
-    static func clockTime(_ date: Date) -> String {
+    public static func clockTime(_ date: Date) -> String {
         let seconds = secondsSince1970(date)
         let day = ((seconds % 86_400) + 86_400) % 86_400
         return "\(two(day / 3600)):\(two(day / 60 % 60)):\(two(day % 60)) UTC"

@@ -1,7 +1,7 @@
 import DeviceStore
-import FileSystem
 import PrivateCloud
 import PrivateSync
+import PrivateSyncFileSystem
 import SimulatedWorld
 
 #if canImport(FoundationEssentials)
@@ -12,6 +12,8 @@ import SimulatedWorld
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// `big_world_rss_mb`: one device holding many records syncs them to a second device, through the file container.

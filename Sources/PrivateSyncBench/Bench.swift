@@ -1,8 +1,8 @@
 import DeviceStore
-import FileSystem
 import PrivateCloud
 import PrivateSync
-import SQLite
+import PrivateSyncFileSystem
+import PrivateSyncSQLite
 import SimulatedWorld
 import Simulator
 
@@ -14,6 +14,8 @@ import Simulator
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// `make bench`: every figure is a ratio against a baseline measured in the same run, because these machines are
@@ -513,20 +515,28 @@ struct Bench {
         }
     }
 
-    /// This process's peak resident set size, in KB: `VmHWM` from `/proc/self/status`.
+    /// This process's peak resident set size, in KB: on Linux `VmHWM` from `/proc/self/status`, on Darwin
+    /// `getrusage`'s `ru_maxrss` (in bytes there).
     ///
-    /// Not `getrusage`: Linux carries `ru_maxrss` across `execve`, and a child spawned with `vfork` semantics
-    /// (`posix_spawn`) inherits its parent's peak, so the child would report the bench's own memory.
+    /// Not `getrusage` on Linux: it carries `ru_maxrss` across `execve`, and a child spawned with `vfork` semantics
+    /// (`posix_spawn`) inherits its parent's peak, so the child would report the bench's own memory. Darwin's
+    /// `posix_spawn` makes a new task, whose peak starts afresh.
     static func peakResidentKilobytes() throws -> Int {
-        let status = String(decoding: try FileSystem.read("/proc/self/status"), as: UTF8.self)
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            if let value = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first,
-                let kilobytes = Int(value)
-            {
-                return kilobytes
+        #if os(Linux)
+            let status = String(decoding: try FileSystem.read("/proc/self/status"), as: UTF8.self)
+            for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+                if let value = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first,
+                    let kilobytes = Int(value)
+                {
+                    return kilobytes
+                }
             }
-        }
-        throw BenchError("no VmHWM in /proc/self/status")
+            throw BenchError("no VmHWM in /proc/self/status")
+        #else
+            var usage = rusage()
+            guard getrusage(RUSAGE_SELF, &usage) == 0 else { throw BenchError("getrusage failed: errno \(errno)") }
+            return Int(usage.ru_maxrss) / 1024
+        #endif
     }
 
     /// Saves `count` records through the file container, 400 at a time, in a scratch world; prints the rate.

@@ -1,7 +1,7 @@
 import DeviceStore
-import FileSystem
 import PrivateCloud
 import PrivateSync
+import PrivateSyncFileSystem
 import SimulatedWorld
 
 #if canImport(FoundationEssentials)
@@ -12,6 +12,8 @@ import SimulatedWorld
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// `privatesync demo`: a scripted walk through a fresh world, a line per step.

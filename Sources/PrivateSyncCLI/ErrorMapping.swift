@@ -1,9 +1,9 @@
 import ArgumentParsing
 import DeviceStore
-import FileSystem
 import PrivateCloud
 import PrivateSync
-import SQLite
+import PrivateSyncFileSystem
+import PrivateSyncSQLite
 import SimulatedWorld
 
 extension CLIError {
@@ -12,6 +12,9 @@ extension CLIError {
         switch error {
         case let error as CLIError:
             return error
+        case let error as ValueError:
+            // The line fits the command, but a value is not one it can take: bad input data, not usage.
+            return CLIError(.dataError, error.message)
         case let error as WorldError:
             switch error.code {
             case .alreadyExists, .deviceExists, .invalidName, .invalidSchema: return CLIError(.dataError, error.message)

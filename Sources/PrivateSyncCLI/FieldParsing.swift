@@ -1,7 +1,7 @@
 import DeviceStore
-import FileSystem
 import PrivateCloud
 import PrivateSync
+import PrivateSyncFileSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,6 +1,6 @@
 import DeviceStore
-import FileSystem
 import PrivateCloud
+import PrivateSyncFileSystem
 
 #if canImport(Glibc)
     import Glibc

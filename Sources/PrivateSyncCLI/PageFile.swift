@@ -1,4 +1,4 @@
-import FileSystem
+import PrivateSyncFileSystem
 
 /// Where the CLI writes an HTML page (`inspect --html`, `simulate --timeline`): checked first, then written
 /// atomically, so a refused or failed write leaves nothing behind.

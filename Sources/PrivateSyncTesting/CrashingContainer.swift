@@ -1,13 +1,13 @@
-import DeviceStore
-import PrivateCloud
+public import DeviceStore
+public import PrivateCloud
 import Synchronization
 
 /// A container that crashes the device's process at a chosen call, after the server acted on it: the moment a
 /// killed app loses the response to a request that was applied.
 ///
-/// From the crash on, the device's stores commit nothing (see ``CrashSwitch``) and every call fails; relaunch the
+/// From the crash on, the device's stores commit nothing (see `CrashSwitch`) and every call fails; relaunch the
 /// app with a fresh switch to carry on, as after a real crash.
-public final class CrashingContainer: PrivateContainer {
+public final class CrashingContainer: InterceptingContainer {
     /// Where to crash.
     public enum Moment: String, Sendable, Hashable, CaseIterable {
         /// After the server applied a modify request, before the app hears back.
@@ -62,70 +62,21 @@ public final class CrashingContainer: PrivateContainer {
         }
     }
 
-    public func accountStatus() async -> AccountStatus {
-        await base.accountStatus()
-    }
-
-    public func userRecordID() async throws(CloudError) -> UserRecordID {
+    /// Every call but the account status: refused once the process is dead, and the crash made at its moment.
+    public func intercept(_ call: InterceptedCall) async throws(CloudError) -> InterceptedCall.Reply {
+        if case .accountStatus = call { return try await base.perform(call) }
         try guardAlive()
-        return try await base.userRecordID()
-    }
-
-    public func saveZones(_ zones: [RecordZone]) async throws(CloudError) -> [RecordZone] {
-        try guardAlive()
-        return try await base.saveZones(zones)
-    }
-
-    public func deleteZones(_ zoneIDs: [ZoneID]) async throws(CloudError) {
-        try guardAlive()
-        try await base.deleteZones(zoneIDs)
-    }
-
-    public func allZones() async throws(CloudError) -> [RecordZone] {
-        try guardAlive()
-        return try await base.allZones()
-    }
-
-    public func records(for recordIDs: [RecordID]) async throws(CloudError) -> [RecordID: Result<Record, CloudError>] {
-        try guardAlive()
-        return try await base.records(for: recordIDs)
-    }
-
-    public func modifyRecords(
-        saving: [Record], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool
-    )
-        async throws(CloudError) -> ModifyResult
-    {
-        try guardAlive()
-        let result = try await base.modifyRecords(
-            saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
-        if isTheCrash(.afterModify) {
+        let reply = try await base.perform(call)
+        let moment: Moment? =
+            switch call {
+            case .modifyRecords: .afterModify
+            case .recordZoneChanges: .afterFetch
+            default: nil
+            }
+        if let moment, isTheCrash(moment) {
             crashSwitch.crash()
             throw dead
         }
-        return result
-    }
-
-    public func recordZoneChanges(
-        in zoneID: ZoneID, since token: ChangeToken?, resultsLimit: Int?
-    )
-        async throws(CloudError) -> RecordZoneChanges
-    {
-        try guardAlive()
-        let page = try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
-        if isTheCrash(.afterFetch) {
-            crashSwitch.crash()
-            throw dead
-        }
-        return page
-    }
-
-    public func databaseChanges(
-        since token: ChangeToken?, resultsLimit: Int?
-    ) async throws(CloudError)
-        -> DatabaseChanges
-    {
-        try guardAlive()
-        return try await base.databaseChanges(since: token, resultsLimit: resultsLimit)
+        return reply
     }
 }

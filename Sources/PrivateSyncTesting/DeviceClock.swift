@@ -1,10 +1,10 @@
-import PrivateCloud
+public import PrivateCloud
 import Synchronization
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// One device's clock in a ``TestWorld``: the world's clock plus an offset of this device's own, so a device can run

@@ -1,4 +1,4 @@
-import FileSystem
+import PrivateSyncFileSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -23,8 +23,8 @@ extension TestWorld {
     /// The process that made a world folder, read from its name; `nil` for a name that is not a world folder's.
     ///
     /// - Parameter name: A folder's name (not its path).
-    /// - Returns: The owner's pid.
-    public static func owner(ofFolderNamed name: String) -> pid_t? {
+    /// - Returns: The owner's process identifier (a `pid_t`, which is an `Int32`).
+    public static func owner(ofFolderNamed name: String) -> Int32? {
         guard name.hasPrefix(folderPrefix + "-") else { return nil }
         let parts = name.dropFirst(folderPrefix.count + 1).split(separator: "-")
         guard parts.count == 2, let pid = pid_t(parts[0]), pid > 0 else { return nil }

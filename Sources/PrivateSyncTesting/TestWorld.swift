@@ -1,13 +1,13 @@
-@_exported import DeviceStore
-import FileSystem
-@_exported import PrivateCloud
-@_exported import PrivateSync
-@_exported import SimulatedWorld
+@_exported public import DeviceStore
+@_exported public import PrivateCloud
+@_exported public import PrivateSync
+import PrivateSyncFileSystem
+@_exported public import SimulatedWorld
 
 #if canImport(FoundationEssentials)
-    @_exported import FoundationEssentials
+    @_exported public import FoundationEssentials
 #else
-    @_exported import Foundation
+    @_exported public import Foundation
 #endif
 
 #if canImport(Glibc)
@@ -61,7 +61,7 @@ public final class TestWorld: Sendable {
     ///   - temporaryDirectory: The folder to make the world's folder in; `$TMPDIR` (else `/tmp`) by default.
     ///   - observer: Called with every engine event of every device.
     ///   - deviceObserver: Called with every engine event and the name of the device it came from.
-    /// - Throws: ``WorldError`` `fileSystem` when the folder cannot be created.
+    /// - Throws: `WorldError` `fileSystem` when the folder cannot be created.
     public init(
         backend: ContainerBackend = .memory, partition: SyncPartition = .demoHealth,
         containerIdentifier: ContainerIdentifier = World.demoContainerIdentifier,
@@ -116,7 +116,7 @@ public final class TestWorld: Sendable {
     ///   - sync: The sync switch as restored from a backup, or `nil` for never set.
     ///   - entitlement: Whether the build has the iCloud entitlement.
     /// - Returns: The device.
-    /// - Throws: `IdentifierError` for an invalid account name, ``WorldError`` `deviceExists` or `invalidName`.
+    /// - Throws: `IdentifierError` for an invalid account name, `WorldError` `deviceExists` or `invalidName`.
     @discardableResult
     public func addDevice(
         _ name: String, account: String?, sync: Bool?, entitlement: Bool = true
@@ -135,7 +135,7 @@ public final class TestWorld: Sendable {
     ///   - resolver: The conflict policy; `FieldLevelLastWriterWins()` by default.
     ///   - retryPolicy: The backoff after transient failures; `.standard` by default.
     /// - Returns: The running app.
-    /// - Throws: ``WorldError`` for an unknown device, ``LaunchError`` when the launch cannot complete.
+    /// - Throws: `WorldError` for an unknown device, `LaunchError` when the launch cannot complete.
     public func launch(
         _ name: String, options: LaunchSequence.Options = .init(), crashSwitch: CrashSwitch? = nil,
         wrapContainer: World.ContainerWrapper? = nil, resolver: (any ConflictResolver)? = nil,
@@ -191,7 +191,7 @@ public final class TestWorld: Sendable {
     ///   - count: How many calls it strikes.
     ///   - after: How many calls it applies to that it lets through first.
     ///   - retryAfter: The retry-after it carries, for kinds that carry one.
-    /// - Throws: `IdentifierError` for an invalid account or device name, ``WorldError`` `invalidName` for an
+    /// - Throws: `IdentifierError` for an invalid account or device name, `WorldError` `invalidName` for an
     ///   invalid record name.
     public func inject(
         _ kind: FaultKind, account: String? = nil, device: String? = nil, record: String? = nil, count: Int = 1,

@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 import PrivateSync
 
 #if canImport(FoundationEssentials)
@@ -54,7 +54,7 @@ public struct AccountCloud: Sendable {
     ///   - zone: The zone; the engine's zone when `nil`.
     ///   - fields: Its fields.
     /// - Returns: The record as saved, with its system fields.
-    /// - Throws: ``CloudError``: `invalidArguments` for a bad name, type, key or value, or a field of another type
+    /// - Throws: `CloudError`: `invalidArguments` for a bad name, type, key or value, or a field of another type
     ///   than the record type's earlier values; `serverRecordChanged` (14) when the record exists already;
     ///   `limitExceeded` past CloudKit's limits; `userDeletedZone` for a zone the user deleted.
     @discardableResult
@@ -87,7 +87,7 @@ public struct AccountCloud: Sendable {
     ///   - fields: The fields to set.
     ///   - stale: Whether to edit from an outdated copy.
     /// - Returns: The record as saved and, for a stale edit, the conflict met.
-    /// - Throws: ``CloudError``: `unknownItem` (11) when there is no such record, `zoneNotFound` or
+    /// - Throws: `CloudError`: `unknownItem` (11) when there is no such record, `zoneNotFound` or
     ///   `userDeletedZone` for a missing zone, `invalidArguments` for a bad key or value.
     @discardableResult
     public func edit(
@@ -121,7 +121,7 @@ public struct AccountCloud: Sendable {
     /// - Parameters:
     ///   - name: The record's name.
     ///   - zone: Its zone; the engine's zone when `nil`.
-    /// - Throws: ``CloudError`` `unknownItem` (11) when there is no such record, `zoneNotFound` or
+    /// - Throws: `CloudError` `unknownItem` (11) when there is no such record, `zoneNotFound` or
     ///   `userDeletedZone` for a missing zone.
     public func delete(_ name: String, zone: ZoneID? = nil) async throws(CloudError) {
         let id = try RecordID(recordName: name, zoneID: zone ?? Self.defaultZone)
@@ -134,7 +134,7 @@ public struct AccountCloud: Sendable {
     ///
     /// - Parameter zone: Only this zone, or every zone when `nil`.
     /// - Returns: The records.
-    /// - Throws: ``CloudError`` `zoneNotFound` or `userDeletedZone` for a named zone that does not exist;
+    /// - Throws: `CloudError` `zoneNotFound` or `userDeletedZone` for a named zone that does not exist;
     ///   `DatabaseFileError` when the account's file is damaged.
     public func records(zone: ZoneID? = nil) async throws -> [Record] {
         if let zone, !zone.isDefault, try await !container.allZones().contains(where: { $0.zoneID == zone }) {
@@ -148,7 +148,7 @@ public struct AccountCloud: Sendable {
 
     /// Every zone of the database, the default zone first.
     ///
-    /// - Throws: ``CloudError`` when the database cannot be read.
+    /// - Throws: `CloudError` when the database cannot be read.
     public func zones() async throws(CloudError) -> [ZoneID] {
         try await container.allZones().map(\.zoneID)
     }
@@ -157,7 +157,7 @@ public struct AccountCloud: Sendable {
     /// `deleted`; calls on it then fail with `zoneNotFound`).
     ///
     /// - Parameter zone: A custom zone.
-    /// - Throws: ``CloudError`` `zoneNotFound` when there is no such zone, `invalidArguments` for the default zone.
+    /// - Throws: `CloudError` `zoneNotFound` when there is no such zone, `invalidArguments` for the default zone.
     public func deleteZone(_ zone: ZoneID) async throws(CloudError) {
         try await container.deleteZones([zone])
     }

@@ -1,4 +1,4 @@
-import PrivateSync
+public import PrivateSync
 
 extension HTMLText {
     /// The colour class of a status, shared by the world page and the timeline: `off`, `uptodate` (on and up to

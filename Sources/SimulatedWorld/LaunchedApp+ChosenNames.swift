@@ -1,6 +1,6 @@
-import DeviceStore
-import PrivateCloud
-import PrivateSync
+public import DeviceStore
+public import PrivateCloud
+public import PrivateSync
 
 extension LaunchedApp {
     /// Adds a record under a name the app chose, as apps that derive names from their data do (and as two devices
@@ -10,18 +10,39 @@ extension LaunchedApp {
     /// device, in either store. A name whose record was deleted may be used again.
     ///
     /// - Parameters:
-    ///   - typeName: The record type.
+    ///   - type: The record type, with its partition: it picks the store.
     ///   - name: The record's name.
     ///   - fields: Its fields.
     /// - Returns: The record as stored (durably, with its pending change when it is user-created).
     /// - Throws: ``StoreError``: `invalidName` for a name CloudKit would refuse, `nameInUse` for a name already on
-    ///   the device, `unknownType` for a type the schema does not declare, or what the store refuses.
+    ///   the device, or what the store refuses.
+    @discardableResult
+    public func add(
+        _ type: PartitionedType, name: String, fields: [String: FieldValue]
+    ) throws(StoreError)
+        -> StoredRecord
+    {
+        try checkChosenName(name)
+        return try insert(type, name: name, fields: fields)
+    }
+
+    /// Adds a record of the type of that name under a name the app chose, for a caller that has the type's name
+    /// only: the name is checked first, then the type looked up, then the record added as
+    /// ``add(_:name:fields:)-(PartitionedType,_,_)`` adds it.
+    ///
+    /// - Throws: ``StoreError``: what that throws, or `unknownType` for a type the schema does not declare.
     @discardableResult
     public func add(
         _ typeName: String, name: String, fields: [String: FieldValue]
     ) throws(StoreError)
         -> StoredRecord
     {
+        try checkChosenName(name)
+        return try insert(declaredType(typeName), name: name, fields: fields)
+    }
+
+    /// Refuses a name CloudKit would refuse, or one a record on the device holds.
+    private func checkChosenName(_ name: String) throws(StoreError) {
         if let problem = CloudKitNames.problem(withRecordName: name) {
             throw StoreError(.invalidName, "invalid record name: \(problem)")
         }
@@ -29,27 +50,20 @@ extension LaunchedApp {
             throw StoreError(
                 .nameInUse, "a record named \(CloudKitNames.quoted(name)) already exists on \(device.name)")
         }
-        let account = device.session.account
-        switch partition.partition(of: typeName) {
-        case .userCreated?:
-            let type: ModelType<UserCreated> = try declaredModelType(typeName)
-            return try stores.userCreated.insert(type, fields: fields, writtenUnder: account, name: name)
-        case .localOnly?:
-            let type: ModelType<LocalOnly> = try declaredModelType(typeName)
-            return try stores.localOnly.insert(type, fields: fields, writtenUnder: account, name: name)
-        case nil:
-            let known = partition.schema.recordTypes.map(\.name).joined(separator: ", ")
-            throw StoreError(
-                .unknownType, "unknown record type \(CloudKitNames.quoted(typeName)) (known types: \(known))")
-        }
     }
 
-    /// The model type of a declared type, refused as a store refuses a type of the other partition.
-    private func declaredModelType<Kind: PartitionKind>(_ name: String) throws(StoreError) -> ModelType<Kind> {
-        do {
-            return try partition.modelType(name)
-        } catch {
-            throw StoreError(.wrongPartition, error.message)
+    /// Inserts a record under a name already checked, into the store of its type's partition.
+    private func insert(
+        _ type: PartitionedType, name: String, fields: [String: FieldValue]
+    ) throws(StoreError)
+        -> StoredRecord
+    {
+        let account = device.session.account
+        switch type {
+        case .userCreated(let type):
+            return try stores.userCreated.insert(type, fields: fields, writtenUnder: account, name: name)
+        case .localOnly(let type):
+            return try stores.localOnly.insert(type, fields: fields, writtenUnder: account, name: name)
         }
     }
 }

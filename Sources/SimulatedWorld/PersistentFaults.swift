@@ -1,7 +1,7 @@
 import DeviceStore
-import FileSystem
-import PrivateCloud
-import SQLite
+public import PrivateCloud
+import PrivateSyncFileSystem
+import PrivateSyncSQLite
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -164,7 +164,7 @@ public final class PersistentFaults: FaultSource {
     /// Adds a fault.
     ///
     /// - Parameters:
-    ///   - fault: The fault; its ``Fault/record``, when set, limits it to calls naming that record.
+    ///   - fault: The fault; its `Fault/record`, when set, limits it to calls naming that record.
     ///   - account: Only calls for this account, or any.
     ///   - device: Only calls from this device, or any.
     ///   - count: How many calls it strikes, 1 to ``maximumCount``.

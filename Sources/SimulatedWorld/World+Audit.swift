@@ -1,6 +1,6 @@
 import DeviceStore
-import FileSystem
-import PrivateCloud
+public import PrivateCloud
+import PrivateSyncFileSystem
 
 /// What an audit of a world's containers found.
 public struct AuditReport: Sendable, Hashable {
@@ -18,6 +18,7 @@ public struct AuditReport: Sendable, Hashable {
             case unreadableFile
         }
 
+        /// What is wrong.
         public let kind: Kind
         /// The container file (or store file) concerned.
         public let file: String

@@ -1,4 +1,4 @@
-import PrivateCloud
+public import PrivateCloud
 
 extension World {
     /// `account`'s private database as another client sees it: writes straight into the container, through its

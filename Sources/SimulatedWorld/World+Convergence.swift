@@ -1,7 +1,7 @@
 import DeviceStore
-import FileSystem
-import PrivateCloud
-import PrivateSync
+public import PrivateCloud
+public import PrivateSync
+import PrivateSyncFileSystem
 
 extension World {
     /// Compares every launched device's user-created records with its account's container: what is missing,
@@ -14,7 +14,7 @@ extension World {
     /// - Parameter accounts: Accounts that may own a device's data besides those signed in now (the memory backend
     ///   cannot list them; the file backend finds them on disk).
     /// - Returns: One report per device, in name order.
-    /// - Throws: ``WorldError``, ``LaunchError`` or ``StoreError`` when a device or its store cannot be read, and
+    /// - Throws: ``WorldError``, `LaunchError` or `StoreError` when a device or its store cannot be read, and
     ///   what reading a container throws.
     public func convergenceAudit(accounts: [AccountID] = []) throws -> [ConvergenceReport] {
         var candidates = Set(accounts)

@@ -1,7 +1,7 @@
 import DeviceStore
-import FileSystem
-import PrivateCloud
+public import PrivateCloud
 import PrivateSync
+import PrivateSyncFileSystem
 
 extension World {
     /// The whole world at a glance, read-only: every device's stores by type, pending changes and status, and every
@@ -11,7 +11,7 @@ extension World {
     /// - Parameter accounts: Accounts to show besides those on disk and those signed in (the memory backend cannot
     ///   list its accounts).
     /// - Returns: The overview.
-    /// - Throws: ``WorldError``, ``LaunchError`` or ``StoreError`` when a device or its store cannot be read, and
+    /// - Throws: ``WorldError``, `LaunchError` or `StoreError` when a device or its store cannot be read, and
     ///   what reading a container throws.
     public func overview(accounts: [AccountID] = []) throws -> WorldOverview {
         var known = Set(accounts)

@@ -1,8 +1,7 @@
-import DeviceStore
-import FileSystem
-import PrivateCloud
-import PrivateSync
-import SQLite
+public import DeviceStore
+public import PrivateCloud
+public import PrivateSync
+import PrivateSyncFileSystem
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -15,7 +14,7 @@ import Synchronization
 public enum ContainerBackend: String, Sendable, Hashable, CaseIterable {
     /// SQLite files under `<home>/cloud`: the default, and what the CLI uses.
     case file
-    /// A ``MemoryCloud`` in this process: for fast tests and simulation.
+    /// A `MemoryCloud` in this process: for fast tests and simulation.
     case memory
 }
 
@@ -351,7 +350,7 @@ public final class World: Sendable {
 
     /// Launches the app on a device: a cold start running the launch sequence.
     ///
-    /// - Throws: ``WorldError`` for an unknown device, ``LaunchError`` when the launch cannot complete.
+    /// - Throws: ``WorldError`` for an unknown device, `LaunchError` when the launch cannot complete.
     public func launch(
         _ name: String, options: LaunchSequence.Options = .init(), crashSwitch: CrashSwitch? = nil,
         wrapContainer: ContainerWrapper? = nil
@@ -363,7 +362,7 @@ public final class World: Sendable {
 
     /// Reopens the app on a device as its last launch left it; read-only for a command that only reads.
     ///
-    /// - Throws: ``WorldError`` for an unknown device, ``LaunchError`` `neverLaunched`.
+    /// - Throws: ``WorldError`` for an unknown device, `LaunchError` `neverLaunched`.
     public func resume(
         _ name: String, crashSwitch: CrashSwitch? = nil, wrapContainer: ContainerWrapper? = nil, readOnly: Bool = false
     ) throws

@@ -1,5 +1,5 @@
-import PrivateCloud
-import PrivateSync
+public import PrivateCloud
+public import PrivateSync
 
 /// A whole world at a glance, read-only: every device with its stores by type and its status, and every account's
 /// container (the world page of `privatesync inspect --html`, a local counterpart of CloudKit Console).

@@ -2,33 +2,99 @@ import Testing
 
 @testable import ArgumentParsing
 
+/// The tool the tests parse: `tool make NAME --size N [--tag T ...] [--mode on|off] [--quiet]`, and `tool run`, which
+/// runs by itself or through `tool run merge FILE...`.
+private struct Tool: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "tool", abstract: "A tool.", subcommands: [Make.self, Run.self])
+    }
+}
+
+private struct Globals: ParsableArguments {
+    @Option(valueName: "DIR", help: "Home.") var home: String?
+}
+
+private struct Make: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "make", abstract: "Make a thing.")
+    }
+
+    @Argument(valueName: "NAME", help: "The name.") var name: String
+    @Option(valueName: "N", help: "The size.", parsing: .positive) var size: Int
+    @Option(valueName: "T", help: "A tag.") var tag: [String]
+    @Option(valueName: "on|off", help: "A mode.", parsing: .oneOf([("on", true), ("off", false)])) var mode: Bool?
+    @Flag(help: "Say less.") var quiet: Bool
+    @Flag(help: "Say it twice.") var sayTwice: Bool
+}
+
+private struct Run: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "run", abstract: "Run.", subcommands: [Merge.self], runsWithoutSubcommand: true)
+    }
+
+    @Option(valueName: "N", help: "How many.") var count: String?
+    @Flag(help: "JSON.") var json: Bool
+}
+
+private struct Merge: ParsableCommand {
+    static var configuration: CommandConfiguration { CommandConfiguration(commandName: "merge", abstract: "Merge.") }
+
+    @Argument(valueName: "FILE", help: "A file.") var files: [String]
+    @Flag(help: "JSON.") var json: Bool
+}
+
+extension ValueParser where Value == Int {
+    /// A whole number above zero.
+    fileprivate static var positive: ValueParser<Int> {
+        ValueParser { text, name in
+            guard let value = Int(text), value > 0 else { return .failure(ValueError("\(name) must be above 0")) }
+            return .success(value)
+        }
+    }
+}
+
 @Suite("Argument parser")
 struct ArgumentParserTests {
-    static let parser = ArgumentParser(
-        root: CommandSpec(
-            "tool", abstract: "A tool.",
-            subcommands: [
-                CommandSpec(
-                    "make", abstract: "Make a thing.", arguments: [ArgumentSpec("NAME", help: "The name.")],
-                    options: [
-                        OptionSpec("size", valueName: "N", help: "The size.", isRequired: true),
-                        OptionSpec("tag", valueName: "T", help: "A tag.", isRepeatable: true),
-                        OptionSpec("mode", valueName: "on|off", help: "A mode.", allowedValues: ["on", "off"]),
-                    ], flags: [FlagSpec("quiet", help: "Say less.")])
-            ]),
-        globalOptions: [OptionSpec("home", valueName: "DIR", help: "Home.")])
+    private static var parser: ArgumentParser { ArgumentParser(root: Tool.self, global: Globals.self) }
 
-    @Test("options, repeated options, flags, arguments and a global option anywhere")
+    @Test("options, repeated options, flags, arguments and a global option anywhere, each value typed")
     func parsesEverything() throws {
         let parsed = try Self.parser.parse([
-            "--home", "/h", "make", "x", "--size=3", "--tag", "a", "--quiet", "--tag", "b",
+            "--home", "/h", "make", "x", "--size=3", "--tag", "a", "--quiet", "--tag", "b", "--mode", "off",
         ])
         #expect(parsed.path == ["make"])
-        #expect(parsed.arguments == ["x"])
-        #expect(parsed.option("size") == "3")
-        #expect(parsed.options["tag"] == ["a", "b"])
-        #expect(parsed.flag("quiet"))
-        #expect(parsed.option("home") == "/h")
+        let make = try #require(try parsed.decodeCommand() as? Make)
+        #expect(make.name == "x")
+        #expect(make.size == 3)
+        #expect(make.tag == ["a", "b"])
+        #expect(make.mode == false)
+        #expect(make.quiet)
+        #expect(!make.sayTwice)
+        #expect(try parsed.decode(Globals.self).home == "/h")
+    }
+
+    @Test("an option left out is nil, a repeatable one empty")
+    func optionsLeftOut() throws {
+        let make = try #require(try Self.parser.parse(["make", "x", "--size", "1"]).decodeCommand() as? Make)
+        #expect(make.mode == nil)
+        #expect(make.tag.isEmpty)
+        #expect(try Self.parser.parse(["make", "x", "--size", "1"]).decode(Globals.self).home == nil)
+    }
+
+    @Test("a value its parser refuses is a value error naming the option, not a usage error")
+    func refusedValue() throws {
+        let parsed = try Self.parser.parse(["make", "x", "--size", "0"])
+        let error = #expect(throws: ValueError.self) { try parsed.decodeCommand() }
+        #expect(error?.message == "--size must be above 0")
+    }
+
+    @Test("a flag's name is its property's in kebab case")
+    func kebabCaseNames() throws {
+        let make = try #require(
+            try Self.parser.parse(["make", "x", "--size", "1", "--say-twice"]).decodeCommand() as? Make)
+        #expect(make.sayTwice)
+        #expect(Declarations.optionName(label: "_retryAfter") == "retry-after")
     }
 
     @Test("-- ends options, so a value may start with a dash")
@@ -56,18 +122,15 @@ struct ArgumentParserTests {
             (["make", "x", "--size", "1", "--quiet=yes"], "does not take a value"),
         ])
     func usageErrors(arguments: [String], message: String) {
-        #expect {
-            try Self.parser.parse(arguments)
-        } throws: { error in
-            (error as? UsageError)?.message.contains(message) == true
-        }
+        let error = #expect(throws: UsageError.self) { try Self.parser.parse(arguments) }
+        #expect(error?.message.contains(message) == true, "\(String(describing: error))")
     }
 
     @Test("help lists arguments, options with their values, flags and the global options")
     func helpText() {
         let help = HelpFormatter(parser: Self.parser).help(["make"])
         #expect(help.hasPrefix("OVERVIEW: Make a thing."))
-        #expect(help.contains("USAGE: tool make NAME --size N [--tag T ...] [--mode on|off] [--quiet]"))
+        #expect(help.contains("USAGE: tool make NAME --size N [--tag T ...] [--mode on|off] [--quiet] [--say-twice]"))
         #expect(help.contains("--home DIR"))
         #expect(help.contains("-h, --help"))
     }
@@ -96,35 +159,20 @@ struct ArgumentParserTests {
         #expect(try CommandLineArguments.decode(arguments.map { Array($0.utf8) }) == arguments)
     }
 
-    static let runner = ArgumentParser(
-        root: CommandSpec(
-            "tool", abstract: "A tool.",
-            subcommands: [
-                CommandSpec(
-                    "run", abstract: "Run.", options: [OptionSpec("count", valueName: "N", help: "How many.")],
-                    flags: [FlagSpec("json", help: "JSON.")],
-                    subcommands: [
-                        CommandSpec(
-                            "merge", abstract: "Merge.",
-                            arguments: [ArgumentSpec("FILE", help: "A file.", isVariadic: true)],
-                            flags: [FlagSpec("json", help: "JSON.")])
-                    ], runsWithoutSubcommand: true)
-            ]),
-        globalOptions: [OptionSpec("home", valueName: "DIR", help: "Home.")])
-
     @Test("a command that runs by itself also takes its subcommands, whose last argument may repeat")
     func commandWithOptionalSubcommandAndVariadicArgument() throws {
-        let alone = try Self.runner.parse(["run", "--count", "3", "--json"])
+        let alone = try Self.parser.parse(["run", "--count", "3", "--json"])
         #expect(alone.path == ["run"])
-        #expect(alone.option("count") == "3")
-        let merge = try Self.runner.parse(["--home", "/h", "run", "merge", "a.json", "b.json", "--json", "c.json"])
-        #expect(merge.path == ["run", "merge"])
-        #expect(merge.arguments == ["a.json", "b.json", "c.json"])
-        #expect(merge.flag("json"))
-        #expect(throws: UsageError.self) { try Self.runner.parse(["run", "merge"]) }
-        #expect(throws: UsageError.self) { try Self.runner.parse(["run", "--count", "3", "merge", "a.json"]) }
-        #expect(throws: UsageError.self) { try Self.runner.parse(["run", "stray"]) }
-        #expect(HelpFormatter(parser: Self.runner).usage(["run", "merge"]) == "tool run merge FILE... [--json]")
-        #expect(HelpFormatter(parser: Self.runner).usage(["run"]).hasPrefix("tool run [<command>]"))
+        #expect((try alone.decodeCommand() as? Run)?.count == "3")
+        let parsed = try Self.parser.parse(["--home", "/h", "run", "merge", "a.json", "b.json", "--json", "c.json"])
+        #expect(parsed.path == ["run", "merge"])
+        let merge = try #require(try parsed.decodeCommand() as? Merge)
+        #expect(merge.files == ["a.json", "b.json", "c.json"])
+        #expect(merge.json)
+        #expect(throws: UsageError.self) { try Self.parser.parse(["run", "merge"]) }
+        #expect(throws: UsageError.self) { try Self.parser.parse(["run", "--count", "3", "merge", "a.json"]) }
+        #expect(throws: UsageError.self) { try Self.parser.parse(["run", "stray"]) }
+        #expect(HelpFormatter(parser: Self.parser).usage(["run", "merge"]) == "tool run merge FILE... [--json]")
+        #expect(HelpFormatter(parser: Self.parser).usage(["run"]).hasPrefix("tool run [<command>]"))
     }
 }

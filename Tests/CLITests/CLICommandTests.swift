@@ -25,6 +25,19 @@ struct CLICommandTests {
         #expect(run.standardOutput.contains("USAGE: privatesync"))
     }
 
+    @Test(
+        "options that exclude one another are refused by the command's validation, before any world is opened",
+        arguments: [
+            ["sync", "now", "--device", "phone", "--send-only", "--fetch-only"],
+            ["record", "add", "CheckIn", "--device", "phone", "--count", "2", "--json"],
+            ["inspect", "--html", "w.html", "--device", "phone"],
+        ])
+    func validationComesBeforeTheWorld(arguments: [String]) throws {
+        let run = try CLIRunner.fresh().run(arguments)
+        #expect(run.status == 64, "\(run.standardError)")
+        #expect(!run.standardError.contains("usage:"), "a refused combination is not a malformed line")
+    }
+
     @Test("init creates a world and refuses to touch it again")
     func initRefusesAnExistingWorld() throws {
         let cli = CLIRunner.fresh()

@@ -1,5 +1,5 @@
 import Foundation
-import SQLite
+import PrivateSyncSQLite
 import Testing
 
 /// Values read from the world's files are range-checked before use: a hand-edited value out of range is refused

@@ -40,7 +40,11 @@ extension CLIRunner {
         defer {
             for pointer in argv + envp { pointer?.deallocate() }
         }
-        var actions = posix_spawn_file_actions_t()
+        #if canImport(Darwin)
+            var actions: posix_spawn_file_actions_t? = nil  // an opaque pointer on Darwin, a struct in Glibc
+        #else
+            var actions = posix_spawn_file_actions_t()
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)

@@ -1,5 +1,5 @@
 import Foundation
-import SQLite
+import PrivateSyncSQLite
 import Testing
 
 /// The JSON object a command printed.

@@ -5,7 +5,11 @@ import Testing
 /// removes those of earlier runs whose process is gone.
 @Suite("CLI: simulate's scratch folders")
 struct CLIScratchTests {
-    static let scratch = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : "/tmp"
+    #if os(Linux)
+        static let scratch = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : "/tmp"
+    #else
+        static let scratch = "/tmp"
+    #endif
 
     /// The scratch folders of process `pid`.
     static func folders(of pid: Int32) -> [String] {

@@ -38,14 +38,14 @@ struct CLITimelineTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let run = try cli.run(
             [
-                "simulate", "--seeds", "1", "--steps", "60", "--plant", "ignores-account-change", "--timeline",
+                "simulate", "--seeds", "1", "--steps", "60", "--plant", "wrong-pause-reason", "--timeline",
                 folder.path, "--json",
             ], home: false)
         #expect(run.status == 1, "the planted bug breaks seed 0: \(run.standardError)")
         let failures = try #require(run.json["failures"] as? [[String: Any]])
         #expect(failures.count == 1)
         let replay = try #require(failures.first?["replay"] as? String)
-        #expect(replay.contains("--plant ignores-account-change"))
+        #expect(replay.contains("--plant wrong-pause-reason"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["seed-0.html"])
         let html = try String(contentsOfFile: folder.appendingPathComponent("seed-0.html").path, encoding: .utf8)
         #expect(html.contains("<g class=\"failure\" data-step=\"\(failures[0]["step"] as? Int ?? -1)\">"))

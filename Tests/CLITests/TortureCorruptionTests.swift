@@ -1,5 +1,5 @@
 import Foundation
-import SQLite
+import PrivateSyncSQLite
 import Testing
 
 /// Corruption torture: each store and container file is truncated, has a page zeroed, has bytes flipped, or is

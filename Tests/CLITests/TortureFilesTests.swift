@@ -1,5 +1,5 @@
 import Foundation
-import SQLite
+import PrivateSyncSQLite
 import Testing
 
 /// The files torture: garbage in every file the world holds, pairs of writing commands racing, and signals at
@@ -9,19 +9,7 @@ import Testing
 @Suite("Torture: files, races and signals")
 struct TortureFilesTests {
     static let environment = ProcessInfo.processInfo.environment
-    static var seed: UInt64 { UInt64(environment["PRIVATESYNC_TORTURE_SEED"] ?? "") ?? 11 }
-
-    /// A small seeded generator (SplitMix64), so a failing round can be replayed.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    static var seed: UInt64 { SeededGenerator.tortureSeed }
 
     // MARK: Garbage
 
@@ -145,7 +133,7 @@ struct TortureFilesTests {
     func garbageIsRefused() throws {
         let template = try Self.template()
         let all = try Self.everyCase(template.home)
-        var random = Seeded(state: Self.seed)
+        var random = SeededGenerator(seed: Self.seed)
         let cases =
             Self.environment["PRIVATESYNC_TORTURE_GARBAGE"] == "all"
             ? all : Array(all.shuffled(using: &random).prefix(12))
@@ -249,7 +237,7 @@ struct TortureFilesTests {
             try cli.ok("launch", "--device", device)
         }
         try cli.ok("device", "add", "U", "--account", "alice", "--sync", "off")
-        var random = Seeded(state: Self.seed)
+        var random = SeededGenerator(seed: Self.seed)
         var acknowledged = 0
         for round in 0..<rounds {
             let writes = Self.writes(round: round)
@@ -286,13 +274,18 @@ struct TortureFilesTests {
         static func start(_ cli: CLIRunner, _ arguments: [String]) throws -> SignalableChild {
             var pipeEnds: [Int32] = [0, 0]
             guard pipe(&pipeEnds) == 0 else { throw CocoaError(.fileWriteUnknown) }
-            var actions = posix_spawn_file_actions_t()
+            #if canImport(Darwin)
+                var actions: posix_spawn_file_actions_t? = nil  // an opaque pointer on Darwin, a struct in Glibc
+                var attributes: posix_spawnattr_t? = nil
+            #else
+                var actions = posix_spawn_file_actions_t()
+                var attributes = posix_spawnattr_t()
+            #endif
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
             posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
             posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            var attributes = posix_spawnattr_t()
             posix_spawnattr_init(&attributes)
             defer { posix_spawnattr_destroy(&attributes) }
             var empty = sigset_t()
@@ -306,7 +299,12 @@ struct TortureFilesTests {
             let argv = ([CLIRunner.binary, "--home", cli.home] + arguments).map { strdup($0) } + [nil]
             defer { for pointer in argv { free(pointer) } }
             var pid = pid_t()
-            let spawned = posix_spawn(&pid, CLIRunner.binary, &actions, &attributes, argv, environ)
+            #if canImport(Darwin)
+                let spawned = posix_spawn(
+                    &pid, CLIRunner.binary, &actions, &attributes, argv, _NSGetEnviron().pointee)
+            #else
+                let spawned = posix_spawn(&pid, CLIRunner.binary, &actions, &attributes, argv, environ)
+            #endif
             close(pipeEnds[1])
             guard spawned == 0 else {
                 close(pipeEnds[0])
@@ -338,7 +336,7 @@ struct TortureFilesTests {
             try cli.ok("launch", "--device", device)
         }
         try cli.ok("device", "add", "U", "--account", "alice", "--sync", "off")
-        var random = Seeded(state: Self.seed)
+        var random = SeededGenerator(seed: Self.seed)
         let signals = [SIGTERM, SIGINT, SIGKILL]
         var landed: [Int32: Int] = [:]
         var acknowledged: [(Write, String)] = []

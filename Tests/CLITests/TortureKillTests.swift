@@ -1,5 +1,5 @@
 import Foundation
-import SQLite
+import PrivateSyncSQLite
 import Testing
 
 /// Kill torture: two devices write records and sync as separate processes, one of which is killed with SIGKILL
@@ -7,7 +7,8 @@ import Testing
 /// the audit is clean, and every store and container file passes `PRAGMA integrity_check`.
 ///
 /// Rounds go on until that many processes died by SIGKILL mid-flight: 20 in `make test`, 200 in `make torture`
-/// (`PRIVATESYNC_TORTURE_KILLS`).
+/// (`PRIVATESYNC_TORTURE_KILLS`). The commands and the moments of the kills are drawn from a seeded generator
+/// (`PRIVATESYNC_TORTURE_SEED`, 11 by default), printed first, so that a failing run can be replayed.
 @Suite("Torture: kill")
 struct TortureKillTests {
     static var kills: Int { Int(ProcessInfo.processInfo.environment["PRIVATESYNC_TORTURE_KILLS"] ?? "") ?? 20 }
@@ -41,11 +42,12 @@ struct TortureKillTests {
     }
 
     /// A command of a device's loop: a write of either partition, or a sync.
-    static func command(_ device: String, _ random: inout SystemRandomNumberGenerator) -> [String] {
+    static func command(_ device: String, _ random: inout SeededGenerator) -> [String] {
         switch Int.random(in: 0..<5, using: &random) {
         case 0, 1:
             return [
-                "record", "add", "CheckIn", "--device", device, "--field", "mood=\(Int.random(in: 0..<5))", "--field",
+                "record", "add", "CheckIn", "--device", device, "--field",
+                "mood=\(Int.random(in: 0..<5, using: &random))", "--field",
                 "date=now",
             ]
         case 2:
@@ -66,7 +68,9 @@ struct TortureKillTests {
             try cli.ok("device", "add", device, "--account", "alice", "--sync", "on")
             try cli.ok("launch", "--device", device)
         }
-        var random = SystemRandomNumberGenerator()
+        let seed = SeededGenerator.tortureSeed
+        print("kill torture: seed \(seed) (replay with PRIVATESYNC_TORTURE_SEED=\(seed))")
+        var random = SeededGenerator(seed: seed)
         var acknowledged: [String: [String: String]] = ["phone": [:], "tablet": [:]]  // device → name → type
         var killed = 0
         var round = 0
@@ -93,14 +97,16 @@ struct TortureKillTests {
                 if status == 0, command[1] == "add" {
                     acknowledged[device]![output.trimmingCharacters(in: .whitespacesAndNewlines)] = command[2]
                 }
-                #expect(status == nil || status == 0, "\(command.joined(separator: " ")) failed with \(status ?? -1)")
+                #expect(
+                    status == nil || status == 0,
+                    "round \(round) (seed \(seed)): \(command.joined(separator: " ")) failed with \(status ?? -1)")
             }
             // The killed app is opened again and synced.
             try cli.ok("launch", "--device", victim)
             try cli.ok("sync", "now", "--device", victim)
         }
         print(
-            "kill torture: \(killed) process(es) killed mid-flight in \(round) rounds, "
+            "kill torture (seed \(seed)): \(killed) process(es) killed mid-flight in \(round) rounds, "
                 + "\(acknowledged.values.map(\.count).reduce(0, +)) acknowledged write(s)")
         for _ in 0..<3 {
             for device in ["phone", "tablet"] { try cli.ok("sync", "now", "--device", device) }

@@ -1,5 +1,5 @@
 import PrivateCloud
-import SQLite
+import PrivateSyncSQLite
 import Synchronization
 import Testing
 

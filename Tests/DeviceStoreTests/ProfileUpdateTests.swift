@@ -1,12 +1,14 @@
-import FileSystem
 import FoundationEssentials
 import PrivateCloud
+import PrivateSyncFileSystem
 import Testing
 
 @testable import DeviceStore
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// The locked read-modify-write of a device's profile, deterministically: what two racing processes would do, done

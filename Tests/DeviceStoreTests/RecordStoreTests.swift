@@ -1,7 +1,7 @@
-import FileSystem
 import FoundationEssentials
 import PrivateCloud
-import SQLite
+import PrivateSyncFileSystem
+import PrivateSyncSQLite
 import Testing
 
 @testable import DeviceStore
@@ -33,11 +33,12 @@ struct RecordStoreTests {
         let folder = TemporaryDirectory()
         _ = try localStore(in: folder.path)
         let before = try FileSystem.read(folder.path + "/LocalOnly.store")
-        #expect {
+        let error = #expect(throws: StoreError.self) {
             try RecordStore<UserCreated>.open(
                 StoreConfiguration(name: "LocalOnly", directory: folder.path, cloudKitDatabase: .none), partition: demo,
                 deviceID: "phone")
-        } throws: { ($0 as? StoreError)?.code == .damagedFile }
+        }
+        #expect(error?.code == .damagedFile)
         #expect(try FileSystem.read(folder.path + "/LocalOnly.store") == before)
     }
 
@@ -88,9 +89,8 @@ struct RecordStoreTests {
     func badWritesAreRefused(fields: [String: FieldValue], code: StoreError.Code) throws {
         let folder = TemporaryDirectory()
         let store = try userStore(in: folder.path)
-        #expect { try store.insert(checkIn, fields: fields, writtenUnder: nil) } throws: {
-            ($0 as? StoreError)?.code == code
-        }
+        let error = #expect(throws: StoreError.self) { try store.insert(checkIn, fields: fields, writtenUnder: nil) }
+        #expect(error?.code == code)
         #expect(try store.count() == 0)
         #expect(try store.pendingChangeCount() == 0)
     }
@@ -103,9 +103,10 @@ struct RecordStoreTests {
         let edited = try store.update(record.name, setting: ["mood": .int64(4), "note": .string("better")])
         #expect(edited.fields["mood"] == .int64(4))
         #expect(throws: StoreError.self) { try store.update(record.name, setting: ["mood": nil]) }
-        #expect { try store.update("no-such-record", setting: ["mood": .int64(1)]) } throws: {
-            ($0 as? StoreError)?.code == .recordNotFound
+        let missing = #expect(throws: StoreError.self) {
+            try store.update("no-such-record", setting: ["mood": .int64(1)])
         }
+        #expect(missing?.code == .recordNotFound)
         try store.delete(record.name)
         #expect(try store.record(named: record.name) == nil)
     }
@@ -134,30 +135,42 @@ struct RecordStoreTests {
         let store = try userStore(in: folder.path, crashSwitch: crash)
         let kept = try store.insert(checkIn, fields: ["mood": .int64(1), "date": someDate], writtenUnder: nil)
         crash.crash()
-        #expect {
+        let error = #expect(throws: StoreError.self) {
             try store.insert(checkIn, fields: ["mood": .int64(2), "date": someDate], writtenUnder: nil)
-        } throws: {
-            ($0 as? StoreError)?.code == .processCrashed
         }
+        #expect(error?.code == .processCrashed)
         let reopened = try userStore(in: folder.path)
         #expect(try reopened.records().map(\.name) == [kept.name])
         #expect(try reopened.pendingChangeCount() == 1)
+    }
+
+    @Test("a local-only configuration that mirrors to CloudKit is refused as invalid, and nothing is created")
+    func cloudLocalOnlyConfigurationIsRefused() throws {
+        let folder = TemporaryDirectory()
+        let cloud = StoreConfiguration(
+            name: StoreConfiguration.localOnlyName, directory: folder.path,
+            cloudKitDatabase: .private(try ContainerIdentifier("iCloud.com.example.me")))
+        let local = StoreConfiguration(
+            name: StoreConfiguration.userCreatedName, directory: folder.path, cloudKitDatabase: .none)
+        let error = #expect(throws: StoreError.self) {
+            try DeviceStores.open(
+                localOnly: cloud, userCreated: local, partition: demo, deviceID: "phone", clock: ManualClock(),
+                names: SeededRecordNames(seed: 1), durability: .survivesProcessCrash, crashSwitch: nil)
+        }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(try FileSystem.contents(ofDirectory: folder.path).isEmpty)
     }
 
     @Test("a cloud store without its folder fails with Cocoa error 512 and creates nothing; a local store creates it")
     func missingFolder() throws {
         let folder = TemporaryDirectory()
         let missing = folder.path + "/Library/Application Support"
-        #expect {
-            try userStore(in: missing, cloud: true)
-        } throws: { error in
-            guard let error = error as? StoreError, let cocoa = error.underlying as? CocoaStyleError else {
-                return false
-            }
-            return error.code == .cannotCreateStore && cocoa.domain == "NSCocoaErrorDomain" && cocoa.code == 512
-                && cocoa.localizedDescription == "The file couldn't be saved."
-                && cocoa.failureReason == "Failed to create file"
-        }
+        let error = #expect(throws: StoreError.self) { try userStore(in: missing, cloud: true) }
+        let cocoa = error?.underlying as? CocoaStyleError
+        #expect(error?.code == .cannotCreateStore)
+        #expect(cocoa?.domain == "NSCocoaErrorDomain" && cocoa?.code == 512)
+        #expect(cocoa?.localizedDescription == "The file couldn't be saved.")
+        #expect(cocoa?.failureReason == "Failed to create file")
         #expect(!FileSystem.exists(missing))
         _ = try userStore(in: missing, cloud: false)
         #expect(FileSystem.isDirectory(missing))

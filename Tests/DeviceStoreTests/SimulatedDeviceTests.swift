@@ -1,6 +1,6 @@
-import FileSystem
 import FoundationEssentials
 import PrivateCloud
+import PrivateSyncFileSystem
 import Testing
 
 @testable import DeviceStore
@@ -56,11 +56,12 @@ struct SimulatedDeviceTests {
         arguments: ["", "../escape", "a/b", ".hidden", "-flag", "naïve", String(repeating: "d", count: 65)])
     func invalidDeviceNames(name: String) {
         let folder = TemporaryDirectory()
-        #expect {
+        let error = #expect(throws: DeviceError.self) {
             try SimulatedDevice.install(
                 at: folder.path + "/x", name: name, account: nil, build: .build(version: 1, withCloudKitFor: nil),
                 syncPreference: nil)
-        } throws: { ($0 as? DeviceError)?.code == .invalidName }
+        }
+        #expect(error?.code == .invalidName)
         #expect(!FileSystem.exists(folder.path + "/x"))
     }
 }
@@ -85,9 +86,10 @@ struct DeviceFileTests {
 
     @Test("a damaged device profile is refused with the place of the problem")
     func damagedProfile() {
-        #expect {
+        let error = #expect(throws: (any Error).self) {
             try DeviceProfile.read(
                 json: Array(#"{"name": "x", "accountStatus": "available", "build": {"version": "1"}}"#.utf8))
-        } throws: { "\($0)".contains("build.version") }
+        }
+        #expect(error.map { "\($0)" }?.contains("build.version") == true)
     }
 }

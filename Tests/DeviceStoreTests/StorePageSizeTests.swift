@@ -1,4 +1,4 @@
-import SQLite
+import PrivateSyncSQLite
 import Testing
 
 @testable import DeviceStore

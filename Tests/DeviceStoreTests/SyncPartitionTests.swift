@@ -1,6 +1,6 @@
-import FileSystem
 import FoundationEssentials
 import PrivateCloud
+import PrivateSyncFileSystem
 import Testing
 
 @testable import DeviceStore
@@ -16,23 +16,29 @@ struct SyncPartitionTests {
 
     @Test("a type in both lists is refused, naming it")
     func typeInBothLists() {
-        #expect {
+        let error = #expect(throws: SchemaError.self) {
             try SyncPartition(schema: Self.schema, userCreated: ["Note", "Steps"], localOnly: ["Steps"])
-        } throws: { ($0 as? SchemaError)?.code == .inBothLists && "\($0)".contains("Steps") }
+        }
+        #expect(error?.code == .inBothLists)
+        #expect(error?.message.contains("Steps") == true)
     }
 
     @Test("a type in neither list is refused, naming it")
     func typeInNeitherList() {
-        #expect {
+        let error = #expect(throws: SchemaError.self) {
             try SyncPartition(schema: Self.schema, userCreated: ["Note"], localOnly: [])
-        } throws: { ($0 as? SchemaError)?.code == .inNeitherList && "\($0)".contains("Steps") }
+        }
+        #expect(error?.code == .inNeitherList)
+        #expect(error?.message.contains("Steps") == true)
     }
 
     @Test("an unknown type in a list is refused, naming it")
     func unknownTypeInList() {
-        #expect {
+        let error = #expect(throws: SchemaError.self) {
             try SyncPartition(schema: Self.schema, userCreated: ["Note", "Ghost"], localOnly: ["Steps"])
-        } throws: { ($0 as? SchemaError)?.code == .unknownType && "\($0)".contains("Ghost") }
+        }
+        #expect(error?.code == .unknownType)
+        #expect(error?.message.contains("Ghost") == true)
     }
 
     @Test(
@@ -43,11 +49,12 @@ struct SyncPartitionTests {
             ("Bad Name", "body", "Bad Name"),
         ])
     func invalidNames(type: String, field: String, named: String) {
-        #expect {
+        let error = #expect(throws: (any Error).self) {
             try Schema(
                 name: "x",
                 recordTypes: [RecordTypeSchema(name: type, fields: [FieldSchema(name: field, type: .string)])])
-        } throws: { "\($0)".contains(named) }
+        }
+        #expect(error.map { "\($0)" }?.contains(named) == true)
     }
 
     @Test("a type or field declared twice is refused")
@@ -149,11 +156,10 @@ struct SyncPartitionTests {
             ),
         ])
     func malformedSchemaFiles(json: String, mentions: String) {
-        #expect {
+        let error = #expect(throws: (any Error).self) {
             try SyncPartition.decode(json: Array(json.utf8), source: "bad.json")
-        } throws: { error in
-            let text = "\(error)"
-            return text.contains("bad.json") && text.contains(mentions)
         }
+        let text = error.map { "\($0)" } ?? ""
+        #expect(text.contains("bad.json") && text.contains(mentions), "\(text)")
     }
 }

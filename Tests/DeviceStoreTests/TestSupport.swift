@@ -1,11 +1,13 @@
-import FileSystem
 import FoundationEssentials
 import PrivateCloud
+import PrivateSyncFileSystem
 
 @testable import DeviceStore
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// A folder under /tmp, removed when released.

@@ -1,11 +1,13 @@
-import FileSystem
 import FoundationEssentials
+import PrivateSyncFileSystem
 import Testing
 
 @testable import PrivateCloud
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// The container backends every conformance case runs against.

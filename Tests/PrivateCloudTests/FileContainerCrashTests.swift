@@ -1,11 +1,13 @@
 import FoundationEssentials
-import SQLite
+import PrivateSyncSQLite
 import Testing
 
 @testable import PrivateCloud
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 @Suite("File container crash safety")

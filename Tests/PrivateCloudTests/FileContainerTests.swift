@@ -1,6 +1,6 @@
-import FileSystem
 import FoundationEssentials
-import SQLite
+import PrivateSyncFileSystem
+import PrivateSyncSQLite
 import Testing
 
 @testable import PrivateCloud

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import SQLite
+import PrivateSyncSQLite
 import Testing
 
 @testable import PrivateCloud

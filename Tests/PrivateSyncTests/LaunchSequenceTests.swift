@@ -3,6 +3,8 @@ import Testing
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 @Suite("Launch sequence and the first-launch traps")
@@ -134,10 +136,11 @@ struct LaunchSequenceTests {
     func launchRecordAndResume() throws {
         let world = try TestWorld()
         try world.addDevice("phone", account: "alice", sync: true)
-        #expect { try world.world.resume("phone") } throws: { ($0 as? LaunchError)?.code == .neverLaunched }
+        let neverLaunched = #expect(throws: LaunchError.self) { try world.world.resume("phone") }
+        #expect(neverLaunched?.code == .neverLaunched)
         let app = try world.launch("phone")
-        #expect(app.record.steps.first == "read the sync preference: on")
-        #expect(app.record.steps.contains("created Library/Application Support"))
+        #expect(app.record.steps.first == .readSyncPreference(on: true))
+        #expect(app.record.steps.contains(.applicationSupport(existed: false)))
         let resumed = try world.world.resume("phone")
         #expect(resumed.record == app.record)
         #expect(resumed.engine != nil)

@@ -1,5 +1,5 @@
+import PrivateSyncSQLite
 import PrivateSyncTesting
-import SQLite
 import Testing
 
 @Suite("Chosen record names, writes by other clients, and aimed faults, through TestWorld")

@@ -48,6 +48,21 @@ struct SyncEngineFaultTests {
         #expect(try world.containerRecords(account: "alice").count == 3)
     }
 
+    @Test("a cycle asked for before the retry is due is skipped, saying when it is due; a forced one runs")
+    func earlyCycleSaysWhenItIsDue() async throws {
+        let (world, phone) = try Self.setUp()
+        try world.inject(.networkUnavailable)
+        _ = await phone.sync()
+        let early = try #require(await phone.sync())
+        guard case .notDue(let until)? = early.skippedBecause else {
+            Issue.record("expected a skip until the retry, got \(String(describing: early.skippedBecause))")
+            return
+        }
+        #expect(until == world.clock.now().addingTimeInterval(2))
+        let forced = try #require(await phone.sync(force: true))
+        #expect(forced.ran && forced.skippedBecause == nil)
+    }
+
     @Test("an account that is temporarily unavailable pauses with that reason, and sync resumes on its own")
     func accountTemporarilyUnavailable() async throws {
         let (world, phone) = try Self.setUp()

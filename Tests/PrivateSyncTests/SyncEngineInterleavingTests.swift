@@ -148,6 +148,32 @@ struct SyncEngineInterleavingTests {
         #expect(try world.containerRecords(account: "alice").count == 1)
     }
 
+    @Test(
+        "turning sync on ends a pause only the user could end: the status shows it at once, and after a crash in the next cycle",
+        arguments: [FaultKind.userDeletedZone, .quotaExceeded])
+    func consentEndsThePauseAtOnce(fault: FaultKind) async throws {
+        let world = try TestWorld()
+        try world.addDevice("phone", account: "alice", sync: true)
+        var phone = try world.launch("phone")
+        try phone.checkIn(1)
+        await phone.sync()
+        try world.inject(fault)
+        try phone.checkIn(2)
+        let paused = try #require(await phone.sync())
+        guard case .paused(let reason)? = paused.outcome else {
+            Issue.record("the fault did not pause sync: \(String(describing: paused.outcome))")
+            return
+        }
+        #expect(try phone.status().state == .paused(reason))
+        phone = try phone.setSyncEnabled(false).setSyncEnabled(true)
+        let status = try phone.status()
+        #expect(status.pauseReason == nil, "the user ended the pause; the status must not show it until the next cycle")
+        #expect(status.pendingChanges >= 1)
+        // The app dies before the next cycle records its outcome: the relaunched app still shows no pause.
+        let relaunched = try world.launch("phone")
+        #expect(try relaunched.status().pauseReason == nil)
+    }
+
     @Test("every device shows a record's own creation and modification times, however late it fetched it")
     func recordTimesAgree() async throws {
         let world = try TestWorld()

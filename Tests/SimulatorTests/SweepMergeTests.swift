@@ -80,11 +80,10 @@ struct SweepMergeTests {
     func refusalNamesTheFiles() {
         var other = Self.configuration
         other.steps = 51
-        #expect {
+        let error = #expect(throws: SweepMergeError.self) {
             try SweepReport.merge([Self.shard(0, of: 2), Self.shard(1, of: 2, configuration: other)])
-        } throws: { error in
-            (error as? SweepMergeError)?.message.contains("shard-0.json and shard-1.json") == true
-                && (error as? SweepMergeError)?.message.contains("--steps 50 vs 51") == true
         }
+        #expect(error?.message.contains("shard-0.json and shard-1.json") == true)
+        #expect(error?.message.contains("--steps 50 vs 51") == true)
     }
 }

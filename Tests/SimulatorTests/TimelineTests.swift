@@ -1,3 +1,4 @@
+import Foundation
 import PrivateCloud
 import Testing
 
@@ -52,12 +53,34 @@ struct TimelineTests {
             TimelineEvent(step: 1, time: 10, device: "phone", kind: .write, summary: "add <b>&\"'"),
             TimelineEvent(step: 2, time: 20, device: nil, kind: .failure, summary: "invariant broken: <x>"),
         ]
-        result.failure = InvariantFailure(invariant: .honestStatus, message: "phone: <lies> & more", step: 2)
+        result.failure = SimulationFailure(.invariant(.honestStatus), message: "phone: <lies> & more", step: 2)
         let html = TimelinePage.render(result, replay: "privatesync simulate --seed 7 --trace")
         #expect(html.contains("phone: &lt;lies&gt; &amp; more"))
         #expect(html.contains("add &lt;b&gt;&amp;&quot;&#39;"))
         #expect(!html.contains("<lies>") && !html.contains("<b>"))
         #expect(html.contains("<g class=\"failure\" data-step=\"2\">"))
         #expect(html.contains("data-kind=\"idle\""), "step 2 had no mark of its own: it is drawn idle")
+    }
+
+    @Test("a run that could not go on is its own kind of failure, shown as such, never as invariant 3")
+    func runThatCouldNotGoOn() {
+        var result = SimulationResult(seed: 9, devices: 1)
+        result.steps = 1
+        result.failure = SimulationFailure(.couldNotRun, message: "phone: a write failed: the disk is full", step: 1)
+        #expect(result.failure?.invariant == nil)
+        #expect(result.failure?.kind.number == 0)
+        #expect(result.failure?.kind.verdict.hasPrefix("could not go on") == true)
+        let html = TimelinePage.render(result, replay: "privatesync simulate --seed 9 --trace")
+        #expect(html.contains("data-invariant=\"0\""))
+        #expect(html.contains("Could not go on (a setup or I/O failure, not an invariant) at step 1"))
+        #expect(!html.contains("Broke invariant"))
+        let reported = SweepReport.Failure(
+            seed: 9, invariant: 0, invariantName: SimulationFailure.Kind.couldNotRun.description, message: "m", step: 1,
+            lastSteps: [], replay: "r")
+        #expect(reported.verdict.hasPrefix("could not go on"))
+        let broken = SweepReport.Failure(
+            seed: 9, invariant: 3, invariantName: Invariant.noAcknowledgedWriteLost.description, message: "m", step: 1,
+            lastSteps: [], replay: "r")
+        #expect(broken.verdict == "broke invariant 3 (no acknowledged write lost)")
     }
 }

@@ -1,0 +1,8 @@
+/// Help text that several commands' declarations share.
+enum CommandHelp {
+    static let device = "The device."
+    static let json = "Print exactly one JSON object (shapes in docs/cli.md)."
+    static let cloudAccount = "The account."
+    static let zone = "The zone (default: the engine's zone, PrivateSyncZone)."
+    static let cloudField = "A field value; KEY:TYPE=VALUE gives its type."
+}

@@ -1,0 +1,91 @@
+import ArgumentParsing
+import Simulator
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+extension SimulateCommand {
+    /// `privatesync simulate merge`.
+    struct Merge: RunnableCommand {
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(
+                commandName: "merge",
+                abstract: "Merge the JSON of the shards of one sweep (simulate --shard I/N --json).",
+                discussion:
+                    "Sums the shards and lists every failure with its replay command. Refuses (65) a set that is not exactly the shards of one run: a shard missing or repeated, another shard count or configuration (seeds, steps, devices, backend). Exit 1 when any seed failed.",
+                examples: ["privatesync simulate merge shard-*.json"])
+        }
+
+        @Argument(valueName: "FILE", help: "A shard's JSON.") var files: [String]
+        @Flag(help: CommandHelp.json) var json: Bool
+
+        /// The most a shard report file may hold: a shard's JSON is a few hundred bytes plus about 3 KB per failing
+        /// seed, so this is room for tens of thousands of failures.
+        static let shardReportLimit = 256 * 1_048_576
+
+        /// `simulate merge FILE... [--json]`: merges the JSON of `simulate --shard I/N --json` runs into the sweep's
+        /// report, refusing a set that is not exactly the shards of one run.
+        ///
+        /// - Returns: 0 when no seed failed, 1 when some did.
+        /// - Throws: ``CLIError`` 66 for a missing file, 74 for an unreadable one, 65 for a file that is not a shard
+        ///   report or a set of shards that does not make one whole run (missing, repeated, another shard count or
+        ///   configuration, a shard's seed count off).
+        func run(_ cli: CLI) throws -> ExitCode {
+            var reports: [(file: String, report: SweepReport)] = []
+            for file in files {
+                let shown = TextEscaping.escape(file)
+                let bytes: [UInt8]
+                do {
+                    bytes = try BoundedFileRead.read(file, limit: Self.shardReportLimit)
+                } catch {
+                    switch error.code {
+                    case .notFound: throw CLIError(.noInput, "no shard report at \(shown)")
+                    case .isFolder: throw CLIError(.dataError, "\(shown) is a folder, not a shard report")
+                    case .tooLarge:
+                        throw CLIError(
+                            .dataError, "\(shown) holds more than \(Self.shardReportLimit) bytes: not a shard report")
+                    case .unreadable: throw CLIError(.ioError, "cannot read \(shown): \(error.reason)")
+                    }
+                }
+                do {
+                    reports.append((file, try JSONDecoder().decode(SweepReport.self, from: Data(bytes))))
+                } catch {
+                    throw CLIError(
+                        .dataError,
+                        "\(shown) is not the JSON of 'privatesync simulate --json' (one object with seeds, steps, faults, failures, shard, configuration)"
+                    )
+                }
+            }
+            let merged: SweepReport
+            do {
+                merged = try SweepReport.merge(reports.map { (TextEscaping.escape($0.file), $0.report) })
+            } catch {
+                throw CLIError(.dataError, "cannot merge: \(error.message)")
+            }
+            if json {
+                Terminal.json(merged)
+                return merged.failures.isEmpty ? .success : .checkFailed
+            }
+            for failure in merged.failures.prefix(5) {
+                Terminal.line("Seed \(failure.seed) \(failure.verdict) at step \(failure.step):")
+                Terminal.line("  \(failure.message)")
+                Terminal.line("  replay: \(failure.replay)")
+            }
+            if merged.failures.count > 5 {
+                Terminal.line("... and \(merged.failures.count - 5) more failing seeds:")
+                for failure in merged.failures.dropFirst(5) { Terminal.line("  replay: \(failure.replay)") }
+            }
+            let faults = merged.faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(
+                separator: ", ")
+            Terminal.line(
+                "Merged \(merged.shards ?? 0) shard(s): \(merged.seeds) seed(s), \(merged.steps) steps, "
+                    + "\(Int(merged.simulatedSeconds)) simulated seconds, \(merged.crashes) crashes, "
+                    + "\(merged.invariantChecks) invariant checks, \(merged.failures.count) failure(s)")
+            Terminal.line("Faults injected: \(faults.isEmpty ? "none" : faults)")
+            return merged.failures.isEmpty ? .success : .checkFailed
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import ArgumentParsing
+import DeviceStore
+import PrivateCloud
+import SimulatedWorld
+import Simulator
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `privatesync simulate`.
+struct SimulateCommand: RunnableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "simulate", abstract: "Run seeded fault-injection simulations and check the invariants.",
+            discussion: """
+                Each seed fixes a whole run: devices, accounts, user actions, launches, crashes, account changes, \
+                faults, then a heal phase. A failing seed prints the invariant broken, its last steps, and the \
+                command that replays it. Exit 1 when any seed fails. See docs/simulator.md.
+                """,
+            examples: [
+                "privatesync simulate --seeds 1000", "privatesync simulate --seed 42 --trace",
+                "privatesync simulate --seeds 10000 --shard 3/8",
+                "privatesync simulate --seeds 1000000 --shard env --json > shard.json",
+                "privatesync simulate --seed 42 --timeline seed-42.html",
+            ],
+            subcommands: [Merge.self], runsWithoutSubcommand: true)
+    }
+
+    @Option(valueName: "N", help: "Run seeds 0 to N-1 (default 100).", parsing: .wholeNumber(in: 1...100_000_000))
+    var seeds: Int?
+    @Option(valueName: "S", help: "Run one seed.", parsing: .seed) var seed: UInt64?
+    @Option(
+        valueName: "I/N|env",
+        help:
+            "Run only shard I (0-based) of N of the seeds; 'env' reads I and N from $PRIVATESYNC_SHARD_INDEX (or $JOB_COMPLETION_INDEX) and $PRIVATESYNC_SHARD_COUNT.",
+        parsing: ShardArgument.parser)
+    var shard: ShardArgument?
+    @Option(
+        valueName: "N", help: "Devices per run, 1 to 4 (default: drawn from the seed).",
+        parsing: .wholeNumber(in: 1...4))
+    var devices: Int?
+    @Option(
+        valueName: "N", help: "Steps per run before the heal (default 200).", parsing: .wholeNumber(in: 0...1_000_000))
+    var steps: Int?
+    @Option(
+        valueName: "memory|file", help: "Where the accounts' databases live (default memory).",
+        parsing: .oneOf([("memory", .memory), ("file", .file)]))
+    var backend: ContainerBackend?
+    @Option(
+        valueName: "BUG",
+        help: "Plant a known bug in every device's stores and engine, to replay a planted-bug proof.",
+        parsing: .cases)
+    var plant: PlantedBug?
+    @Option(
+        valueName: "PATH",
+        help:
+            "Write the timeline page: with --seed, to the file PATH; with a sweep, PATH/seed-S.html for every failing seed (PATH a folder)."
+    )
+    var timeline: String?
+    @Flag(help: "Print every step of the run (with --seed).") var trace: Bool
+    @Flag(help: CommandHelp.json) var json: Bool
+
+    func validate() throws {
+        if seed != nil && seeds != nil { throw CLIError(.usage, "give --seed or --seeds, not both") }
+    }
+
+    nonisolated func run(_ cli: CLI) async throws -> ExitCode {
+        let steps = self.steps ?? SimulationOptions.defaultSteps
+        let backend = self.backend ?? .memory
+        let shard = try self.shard?.resolve(environment: ProcessInfo.processInfo.environment) ?? (index: 0, count: 1)
+        let seeds: [UInt64]
+        var sweepSeeds = 0
+        if let seed {
+            // One seed is a sweep of one: the first shard holds it.
+            seeds = shard.index == 0 ? [seed] : []
+        } else {
+            sweepSeeds = self.seeds ?? 100
+            seeds = Sweep.seeds(count: sweepSeeds, shard: shard.index, of: shard.count)
+        }
+        if trace && seeds.count != 1 {
+            throw CLIError(.usage, "--trace replays one run: give --seed S")
+        }
+        if let timeline {
+            if seed != nil {
+                try PageFile.check(timeline, option: "--timeline")
+            } else {
+                try PageFile.checkFolder(timeline, option: "--timeline")
+            }
+        }
+        var template = SimulationOptions(
+            seed: 0, devices: devices, steps: steps, backend: backend, keepFullTrace: trace)
+        if let bug = plant {
+            template.hooks = SimulationHooks(plantedBugs: [bug])
+        }
+
+        var progress = SweepProgress(
+            total: seeds.count, enabled: Terminal.standardErrorIsTerminal && !json && seeds.count > 1)
+        var traced: SimulationResult?
+        let summary = await Sweep.run(seeds: seeds, template: template) { summary, run in
+            if trace || timeline != nil && seeds.count == 1 { traced = run }
+            progress.update(done: summary.seeds, failures: summary.failures.count)
+        }
+        progress.finish()
+        // The one run of `--trace` kept every step (`keepFullTrace`).
+        if trace {
+            for line in traced?.trace ?? [] { Terminal.line(line) }
+        }
+        func replay(_ seed: UInt64) -> String {
+            var parts = ["privatesync simulate --seed \(seed)"]
+            if let devices { parts.append("--devices \(devices)") }
+            if steps != SimulationOptions.defaultSteps { parts.append("--steps \(steps)") }
+            if backend != .memory { parts.append("--backend \(backend.rawValue)") }
+            if let plant { parts.append("--plant \(plant.rawValue)") }
+            return parts.joined(separator: " ") + " --trace"
+        }
+        if let timeline {
+            var pages: [(String, SimulationResult)] = []
+            if seed != nil {
+                if let traced { pages.append((timeline, traced)) }
+            } else {
+                pages = summary.failures.map { (timeline + "/seed-\($0.seed).html", $0) }
+            }
+            for (path, run) in pages {
+                try PageFile.write(TimelinePage.render(run, replay: replay(run.seed)), to: path)
+                if !json && !trace { Terminal.line("Timeline of seed \(run.seed): \(path)") }
+            }
+        }
+        let report = SweepReport(
+            seeds: summary.seeds, steps: summary.steps, simulatedSeconds: summary.simulatedSeconds,
+            faults: Dictionary(uniqueKeysWithValues: summary.faults.map { ($0.key.rawValue, $0.value) }),
+            crashes: summary.crashes, invariantChecks: summary.invariantChecks, interleavings: summary.interleavings,
+            persistentRefusals: summary.persistentRefusals,
+            failures: summary.failures.map { run in
+                SweepReport.Failure(
+                    seed: run.seed, invariant: run.failure!.kind.number,
+                    invariantName: run.failure!.kind.description, message: run.failure!.message,
+                    step: run.failure!.step, lastSteps: Array(run.trace.suffix(20)), replay: replay(run.seed))
+            },
+            shard: SweepReport.Shard(index: shard.index, count: shard.count),
+            configuration: SweepReport.Configuration(
+                sweepSeeds: seed == nil ? sweepSeeds : nil, seed: seed, steps: steps, devices: devices,
+                backend: backend.rawValue, plant: plant?.rawValue))
+        if json {
+            Terminal.json(report)
+            return summary.failures.isEmpty ? .success : .checkFailed
+        }
+        for run in summary.failures.prefix(5) {
+            Terminal.line("Seed \(run.seed) \(run.failure!.kind.verdict) at step \(run.failure!.step):")
+            Terminal.line("  \(run.failure!.message)")
+            Terminal.line("  last steps:")
+            for line in run.trace.suffix(20) { Terminal.line("    \(line)") }
+            Terminal.line("  replay: \(replay(run.seed))")
+        }
+        if summary.failures.count > 5 { Terminal.line("... and \(summary.failures.count - 5) more failing seeds") }
+        let faults = summary.faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        Terminal.line(
+            "Simulated \(summary.seeds) seed(s): \(summary.steps) steps, \(Int(summary.simulatedSeconds)) simulated seconds, "
+                + "\(summary.crashes) crashes, \(summary.interleavings) interleaved actions, "
+                + "\(summary.invariantChecks) invariant checks, \(summary.failures.count) failure(s)"
+        )
+        Terminal.line(
+            "Faults injected: \(faults.isEmpty ? "none" : faults); requests refused by persistent faults: \(summary.persistentRefusals)"
+        )
+        return summary.failures.isEmpty ? .success : .checkFailed
+    }
+}

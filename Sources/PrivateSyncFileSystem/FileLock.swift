@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// An exclusive advisory lock (`flock`) on a folder, held while a file in it is read, changed and written back, so
+/// that two processes changing the same file one after the other each see the other's change (no lost update).
+///
+/// The lock is taken on the folder itself rather than on a lock file beside the data, so that locking creates no
+/// file in the world and works on a folder the process may not write to. `flock` locks belong to the open file
+/// description: a second ``FileLock`` on the same folder, even in the same process, waits for (or, when not
+/// waiting, fails against) the first; the kernel drops the lock when the process dies, so a killed command never
+/// leaves a folder locked.
+package final class FileLock {
+    /// The locked folder.
+    package let path: String
+    private var descriptor: Int32
+
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit { unlock() }
+
+    /// Locks `folder` exclusively.
+    ///
+    /// - Parameters:
+    ///   - folder: The folder to lock; it is opened without following a final symbolic link.
+    ///   - wait: Whether to wait for another holder; when `false`, a held lock fails at once with `EWOULDBLOCK`.
+    /// - Returns: The held lock; it is released by ``unlock()`` or when the lock is deinitialized.
+    /// - Throws: ``FileSystemError`` when the folder cannot be opened or locked.
+    package static func exclusive(_ folder: String, wait: Bool = true) throws(FileSystemError) -> FileLock {
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError(operation: "open (to lock)", path: folder, errno: errno) }
+        while flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            close(fd)
+            throw FileSystemError(operation: "flock", path: folder, errno: code)
+        }
+        return FileLock(path: folder, descriptor: fd)
+    }
+
+    /// Releases the lock; releasing twice does nothing.
+    package func unlock() {
+        guard descriptor >= 0 else { return }
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+        descriptor = -1
+    }
+}
+
+extension FileSystem {
+    /// Changes a file read-modify-write under an exclusive lock on its folder: the file is read after the lock is
+    /// taken, `change` maps its bytes to the new bytes, and they are written atomically before the lock is released.
+    /// Two processes updating the same file this way are serialized, so neither change is lost.
+    ///
+    /// - Parameters:
+    ///   - path: The file; it must exist.
+    ///   - permissions: The new file's permission bits.
+    ///   - change: Maps the current bytes to the new bytes, or throws to leave the file unchanged.
+    /// - Returns: The bytes written.
+    /// - Throws: ``FileSystemError`` when the file cannot be locked, read or written; or what `change` throws (the
+    ///   file is then unchanged).
+    @discardableResult
+    package static func update(
+        _ path: String, permissions: Int = 0o600, _ change: ([UInt8]) throws -> [UInt8]
+    ) throws -> [UInt8] {
+        let lock = try FileLock.exclusive(parentDirectory(of: path))
+        defer { lock.unlock() }
+        let bytes = try change(try read(path))
+        try writeAtomically(bytes, to: path, permissions: permissions)
+        return bytes
+    }
+}

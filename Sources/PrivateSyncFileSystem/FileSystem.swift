@@ -1,0 +1,242 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Thin wrappers over the POSIX calls this package makes on files and folders, each failing with a
+/// ``FileSystemError`` that names the operation and the path.
+///
+/// Writes that must survive a crash go through ``writeAtomically(_:to:permissions:)``: a temporary file, `fsync`,
+/// `rename`, and an `fsync` of the folder, so a reader sees the old contents or the new, never a mix.
+package enum FileSystem {
+    /// Whether something exists at `path`.
+    package static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    /// Whether `path` is a folder.
+    package static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The permission bits of `path` (such as `0o600`).
+    ///
+    /// - Throws: ``FileSystemError`` when `path` cannot be examined.
+    package static func permissions(of path: String) throws(FileSystemError) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw FileSystemError(operation: "stat", path: path, errno: errno) }
+        return Int(info.st_mode & 0o7777)
+    }
+
+    /// Creates a folder, and its missing parents when asked.
+    ///
+    /// - Parameters:
+    ///   - path: The folder.
+    ///   - permissions: Its permission bits (before the umask).
+    ///   - intermediate: Whether to create missing parents too.
+    /// - Throws: ``FileSystemError`` when a folder cannot be created; an existing folder is not an error.
+    package static func createDirectory(
+        _ path: String, permissions: Int = 0o700, intermediate: Bool = true
+    )
+        throws(FileSystemError)
+    {
+        if isDirectory(path) { return }
+        if intermediate {
+            let parent = parentDirectory(of: path)
+            if parent != path && !parent.isEmpty && !exists(parent) {
+                try createDirectory(parent, permissions: permissions, intermediate: true)
+            }
+        }
+        if mkdir(path, mode_t(permissions)) != 0 {
+            let code = errno
+            if code == EEXIST && isDirectory(path) { return }
+            throw FileSystemError(operation: "mkdir", path: path, errno: code)
+        }
+    }
+
+    /// The names in a folder, sorted, without `.` and `..`.
+    ///
+    /// - Throws: ``FileSystemError`` when the folder cannot be read.
+    package static func contents(ofDirectory path: String) throws(FileSystemError) -> [String] {
+        guard let directory = opendir(path) else {
+            throw FileSystemError(operation: "opendir", path: path, errno: errno)
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Reads a whole file.
+    ///
+    /// - Throws: ``FileSystemError`` when it cannot be read.
+    package static func read(_ path: String) throws(FileSystemError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError(operation: "open", path: path, errno: errno) }
+        defer { close(fd) }
+        // Read into a buffer of the file's size and one byte more, to see its end in the same reads: nothing is
+        // zeroed first, nor copied from a chunk. A file that grew meanwhile is read on to its end.
+        var info = stat()
+        let size = fstat(fd, &info) == 0 ? max(Int(info.st_size), 0) : 0
+        var bytes: [UInt8] = []
+        var capacity = size + 1
+        while true {
+            var failure: Int32 = 0
+            var ended = false
+            let read = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                var total = 0
+                while total < buffer.count {
+                    let count = systemRead(fd, buffer.baseAddress! + total, buffer.count - total)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        break
+                    }
+                    if count == 0 {
+                        ended = true
+                        break
+                    }
+                    total += count
+                }
+                initialized = total
+            }
+            if failure != 0 { throw FileSystemError(operation: "read", path: path, errno: failure) }
+            if bytes.isEmpty { bytes = read } else { bytes += read }
+            if ended { return bytes }
+            capacity = 65_536
+        }
+    }
+
+    /// Replaces a file's contents atomically and durably.
+    ///
+    /// - Parameters:
+    ///   - bytes: The new contents.
+    ///   - path: The file.
+    ///   - permissions: Its permission bits.
+    /// - Throws: ``FileSystemError`` when any step fails; the old contents are then untouched.
+    package static func writeAtomically(
+        _ bytes: [UInt8], to path: String, permissions: Int = 0o600
+    )
+        throws(FileSystemError)
+    {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode_t(permissions))
+        guard fd >= 0 else { throw FileSystemError(operation: "open", path: temporary, errno: errno) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + written, bytes.count - written) }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                close(fd)
+                unlink(temporary)
+                throw FileSystemError(operation: "write", path: temporary, errno: code)
+            }
+            written += count
+        }
+        if fsync(fd) != 0 {
+            let code = errno
+            close(fd)
+            unlink(temporary)
+            throw FileSystemError(operation: "fsync", path: temporary, errno: code)
+        }
+        close(fd)
+        if rename(temporary, path) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw FileSystemError(operation: "rename", path: path, errno: code)
+        }
+        syncDirectory(parentDirectory(of: path))
+    }
+
+    /// Renames a file or folder, replacing nothing that is a non-empty folder, and makes the change durable.
+    ///
+    /// - Throws: ``FileSystemError`` when the rename fails.
+    package static func move(_ source: String, to destination: String) throws(FileSystemError) {
+        if rename(source, destination) != 0 {
+            throw FileSystemError(operation: "rename", path: "\(source) -> \(destination)", errno: errno)
+        }
+        syncDirectory(parentDirectory(of: destination))
+        if parentDirectory(of: source) != parentDirectory(of: destination) {
+            syncDirectory(parentDirectory(of: source))
+        }
+    }
+
+    /// Removes a file, or a folder and everything in it. A missing path is not an error.
+    ///
+    /// - Throws: ``FileSystemError`` when something cannot be removed.
+    package static func removeItem(_ path: String) throws(FileSystemError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw FileSystemError(operation: "lstat", path: path, errno: errno)
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            for name in try contents(ofDirectory: path) { try removeItem(path + "/" + name) }
+            if rmdir(path) != 0 { throw FileSystemError(operation: "rmdir", path: path, errno: errno) }
+        } else if unlink(path) != 0 {
+            throw FileSystemError(operation: "unlink", path: path, errno: errno)
+        }
+    }
+
+    /// Makes a change to a folder's entries (a create, rename or unlink) durable.
+    package static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    /// Creates a new, empty, owner-only folder with a unique name (`mkdtemp`).
+    ///
+    /// - Parameters:
+    ///   - prefix: The start of its name.
+    ///   - parent: The folder to create it in.
+    /// - Returns: Its path.
+    /// - Throws: ``FileSystemError`` when it cannot be created.
+    package static func makeTemporaryDirectory(
+        prefix: String, in parent: String = "/tmp"
+    ) throws(FileSystemError)
+        -> String
+    {
+        var template = Array("\(parent)/\(prefix)-XXXXXX".utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw FileSystemError(operation: "mkdtemp", path: parent + "/" + prefix, errno: errno)
+        }
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The folder that holds `path`.
+    package static func parentDirectory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+
+    /// `path` made absolute against the current folder.
+    package static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let cwd = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return path == "." ? cwd : cwd + "/" + path
+    }
+}
+
+// `read(2)` and `write(2)`, named apart from ``FileSystem/read(_:)``.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
+
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(fd, buffer, count)
+}

@@ -1,0 +1,3 @@
+// Re-exported on purpose: a world is made of the engine's apps, the store's devices and the container's accounts,
+// so `import SimulatedWorld` names them too.
+@_exported public import PrivateSync

@@ -1,0 +1,71 @@
+import FoundationEssentials
+import PrivateSyncTesting
+import Synchronization
+import Testing
+
+/// The user deleted the app's data from iCloud settings: saves and deletes pause alike, the consent to upload again
+/// survives a failure, and a deletion long since undone pauses no new device.
+@Suite("Sync engine: a deletion of the app's iCloud data")
+struct SyncEngineAppDataDeletionTests {
+    @Test("the consent to upload again survives a failure after the deletion was read")
+    func consentSurvivesAFailedDatabasePage() async throws {
+        let world = try TestWorld()
+        try world.addDevice("phone", account: "alice", sync: true)
+        let (phone, container) = try InterferingContainer.launch(world, "phone", databasePageSize: 1)
+        for mood in 1...3 { try phone.checkIn(Int64(mood)) }
+        await phone.sync()
+        try world.inject(.userDeletedZone)
+        try phone.checkIn(4)
+        #expect(await phone.sync()?.outcome == .paused(.userDeletedZone))
+        // A change after the deletion, so that the deletion is not the last page.
+        _ = try await container.base.saveZones([RecordZone(zoneID: try ZoneID("Other"))])
+        try phone.device.setSyncPreference(true)
+        let device = try world.device("phone")
+        let environment = world.world.environment(for: device) { base in
+            InterferingContainer(base: base, databasePageSize: 1, failingDatabaseCall: 1)
+        }
+        let consenting = try LaunchSequence(device: device, environment: environment).run()
+        try consenting.engine?.userTurnedSyncOn()
+        let first = try #require(await consenting.sync())
+        guard case .retrying(.networkFailure)? = first.outcome else {
+            Issue.record("expected the page after the deletion to fail, got \(String(describing: first.outcome))")
+            return
+        }
+        world.clock.advance(by: 3600)
+        #expect(await consenting.sync()?.outcome == .succeeded)
+        #expect(try world.containerRecords(account: "alice").count == 4)
+        #expect(try consenting.status().isOn)
+    }
+
+    @Test("a delete into a zone the user deleted pauses, as a save does")
+    func deletesIntoADeletedZonePause() async throws {
+        let world = try TestWorld()
+        try world.addDevice("phone", account: "alice", sync: true)
+        let phone = try world.launch("phone")
+        var names: [String] = []
+        for mood in 1...3 { names.append(try phone.checkIn(Int64(mood)).name) }
+        await phone.sync()
+        try phone.delete(names[0])
+        try world.inject(.userDeletedZone)
+        #expect(await phone.engine?.sendChanges().outcome == .paused(.userDeletedZone))
+        #expect(try phone.status().state == .paused(.userDeletedZone))
+    }
+
+    @Test("a new device is not paused by a deletion in the account's history that was followed by a re-upload")
+    func oldDeletionsDoNotPauseANewDevice() async throws {
+        let world = try TestWorld()
+        try world.addDevice("phone", account: "alice", sync: true)
+        let phone = try world.launch("phone")
+        for mood in 1...3 { try phone.checkIn(Int64(mood)) }
+        await phone.sync()
+        try world.inject(.userDeletedZone)
+        await phone.sync()
+        let again = try phone.setSyncEnabled(false).setSyncEnabled(true)
+        await again.sync()
+        #expect(try world.containerRecords(account: "alice").count == 3)
+        try world.addDevice("tablet", account: "alice", sync: true)
+        let tablet = try world.launch("tablet")
+        #expect(await tablet.sync()?.outcome == .succeeded)
+        #expect(try tablet.stores.userCreated.count() == 3)
+    }
+}

@@ -1,0 +1,45 @@
+import FoundationEssentials
+import PrivateSyncTesting
+import Synchronization
+import Testing
+
+/// When nothing may move (changes held for another account, an account that cannot sync), the engine neither counts
+/// them as pending nor keeps asking to run.
+@Suite("Sync engine: nothing it may do, no run asked for")
+struct SyncEngineIdleTests {
+    @Test("a change written under another account neither counts as pending nor keeps the engine asking to run")
+    func changesOfAnotherAccountAreHeldQuietly() async throws {
+        let world = try TestWorld()
+        let device = try world.addDevice("phone", account: "alice", sync: true)
+        let phone = try world.launch("phone")
+        try phone.checkIn(1)
+        await phone.sync()
+        try device.signIn(AccountID("bob"))
+        let underBob = try phone.checkIn(5)
+        await phone.sync(force: true)
+        try device.signIn(AccountID("alice"))
+        await phone.sync(force: true)
+        await phone.sync(force: true)
+        #expect(try phone.status().state == .on(.upToDate))
+        #expect(phone.engine?.nextRunDate() == nil)
+        #expect(try !world.containerRecords(account: "alice").map(\.recordID.recordName).contains(underBob.name))
+        #expect(try phone.stores.userCreated.pendingChanges().map(\.recordName) == [underBob.name], "held, not lost")
+    }
+
+    @Test("while the account is unusable the engine does not keep asking to run")
+    func noBusyLoopWhileTheAccountIsUnusable() async throws {
+        let world = try TestWorld()
+        let device = try world.addDevice("phone", account: "alice", sync: true)
+        let phone = try world.launch("phone")
+        try phone.checkIn(1)
+        await phone.sync()
+        try device.signOut()
+        try phone.checkIn(2)
+        #expect(await phone.sync()?.outcome == .paused(.noAccount))
+        #expect(phone.engine?.nextRunDate() == nil)
+        try device.signIn(AccountID("bob"))
+        #expect(await phone.sync(force: true)?.outcome == .paused(.accountChanged))
+        #expect(phone.engine?.nextRunDate() == nil)
+        #expect(try phone.status().state == .paused(.accountChanged))
+    }
+}

@@ -212,7 +212,7 @@ public final class Simulation {
         do {
             directory = try ScratchDirectory.create(in: scratch)
         } catch {
-            throw WorldError(.fileSystem, "cannot create a scratch folder in \(scratch): \(error)")
+            throw WorldError(.fileSystem, "cannot create a scratch folder in \(scratch)", underlying: error)
         }
         // Each device keeps its own time: a skew of up to ten minutes either way, moved now and then.
         var clocks: [String: DeviceClock] = [:]

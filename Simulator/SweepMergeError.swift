@@ -1,31 +1,18 @@
 /// Why shard reports cannot be merged: each names the files concerned.
-public struct SweepMergeError: Error, Sendable, CustomStringConvertible {
-    /// What kind of problem.
-    public enum Code: Int, Sendable, Hashable {
-        /// A file is not the JSON of `simulate --json`, or lacks its shard or configuration.
-        case notAShardReport = 1
-        /// The files come from sweeps split into different numbers of shards.
-        case differentShardCounts = 2
-        /// The files come from runs of different configurations (seed count, steps, devices, backend, seed).
-        case differentConfigurations = 3
-        /// Two files are the same shard.
-        case repeatedShard = 4
-        /// Some shard of the sweep is not among the files.
-        case missingShard = 5
-        /// A shard ran another number of seeds than its share of the sweep (an interrupted or altered run).
-        case wrongSeedCount = 6
-    }
+public typealias SweepMergeError = CodedError<SweepMergeErrorCode>
 
-    /// The kind of problem.
-    public let code: Code
-    /// What is wrong, naming the files.
-    public let message: String
-
-    /// Creates an error.
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { message }
+/// The kinds of ``SweepMergeError``.
+public enum SweepMergeErrorCode: Int, Sendable, Hashable {
+    /// A file is not the JSON of `simulate --json`, or lacks its shard or configuration.
+    case notAShardReport = 1
+    /// The files come from sweeps split into different numbers of shards.
+    case differentShardCounts = 2
+    /// The files come from runs of different configurations (seed count, steps, devices, backend, seed).
+    case differentConfigurations = 3
+    /// Two files are the same shard.
+    case repeatedShard = 4
+    /// Some shard of the sweep is not among the files.
+    case missingShard = 5
+    /// A shard ran another number of seeds than its share of the sweep (an interrupted or altered run).
+    case wrongSeedCount = 6
 }

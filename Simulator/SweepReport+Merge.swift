@@ -13,10 +13,7 @@ extension SweepReport {
         var shards: [(file: String, shard: Shard, configuration: Configuration)] = []
         for (file, report) in reports {
             guard let shard = report.shard, let configuration = report.configuration else {
-                throw SweepMergeError(
-                    .notAShardReport,
-                    "\(file) names no shard and configuration: write shard reports with 'privatesync simulate --shard I/N --json'"
-                )
+                throw SweepMergeError(.notAShardReport, "\(file) names no shard and configuration")
             }
             shards.append((file, shard, configuration))
         }

@@ -45,7 +45,7 @@ public struct DeviceStores: Sendable {
         for configuration in [localOnly, userCreated] where configuration.isCloud {
             if !FileSystem.isDirectory(configuration.directory) {
                 let error = CocoaStyleError.failedToCreateFile(configuration.path)
-                throw StoreError(.cannotCreateStore, error.description, underlying: error)
+                throw StoreError(.cannotCreateStore, underlying: error)
             }
         }
         let localStore = try RecordStore<LocalOnly>.open(

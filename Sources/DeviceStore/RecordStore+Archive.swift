@@ -148,7 +148,7 @@ extension RecordStore where Kind == UserCreated {
             try FileSystem.removeItem(path)
             FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
         } catch {
-            throw StoreError(.storage, "cannot remove the restored archive \(path): \(error)", underlying: error)
+            throw StoreError(.storage, "cannot remove the restored archive \(path)", underlying: error)
         }
     }
 }

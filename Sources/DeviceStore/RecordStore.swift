@@ -122,12 +122,12 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         if !readOnly && !FileSystem.isDirectory(configuration.directory) {
             if configuration.isCloud {
                 let error = CocoaStyleError.failedToCreateFile(configuration.path)
-                throw StoreError(.cannotCreateStore, error.description, underlying: error)
+                throw StoreError(.cannotCreateStore, underlying: error)
             }
             do {
                 try FileSystem.createDirectory(configuration.directory, permissions: 0o700)
             } catch {
-                throw StoreError(.storage, "cannot create the store folder: \(error)", underlying: error)
+                throw StoreError(.storage, "cannot create the store folder", underlying: error)
             }
         }
         do {

@@ -63,7 +63,7 @@ public final class SimulatedDevice: Sendable {
         do {
             try DeviceName.validate(name)
         } catch {
-            throw DeviceError(.invalidName, error.description)
+            throw DeviceError(.invalidName, underlying: error)
         }
         guard !FileSystem.exists(root) else {
             throw DeviceError(.alreadyExists, "device \(name) already exists at \(root)")
@@ -80,7 +80,7 @@ public final class SimulatedDevice: Sendable {
             if let syncPreference { try device.writePreferences(AppPreferences(syncEnabled: syncPreference)) }
         } catch {
             try? FileSystem.removeItem(root)
-            throw DeviceError(.fileSystem, "cannot install on device \(name): \(error)")
+            throw DeviceError(.fileSystem, "cannot install on device \(name)", underlying: error)
         }
         return device
     }
@@ -97,7 +97,7 @@ public final class SimulatedDevice: Sendable {
             let profile = try DeviceProfile.read(json: try FileSystem.read(path))
             return SimulatedDevice(root: root, profile: profile)
         } catch {
-            throw DeviceError(.damaged, "\(path) cannot be read: \(error); it was left unchanged")
+            throw DeviceError(.damaged, "\(path) cannot be read (it was left unchanged)", underlying: error)
         }
     }
 
@@ -110,7 +110,7 @@ public final class SimulatedDevice: Sendable {
             try appGroup.resetToFreshInstall()
             if let syncPreference { try writePreferences(AppPreferences(syncEnabled: syncPreference)) }
         } catch {
-            throw DeviceError(.fileSystem, "cannot reinstall on device \(name): \(error)")
+            throw DeviceError(.fileSystem, "cannot reinstall on device \(name)", underlying: error)
         }
     }
 
@@ -185,7 +185,7 @@ public final class SimulatedDevice: Sendable {
                     profile = try DeviceProfile.read(json: bytes)
                 } catch {
                     throw DeviceError(
-                        .damaged, "\(self.profilePath) cannot be read: \(error); it was left unchanged")
+                        .damaged, "\(self.profilePath) cannot be read (it was left unchanged)", underlying: error)
                 }
                 try change(&profile)
                 updated = profile
@@ -194,7 +194,7 @@ public final class SimulatedDevice: Sendable {
         } catch let error as DeviceError {
             throw error
         } catch {
-            throw DeviceError(.fileSystem, "cannot update device \(name): \(error)")
+            throw DeviceError(.fileSystem, "cannot update device \(name)", underlying: error)
         }
         guard let updated else { throw DeviceError(.fileSystem, "cannot update device \(name)") }
         profileState.withLock { $0 = updated }
@@ -216,7 +216,7 @@ public final class SimulatedDevice: Sendable {
         do {
             return try AppPreferences.read(json: try FileSystem.read(preferencesPath)).syncEnabled
         } catch {
-            throw DeviceError(.damaged, "\(preferencesPath) cannot be read: \(error); it was left unchanged")
+            throw DeviceError(.damaged, "\(preferencesPath) cannot be read (it was left unchanged)", underlying: error)
         }
     }
 
@@ -227,7 +227,7 @@ public final class SimulatedDevice: Sendable {
         do {
             try writePreferences(AppPreferences(syncEnabled: enabled))
         } catch {
-            throw DeviceError(.fileSystem, "cannot save the sync setting on device \(name): \(error)")
+            throw DeviceError(.fileSystem, "cannot save the sync setting on device \(name)", underlying: error)
         }
     }
 

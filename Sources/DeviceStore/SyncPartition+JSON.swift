@@ -151,7 +151,7 @@ extension SyncPartition {
         do {
             bytes = try FileSystem.read(path)
         } catch {
-            throw SchemaError(.malformedFile, "cannot read the schema file: \(error)")
+            throw SchemaError(.malformedFile, "cannot read the schema file", underlying: error)
         }
         return try decode(json: bytes, source: path)
     }
@@ -174,7 +174,7 @@ extension SyncPartition {
                 try File.read(&reader)
             }
         } catch {
-            throw SchemaError(.malformedFile, "schema \(source): \(error.message)")
+            throw SchemaError(.malformedFile, "schema \(source)", underlying: error)
         }
         var types: [RecordTypeSchema] = []
         for entry in file.types {
@@ -196,7 +196,7 @@ extension SyncPartition {
             return try SyncPartition(
                 schema: schema, userCreated: file.partition.userCreated, localOnly: file.partition.localOnly)
         } catch {
-            throw SchemaError(error.code, "schema \(source): \(error.message)")
+            throw SchemaError(error.code, "schema \(source)", underlying: error)
         }
     }
 

@@ -51,7 +51,7 @@ public struct LaunchRecord: Encodable, Sendable, Hashable {
         do {
             return try read(json: try FileSystem.read(path))
         } catch {
-            throw LaunchError(.damagedFile, "\(path) cannot be read: \(error); it was left unchanged")
+            throw LaunchError(.damagedFile, "\(path) cannot be read (it was left unchanged)", underlying: error)
         }
     }
 
@@ -59,38 +59,7 @@ public struct LaunchRecord: Encodable, Sendable, Hashable {
         do {
             try FileSystem.writeAtomically(try JSONFileWriter.bytes(of: self), to: Self.path(in: appGroup))
         } catch {
-            throw LaunchError(.fileSystem, "cannot record the launch: \(error)")
+            throw LaunchError(.fileSystem, "cannot record the launch", underlying: error)
         }
     }
-}
-
-/// A launch that could not complete (as opposed to one that fell back, which succeeds with a paused status).
-public struct LaunchError: Error, Sendable, CustomStringConvertible {
-    /// What kind of failure it is.
-    public enum Code: Int, Sendable, Hashable {
-        /// The device has never been launched (for commands that act within the last launch).
-        case neverLaunched = 1
-        /// A file of the app (a store, the launch record, the preferences) is damaged; it was left unchanged.
-        case damagedFile = 2
-        /// A file could not be written or a folder created.
-        case fileSystem = 3
-        /// A store failed (a full disk, an I/O error).
-        case storage = 4
-    }
-
-    /// The kind of failure.
-    public let code: Code
-    /// What was wrong, and where.
-    public let message: String
-    /// The underlying error, if any.
-    public let underlying: (any Error)?
-
-    /// Creates an error.
-    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
-        self.code = code
-        self.message = message
-        self.underlying = underlying
-    }
-
-    public var description: String { message }
 }

@@ -111,7 +111,7 @@ public struct LaunchSequence: Sendable {
         do {
             wanted = try device.syncPreference()
         } catch {
-            throw LaunchError(.damagedFile, error.description)
+            throw LaunchError(.damagedFile, underlying: error)
         }
         steps.append(.readSyncPreference(on: wanted))
 
@@ -122,7 +122,8 @@ public struct LaunchSequence: Sendable {
             do {
                 if !existed { try device.appGroup.createApplicationSupport() }
             } catch {
-                throw LaunchError(.fileSystem, "cannot create \(device.appGroup.applicationSupport): \(error)")
+                throw LaunchError(
+                    .fileSystem, "cannot create \(device.appGroup.applicationSupport)", underlying: error)
             }
             steps.append(.applicationSupport(existed: existed))
         }
@@ -159,9 +160,9 @@ public struct LaunchSequence: Sendable {
             steps.append(.openedUserCreatedStore(cloud: cloud ? identifier : nil))
         } catch  where error.code == .cannotCreateStore && cloud {
             fallback = .storeCreationFailed
-            fallbackDetail = error.message
+            fallbackDetail = error.description
             cloud = false
-            steps.append(.cloudStoreFailed(error.message))
+            steps.append(.cloudStoreFailed(error.description))
             do {
                 stores = try openStores(cloud: false)
             } catch {
@@ -258,9 +259,7 @@ public struct LaunchSequence: Sendable {
     /// - Throws: ``LaunchError`` `neverLaunched` when there is none.
     private func lastLaunch() throws(LaunchError) -> LaunchRecord {
         guard let record = try LaunchRecord.load(appGroup: device.appGroup.path) else {
-            throw LaunchError(
-                .neverLaunched,
-                "device \(device.name) has never been launched; run: privatesync launch --device \(device.name)")
+            throw LaunchError(.neverLaunched, "device \(device.name) has never been launched")
         }
         return record
     }
@@ -287,6 +286,6 @@ public struct LaunchSequence: Sendable {
 extension LaunchError {
     /// The launch error for a store that could not be opened: `damagedFile` for a damaged file, else `storage`.
     init(opening error: StoreError) {
-        self.init(error.code == .damagedFile ? .damagedFile : .storage, error.message, underlying: error)
+        self.init(error.code == .damagedFile ? .damagedFile : .storage, underlying: error)
     }
 }

@@ -266,14 +266,14 @@ public final class LaunchedApp: Sendable {
         do {
             try device.setSyncPreference(enabled)
         } catch {
-            throw LaunchError(.fileSystem, error.description)
+            throw LaunchError(.fileSystem, underlying: error)
         }
         let app = try LaunchSequence(device: device, environment: environment).run()
         if enabled, let engine = app.engine {
             do {
                 try engine.userTurnedSyncOn()
             } catch {
-                throw LaunchError(.storage, error.message, underlying: error)
+                throw LaunchError(.storage, underlying: error)
             }
         }
         return app
@@ -313,7 +313,7 @@ public final class LaunchedApp: Sendable {
         do {
             try FileSystem.createDirectory(folder, permissions: 0o700)
         } catch {
-            throw StoreError(.storage, "cannot create \(folder): \(error)", underlying: error)
+            throw StoreError(.storage, "cannot create \(folder)", underlying: error)
         }
         var index = 1
         while FileSystem.exists("\(folder)/UserCreated-\(previous.recordName)-\(index).store") { index += 1 }

@@ -452,8 +452,8 @@ public struct EngineState: Sendable, Hashable {
             return try store.syncSnapshot(memoizedAs: "EngineState") { state in
                 try EngineState(state.readingAllState())
             }
-        } catch  where error.code == .damagedFile && !error.message.contains(store.path) {
-            throw StoreError(.damagedFile, "\(store.path): \(error.message); it was left unchanged", underlying: error)
+        } catch  where error.code == .damagedFile && !error.description.contains(store.path) {
+            throw StoreError(.damagedFile, "\(store.path) (it was left unchanged)", underlying: error)
         }
     }
 

@@ -58,7 +58,7 @@ struct CLI {
             return try await command.run(CLI(home: home, homeGiven: global.home != nil))
         } catch {
             let failure = CLIError.from(error)
-            Terminal.error("error: \(failure.message)")
+            Terminal.error("error: \(failure)")
             return failure.code
         }
     }
@@ -96,7 +96,17 @@ struct CLI {
     /// The app on a device, as its last launch left it; its stores opened read-only for a command that only reads,
     /// so that it works on a read-only world and writes nothing.
     func resumedApp(_ device: String, in world: World, readOnly: Bool = false) throws -> LaunchedApp {
-        try world.resume(device, readOnly: readOnly)
+        try afterLaunch(of: device) { try world.resume(device, readOnly: readOnly) }
+    }
+
+    /// Runs `body`, which needs the last launch of `device`; a device never launched is refused (66) with the command
+    /// that launches it.
+    func afterLaunch<T>(of device: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as LaunchError where error.code == .neverLaunched {
+            throw CLIError(.noInput, "\(error); run: privatesync launch --device \(device)")
+        }
     }
 
     /// Prints a status, as a sentence or JSON.

@@ -5,55 +5,66 @@ import PrivateSync
 import PrivateSyncFileSystem
 import PrivateSyncSQLite
 import SimulatedWorld
+import Simulator
 
 extension CLIError {
-    /// The CLI's report of any error the libraries throw: its sentence and its exit code.
+    /// The CLI's report of any error the libraries throw: the error itself as the cause, its exit code, and the
+    /// command to run next where the CLI has one (the libraries never name a command).
     static func from(_ error: any Error) -> CLIError {
         switch error {
         case let error as CLIError:
             return error
         case let error as ValueError:
             // The line fits the command, but a value is not one it can take: bad input data, not usage.
-            return CLIError(.dataError, error.message)
+            return CLIError(.dataError, underlying: error)
         case let error as WorldError:
             switch error.code {
-            case .alreadyExists, .deviceExists, .invalidName, .invalidSchema: return CLIError(.dataError, error.message)
-            case .notFound, .deviceNotFound: return CLIError(.noInput, error.message)
-            case .damaged, .fileSystem: return CLIError(.ioError, error.message)
+            case .alreadyExists, .deviceExists, .invalidName, .invalidSchema:
+                return CLIError(.dataError, underlying: error)
+            case .notFound: return CLIError(.noInput, "\(error) (create one with: privatesync init)")
+            case .deviceNotFound: return CLIError(.noInput, underlying: error)
+            case .damaged, .fileSystem: return CLIError(.ioError, underlying: error)
             }
         case let error as DeviceError:
             switch error.code {
-            case .invalidName, .alreadyExists, .noAccount: return CLIError(.dataError, error.message)
-            case .notFound: return CLIError(.noInput, error.message)
-            case .damaged, .fileSystem: return CLIError(.ioError, error.message)
+            case .invalidName, .alreadyExists, .noAccount: return CLIError(.dataError, underlying: error)
+            case .notFound: return CLIError(.noInput, underlying: error)
+            case .damaged, .fileSystem: return CLIError(.ioError, underlying: error)
             }
         case let error as StoreError:
-            if error.isBadInput { return CLIError(.dataError, error.message) }
+            if error.isBadInput { return CLIError(.dataError, underlying: error) }
             switch error.code {
-            case .recordNotFound: return CLIError(.noInput, error.message)
-            case .processCrashed: return CLIError(.internalError, error.message)
-            default: return CLIError(.ioError, error.message)
+            case .recordNotFound: return CLIError(.noInput, underlying: error)
+            case .processCrashed: return CLIError(.internalError, underlying: error)
+            default: return CLIError(.ioError, underlying: error)
             }
         case let error as LaunchError:
             switch error.code {
-            case .neverLaunched: return CLIError(.noInput, error.message)
-            case .damagedFile, .fileSystem, .storage: return CLIError(.ioError, error.message)
+            case .neverLaunched: return CLIError(.noInput, underlying: error)
+            case .damagedFile, .fileSystem, .storage: return CLIError(.ioError, underlying: error)
             }
         case let error as SchemaError:
-            return CLIError(.dataError, error.message)
+            return CLIError(.dataError, underlying: error)
+        case let error as SweepMergeError:
+            if error.code == .notAShardReport {
+                return CLIError(
+                    .dataError,
+                    "cannot merge: \(error): write shard reports with 'privatesync simulate --shard I/N --json'")
+            }
+            return CLIError(.dataError, "cannot merge", underlying: error)
         case let error as IdentifierError:
-            return CLIError(.dataError, error.description)
+            return CLIError(.dataError, underlying: error)
         case let error as CloudError:
             if let storage = error.storageError { return from(storage) }
-            return CLIError(.internalError, error.description)
+            return CLIError(.internalError, underlying: error)
         case let error as DatabaseFileError:
-            return CLIError(error.code == .missing ? .noInput : .ioError, error.description)
+            return CLIError(error.code == .missing ? .noInput : .ioError, underlying: error)
         case let error as SQLiteError:
-            return CLIError(.ioError, error.description)
+            return CLIError(.ioError, underlying: error)
         case let error as FileSystemError:
-            return CLIError(error.isNotFound ? .noInput : .ioError, error.description)
+            return CLIError(error.isNotFound ? .noInput : .ioError, underlying: error)
         default:
-            return CLIError(.internalError, "internal error: \(error)")
+            return CLIError(.internalError, "internal error", underlying: error)
         }
     }
 }

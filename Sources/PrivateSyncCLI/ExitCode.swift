@@ -1,3 +1,5 @@
+import PrivateSyncFileSystem
+
 /// The process's exit status, sysexits-style.
 enum ExitCode: Int32, Sendable {
     /// Success.
@@ -25,14 +27,4 @@ enum ExitCode: Int32, Sendable {
 }
 
 /// A failure the CLI reports: one sentence on standard error, and an exit code.
-struct CLIError: Error, Sendable, CustomStringConvertible {
-    let code: ExitCode
-    let message: String
-
-    init(_ code: ExitCode, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    var description: String { message }
-}
+typealias CLIError = CodedError<ExitCode>

@@ -1,4 +1,5 @@
 import ArgumentParsing
+import PrivateSyncFileSystem
 
 /// The shard a sweep runs: `--shard I/N`, or `--shard env`, read from the environment that a CI matrix or a
 /// Kubernetes Indexed Job sets (docs/scale.md).

@@ -74,7 +74,7 @@ public final class TestWorld: Sendable {
         do {
             directory = try FileSystem.makeTemporaryDirectory(prefix: "\(Self.folderPrefix)-\(getpid())", in: parent)
         } catch {
-            throw WorldError(.fileSystem, "cannot create a temporary folder in \(parent): \(error)")
+            throw WorldError(.fileSystem, "cannot create a temporary folder in \(parent)", underlying: error)
         }
         clock = ManualClock()
         faults = ScriptedFaults()

@@ -68,7 +68,7 @@ extension World {
                 accountFolders =
                     FileSystem.isDirectory(cloudRoot) ? try FileSystem.contents(ofDirectory: cloudRoot) : []
             } catch {
-                throw WorldError(.fileSystem, "\(error)")
+                throw WorldError(.fileSystem, underlying: error)
             }
             for folder in accountFolders {
                 let files = (try? FileSystem.contents(ofDirectory: cloudRoot + "/" + folder)) ?? []

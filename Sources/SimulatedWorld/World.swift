@@ -188,7 +188,7 @@ public final class World: Sendable {
             try FileSystem.move(staging, to: home)
         } catch {
             try? FileSystem.removeItem(staging)
-            throw WorldError(.fileSystem, "cannot create a world at \(home): \(error)")
+            throw WorldError(.fileSystem, "cannot create a world at \(home)", underlying: error)
         }
         return try World(home: home, partition: partition, containerIdentifier: containerIdentifier, options: options)
     }
@@ -203,20 +203,20 @@ public final class World: Sendable {
     public static func open(at home: String, options: Options = Options()) throws(WorldError) -> World {
         let settingsPath = home + "/world.json"
         guard FileSystem.exists(settingsPath) else {
-            throw WorldError(.notFound, "no world at \(home) (create one with: privatesync init)")
+            throw WorldError(.notFound, "no world at \(home)")
         }
         // Before anything is read: a link anywhere in the world (in place of a device's folder, an account's
         // folder, `Application Support`, a file) could lead a command to read, write or delete outside it.
         do {
             try FileSystem.refuseLinksAndSpecialFiles(under: home)
         } catch {
-            throw WorldError(.damaged, error.description)
+            throw WorldError(.damaged, underlying: error)
         }
         let settings: Settings
         do {
             settings = try Settings.read(json: try FileSystem.read(settingsPath))
         } catch {
-            throw WorldError(.damaged, "\(settingsPath) cannot be read: \(error); it was left unchanged")
+            throw WorldError(.damaged, "\(settingsPath) cannot be read (it was left unchanged)", underlying: error)
         }
         guard settings.format == "privatesync-world", settings.version == 1 else {
             throw WorldError(.damaged, "\(settingsPath) is not a version-1 PrivateSync world; it was left unchanged")
@@ -226,12 +226,12 @@ public final class World: Sendable {
         do {
             identifier = try ContainerIdentifier(settings.containerIdentifier)
         } catch {
-            throw WorldError(.damaged, "\(settingsPath) cannot be read: \(error); it was left unchanged")
+            throw WorldError(.damaged, "\(settingsPath) cannot be read (it was left unchanged)", underlying: error)
         }
         do {
             partition = try SyncPartition.load(fromFile: home + "/schema.json")
         } catch {
-            throw WorldError(.damaged, "\(error); the world was left unchanged")
+            throw WorldError(.damaged, "the world was left unchanged", underlying: error)
         }
         return try World(home: home, partition: partition, containerIdentifier: identifier, options: options)
     }
@@ -262,9 +262,9 @@ public final class World: Sendable {
             return device
         } catch {
             switch error.code {
-            case .invalidName: throw WorldError(.invalidName, error.message)
-            case .alreadyExists: throw WorldError(.deviceExists, "device \(name) already exists")
-            default: throw WorldError(.fileSystem, error.message)
+            case .invalidName: throw WorldError(.invalidName, underlying: error)
+            case .alreadyExists: throw WorldError(.deviceExists, "device \(name) already exists", underlying: error)
+            default: throw WorldError(.fileSystem, underlying: error)
             }
         }
     }
@@ -276,7 +276,7 @@ public final class World: Sendable {
         do {
             try DeviceName.validate(name)
         } catch {
-            throw WorldError(.invalidName, error.description)
+            throw WorldError(.invalidName, underlying: error)
         }
         if let open = openDevices.withLock({ $0[name] }) { return open }
         do {
@@ -284,8 +284,10 @@ public final class World: Sendable {
             openDevices.withLock { $0[name] = device }
             return device
         } catch {
-            if error.code == .notFound { throw WorldError(.deviceNotFound, "no device named \(name) in this world") }
-            throw WorldError(.damaged, error.message)
+            if error.code == .notFound {
+                throw WorldError(.deviceNotFound, "no device named \(name) in this world", underlying: error)
+            }
+            throw WorldError(.damaged, underlying: error)
         }
     }
 
@@ -296,7 +298,7 @@ public final class World: Sendable {
                 FileSystem.exists(devicesRoot + "/" + $0 + "/device.json")
             }
         } catch {
-            throw WorldError(.fileSystem, "\(error)")
+            throw WorldError(.fileSystem, underlying: error)
         }
     }
 

@@ -59,12 +59,7 @@ extension SimulateCommand {
                     )
                 }
             }
-            let merged: SweepReport
-            do {
-                merged = try SweepReport.merge(reports.map { (TextEscaping.escape($0.file), $0.report) })
-            } catch {
-                throw CLIError(.dataError, "cannot merge: \(error.message)")
-            }
+            let merged = try SweepReport.merge(reports.map { (TextEscaping.escape($0.file), $0.report) })
             if json {
                 Terminal.json(merged)
                 return merged.failures.isEmpty ? .success : .checkFailed

@@ -15,7 +15,9 @@ extension SyncCommand {
         func run(_ cli: CLI) throws -> ExitCode {
             let world = try cli.world()
             let device = try world.device(self.device)
-            let status = try LaunchSequence(device: device, environment: world.environment(for: device)).status()
+            let status = try cli.afterLaunch(of: device.name) {
+                try LaunchSequence(device: device, environment: world.environment(for: device)).status()
+            }
             cli.printStatus(status, device: device.name, json: json)
             return .success
         }

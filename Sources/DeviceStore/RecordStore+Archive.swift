@@ -70,7 +70,8 @@ extension RecordStore where Kind == UserCreated {
                 at: path, format: Self.format, create: false, readOnly: true, verifyIntegrity: true)
             let reader = SyncTransaction(connection: archive, deviceID: deviceID)
             (archived, pending, resumed) = try archive.transaction(.deferred) {
-                let records = try archive.query("SELECT \(Self.recordColumns) FROM records", row: Self.storedRecord)
+                let records = try archive.query(
+                    "SELECT \(Self.recordColumns) FROM records", decoding: Self.storedRecord)
                 let user = try archive.scalarText("SELECT value FROM store_meta WHERE key = 'archived_user'")
                 let databaseToken = try reader.bytes(.databaseToken)
                 let resumption = user.flatMap { user in

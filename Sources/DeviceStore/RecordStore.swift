@@ -323,10 +323,10 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
                 return try connection.query(
                     "SELECT \(columns) FROM records WHERE record_type = ? ORDER BY created_at, record_name",
                     .text(type),
-                    row: Self.storedRecord)
+                    decoding: Self.storedRecord)
             }
             return try connection.query(
-                "SELECT \(columns) FROM records ORDER BY created_at, record_name", row: Self.storedRecord)
+                "SELECT \(columns) FROM records ORDER BY created_at, record_name", decoding: Self.storedRecord)
         }
     }
 
@@ -372,16 +372,24 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         "record_name, record_type, fields, field_versions, origin_user, created_at, modified_at"
     }
 
-    static func storedRecord(_ row: Statement) throws(SQLiteError) -> StoredRecord {
+    /// The record of a row of ``recordColumns``.
+    ///
+    /// - Throws: ``StoreError`` `damagedFile`, naming the file and the record, for stored fields or field versions
+    ///   that do not decode (the fields' `FieldsDecodingError` as its cause).
+    static func storedRecord(_ row: Statement) throws(StoreError) -> StoredRecord {
         let name = row.text(0)
         let fields: [String: FieldValue]
         do {
             fields = try row.withBytes(2) { bytes throws(FieldsDecodingError) in try FieldsJSON.decode(bytes) }
         } catch {
-            throw SQLiteError(.corrupt, message: "record \(name) has unreadable fields: \(error)")
+            throw StoreError(
+                .damagedFile, "\(row.path) is damaged (record \(name) has unreadable fields; it was left unchanged)",
+                underlying: error)
         }
         guard let versions = FieldVersions(encoded: row.text(3)) else {
-            throw SQLiteError(.corrupt, message: "record \(name) has unreadable field versions")
+            throw StoreError(
+                .damagedFile,
+                "\(row.path) is damaged (record \(name) has unreadable field versions); it was left unchanged")
         }
         return StoredRecord(
             name: name, type: row.text(1), fields: fields, fieldVersions: versions,
@@ -396,7 +404,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             literal: """
                 SELECT record_name, record_type, fields, field_versions, origin_user, created_at, modified_at
                 FROM records WHERE record_name = ?
-                """, .text(name), row: storedRecord
+                """, .text(name), decoding: storedRecord
         )
         .first
     }

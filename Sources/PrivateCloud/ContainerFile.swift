@@ -36,17 +36,12 @@ public struct ContainerFile: Sendable {
                 SELECT zone_name, record_name, record_type, fields, change_tag, created_at, modified_at, creator,
                     last_modifier
                 FROM records ORDER BY zone_name, record_name
-                """
-            ) { row throws(SQLiteError) -> Record in
-                do {
-                    return try SQLiteDatabaseStorage.record(
+                """,
+                // Fields that do not decode throw `DatabaseFileError` `damaged`, naming the record.
+                decoding: { row in
+                    try SQLiteDatabaseStorage.record(
                         row, firstColumn: 2, name: row.text(1), zone: row.text(0), location: path)
-                } catch let error as SQLiteError {
-                    throw error
-                } catch {
-                    throw SQLiteError(.corrupt, message: "\(error)", path: path)
-                }
-            }
+                })
             return ContainerFile(path: path, account: account, containerIdentifier: container, records: records)
         }
     }

@@ -150,12 +150,46 @@ package final class Connection {
     )
         throws(SQLiteError) -> [T]
     {
-        let statement = try cachedStatement(sql)
+        try rows(of: cachedStatement(sql), values, row) { $0 }
+    }
+
+    /// Runs a query and maps each row with a mapping that can fail in its own domain (a stored value the caller's
+    /// format does not decode): its error is thrown as it is, not as a SQLite error.
+    ///
+    /// - Parameters:
+    ///   - sql: The query.
+    ///   - values: Values bound to its parameters, in order.
+    ///   - row: Maps the current row of the statement to a value.
+    /// - Returns: The mapped rows.
+    /// - Throws: ``SQLiteError`` when SQLite fails, or what `row` throws.
+    package func query<T>(_ sql: String, _ values: SQLiteValue..., decoding row: (Statement) throws -> T) throws -> [T]
+    {
+        try rows(of: cachedStatement(sql), values, row) { $0 }
+    }
+
+    /// Binds `values` to `statement`, steps it and maps each row, resetting it after; SQLite's errors are thrown as
+    /// `sqlite` makes them, of the mapping's error type.
+    private func rows<T, E: Error>(
+        of statement: Statement, _ values: [SQLiteValue], _ row: (Statement) throws(E) -> T,
+        sqlite: (SQLiteError) -> E
+    ) throws(E) -> [T] {
         defer { statement.reset() }
-        try statement.bind(values)
         var rows: [T] = []
-        while try statement.step() { rows.append(try row(statement)) }
-        return rows
+        do throws(SQLiteError) {
+            try statement.bind(values)
+        } catch {
+            throw sqlite(error)
+        }
+        while true {
+            let more: Bool
+            do throws(SQLiteError) {
+                more = try statement.step()
+            } catch {
+                throw sqlite(error)
+            }
+            guard more else { return rows }
+            rows.append(try row(statement))
+        }
     }
 
     /// Runs a statement with bound values, ignoring rows.
@@ -197,12 +231,14 @@ package final class Connection {
     )
         throws(SQLiteError) -> [T]
     {
-        let statement = try cachedStatement(literal: sql)
-        defer { statement.reset() }
-        try statement.bind(values)
-        var rows: [T] = []
-        while try statement.step() { rows.append(try row(statement)) }
-        return rows
+        try rows(of: cachedStatement(literal: sql), values, row) { $0 }
+    }
+
+    /// ``query(_:_:decoding:)`` for SQL written as a literal.
+    package func query<T>(
+        literal sql: StaticString, _ values: SQLiteValue..., decoding row: (Statement) throws -> T
+    ) throws -> [T] {
+        try rows(of: cachedStatement(literal: sql), values, row) { $0 }
     }
 
     /// ``run(_:_:)`` for SQL written as a literal.

@@ -10,6 +10,9 @@ package final class Statement {
     package let sql: String
     unowned let connection: Connection
 
+    /// The database file the statement runs against (`:memory:` for none), for messages.
+    package var path: String { connection.path }
+
     init(connection: Connection, sql: String, persistent: Bool) throws(SQLiteError) {
         var handle: OpaquePointer?
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0

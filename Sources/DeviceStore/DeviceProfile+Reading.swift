@@ -14,24 +14,22 @@ extension DeviceProfile {
 
     private static func read(_ reader: inout JSONReader) throws(JSONReadError) -> DeviceProfile {
         var name: String?
-        var account: String??
+        var account: String?
         var accountStatus: String?
         var build: AppBuild?
-        var first = true
-        try reader.beginObject(at: "the top level")
-        while let key = try reader.nextKey(&first, at: "the top level") {
+        let top = "the top level"
+        try reader.object(at: top, keys: ["name", "account", "accountStatus", "build"]) {
+            key, reader throws(JSONReadError) in
             switch key {
-            case "name" where name == nil: name = try reader.string(at: "name")
-            case "account" where account == nil: account = .some(try reader.optionalString(at: "account"))
-            case "accountStatus" where accountStatus == nil: accountStatus = try reader.string(at: "accountStatus")
-            case "build" where build == nil: build = try readBuild(&reader)
-            case "name", "account", "accountStatus", "build": throw reader.repeatedKey(key, at: "the top level")
-            default: throw reader.unknownKey(key, at: "the top level")
+            case "name": name = try reader.string(at: "name")
+            case "account": account = try reader.optionalString(at: "account")
+            case "accountStatus": accountStatus = try reader.string(at: "accountStatus")
+            default: build = try readBuild(&reader)
             }
         }
-        guard let name else { throw reader.missingKey("name", at: "the top level") }
-        guard let accountStatus else { throw reader.missingKey("accountStatus", at: "the top level") }
-        guard let build else { throw reader.missingKey("build", at: "the top level") }
+        guard let name else { throw reader.missingKey("name", at: top) }
+        guard let accountStatus else { throw reader.missingKey("accountStatus", at: top) }
+        guard let build else { throw reader.missingKey("build", at: top) }
         // Every value is checked here, once, so that nothing read from the file is used out of range later: an
         // invalid account would otherwise read as signed out, an unknown status as `couldNotDetermine`, and a
         // version of `Int.max` would trap at the next upgrade.
@@ -40,7 +38,7 @@ extension DeviceProfile {
         } catch {
             throw reader.problem("name", "is not a valid device name: \(error.problem)")
         }
-        if let account = account ?? nil {
+        if let account {
             do {
                 _ = try AccountID(account)
             } catch {
@@ -50,26 +48,22 @@ extension DeviceProfile {
         guard let status = AccountStatus(name: accountStatus) else {
             throw reader.problem("accountStatus", "is not an account status: \"\(accountStatus.prefix(40))\"")
         }
-        if (account ?? nil) == nil && status != .noAccount {
+        if account == nil && status != .noAccount {
             throw reader.problem("accountStatus", "is \(accountStatus) with no account signed in")
         }
-        return DeviceProfile(name: name, account: account ?? nil, accountStatus: accountStatus, build: build)
+        return DeviceProfile(name: name, account: account, accountStatus: accountStatus, build: build)
     }
 
     private static func readBuild(_ reader: inout JSONReader) throws(JSONReadError) -> AppBuild {
         var version: Int?
         var services: [String]?
         var identifiers: [String]?
-        var first = true
-        try reader.beginObject(at: "build")
-        while let key = try reader.nextKey(&first, at: "build") {
+        try reader.object(at: "build", keys: ["version", "iCloudServices", "containerIdentifiers"]) {
+            key, reader throws(JSONReadError) in
             switch key {
-            case "version" where version == nil: version = try reader.int(at: "build.version")
-            case "iCloudServices" where services == nil: services = try reader.strings(at: "build.iCloudServices")
-            case "containerIdentifiers" where identifiers == nil:
-                identifiers = try reader.strings(at: "build.containerIdentifiers")
-            case "version", "iCloudServices", "containerIdentifiers": throw reader.repeatedKey(key, at: "build")
-            default: throw reader.unknownKey(key, at: "build")
+            case "version": version = try reader.int(at: "build.version")
+            case "iCloudServices": services = try reader.strings(at: "build.iCloudServices")
+            default: identifiers = try reader.strings(at: "build.containerIdentifiers")
             }
         }
         guard let version else { throw reader.missingKey("version", at: "build") }

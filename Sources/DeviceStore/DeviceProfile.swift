@@ -2,9 +2,9 @@ public import PrivateCloud
 
 /// What the operating system knows about a simulated device: its name, the iCloud account signed in and its
 /// status, and the app build installed (its entitlements). Stored as `device.json` beside the App Group folder.
-public struct DeviceProfile: Codable, Sendable, Hashable {
+public struct DeviceProfile: Encodable, Sendable, Hashable {
     /// The installed app build.
-    public struct AppBuild: Codable, Sendable, Hashable {
+    public struct AppBuild: Encodable, Sendable, Hashable {
         /// A build number, raised by each upgrade.
         public var version: Int
 

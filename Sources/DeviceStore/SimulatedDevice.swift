@@ -237,21 +237,15 @@ public final class SimulatedDevice: Sendable {
 }
 
 /// The app's own settings, as it would keep them in `UserDefaults`.
-struct AppPreferences: Codable, Sendable {
+struct AppPreferences: Encodable, Sendable {
     var syncEnabled: Bool
 
-    /// Reads the file as `JSONEncoder` wrote it, without `Codable` (see `JSONReader` for why).
+    /// Reads the file as `JSONEncoder` wrote it, with ``JSONReader`` (see there for why not `Codable`).
     static func read(json: [UInt8]) throws(JSONReadError) -> AppPreferences {
         try JSONReader.read(json) { (reader: inout JSONReader) throws(JSONReadError) in
             var syncEnabled: Bool?
-            var first = true
-            try reader.beginObject(at: "the top level")
-            while let key = try reader.nextKey(&first, at: "the top level") {
-                switch key {
-                case "syncEnabled" where syncEnabled == nil: syncEnabled = try reader.bool(at: "syncEnabled")
-                case "syncEnabled": throw reader.repeatedKey(key, at: "the top level")
-                default: throw reader.unknownKey(key, at: "the top level")
-                }
+            try reader.object(at: "the top level", keys: ["syncEnabled"]) { _, reader throws(JSONReadError) in
+                syncEnabled = try reader.bool(at: "syncEnabled")
             }
             guard let syncEnabled else { throw reader.missingKey("syncEnabled", at: "the top level") }
             return AppPreferences(syncEnabled: syncEnabled)

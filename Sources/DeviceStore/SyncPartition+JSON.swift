@@ -46,93 +46,64 @@ extension SyncPartition {
             var name: String?
             var types: [TypeEntry]?
             var partition: Lists?
-            var first = true
-            try reader.beginObject(at: "the top level")
-            while let key = try reader.nextKey(&first, at: "the top level") {
+            let top = "the top level"
+            try reader.object(at: top, keys: ["name", "types", "partition"]) { key, reader throws(JSONReadError) in
                 switch key {
-                case "name" where name == nil: name = try reader.string(at: "name")
-                case "types" where types == nil: types = try readTypes(&reader)
-                case "partition" where partition == nil: partition = try readLists(&reader)
-                case "name", "types", "partition": throw reader.repeatedKey(key, at: "the top level")
-                default: throw reader.unknownKey(key, at: "the top level")
+                case "name": name = try reader.string(at: "name")
+                case "types":
+                    types = try reader.array(at: "types") { index, reader throws(JSONReadError) in
+                        try readType(&reader, at: "types[\(index)]")
+                    }
+                default: partition = try readLists(&reader)
                 }
             }
-            guard let name else { throw reader.missingKey("name", at: "the top level") }
-            guard let types else { throw reader.missingKey("types", at: "the top level") }
-            guard let partition else { throw reader.missingKey("partition", at: "the top level") }
+            guard let name else { throw reader.missingKey("name", at: top) }
+            guard let types else { throw reader.missingKey("types", at: top) }
+            guard let partition else { throw reader.missingKey("partition", at: top) }
             return File(name: name, types: types, partition: partition)
         }
 
-        static func readTypes(_ reader: inout JSONReader) throws(JSONReadError) -> [TypeEntry] {
-            var entries: [TypeEntry] = []
-            var firstType = true
-            try reader.beginArray(at: "types")
-            while try reader.nextElement(&firstType, at: "types") {
-                let type = entries.count
-                var name: String?
-                var fields: [FieldEntry]?
-                var first = true
-                try reader.beginObject(at: "types[\(type)]")
-                while let key = try reader.nextKey(&first, at: "types[\(type)]") {
-                    switch key {
-                    case "name" where name == nil: name = try reader.string(at: "types[\(type)].name")
-                    case "fields" where fields == nil: fields = try readFields(&reader, ofType: type)
-                    case "name", "fields": throw reader.repeatedKey(key, at: "types[\(type)]")
-                    default: throw reader.unknownKey(key, at: "types[\(type)]")
+        static func readType(_ reader: inout JSONReader, at place: String) throws(JSONReadError) -> TypeEntry {
+            var name: String?
+            var fields: [FieldEntry]?
+            try reader.object(at: place, keys: ["name", "fields"]) { key, reader throws(JSONReadError) in
+                switch key {
+                case "name": name = try reader.string(at: "\(place).name")
+                default:
+                    fields = try reader.array(at: "\(place).fields") { index, reader throws(JSONReadError) in
+                        try readField(&reader, at: "\(place).fields[\(index)]")
                     }
                 }
-                guard let name else { throw reader.missingKey("name", at: "types[\(type)]") }
-                guard let fields else { throw reader.missingKey("fields", at: "types[\(type)]") }
-                entries.append(TypeEntry(name: name, fields: fields))
             }
-            return entries
+            guard let name else { throw reader.missingKey("name", at: place) }
+            guard let fields else { throw reader.missingKey("fields", at: place) }
+            return TypeEntry(name: name, fields: fields)
         }
 
-        static func readFields(_ reader: inout JSONReader, ofType type: Int) throws(JSONReadError) -> [FieldEntry] {
-            var entries: [FieldEntry] = []
-            var firstField = true
-            try reader.beginArray(at: "types[\(type)].fields")
-            while try reader.nextElement(&firstField, at: "types[\(type)].fields") {
-                let field = entries.count
-                var name: String?
-                var fieldType: String?
-                var optional: Bool?
-                var first = true
-                try reader.beginObject(at: "types[\(type)].fields[\(field)]")
-                while let key = try reader.nextKey(&first, at: "types[\(type)].fields[\(field)]") {
-                    switch key {
-                    case "name" where name == nil:
-                        name = try reader.string(at: "types[\(type)].fields[\(field)].name")
-                    case "type" where fieldType == nil:
-                        fieldType = try reader.string(at: "types[\(type)].fields[\(field)].type")
-                    case "optional" where optional == nil:
-                        optional = try reader.bool(at: "types[\(type)].fields[\(field)].optional")
-                    case "name", "type", "optional":
-                        throw reader.repeatedKey(key, at: "types[\(type)].fields[\(field)]")
-                    default: throw reader.unknownKey(key, at: "types[\(type)].fields[\(field)]")
-                    }
+        static func readField(_ reader: inout JSONReader, at place: String) throws(JSONReadError) -> FieldEntry {
+            var name: String?
+            var type: String?
+            var optional: Bool?
+            try reader.object(at: place, keys: ["name", "type", "optional"]) { key, reader throws(JSONReadError) in
+                switch key {
+                case "name": name = try reader.string(at: "\(place).name")
+                case "type": type = try reader.string(at: "\(place).type")
+                default: optional = try reader.bool(at: "\(place).optional")
                 }
-                guard let name else { throw reader.missingKey("name", at: "types[\(type)].fields[\(field)]") }
-                guard let fieldType else {
-                    throw reader.missingKey("type", at: "types[\(type)].fields[\(field)]")
-                }
-                entries.append(FieldEntry(name: name, type: fieldType, optional: optional))
             }
-            return entries
+            guard let name else { throw reader.missingKey("name", at: place) }
+            guard let type else { throw reader.missingKey("type", at: place) }
+            return FieldEntry(name: name, type: type, optional: optional)
         }
 
         static func readLists(_ reader: inout JSONReader) throws(JSONReadError) -> Lists {
             var userCreated: [String]?
             var localOnly: [String]?
-            var first = true
-            try reader.beginObject(at: "partition")
-            while let key = try reader.nextKey(&first, at: "partition") {
+            try reader.object(at: "partition", keys: ["userCreated", "localOnly"]) {
+                key, reader throws(JSONReadError) in
                 switch key {
-                case "userCreated" where userCreated == nil:
-                    userCreated = try reader.strings(at: "partition.userCreated")
-                case "localOnly" where localOnly == nil: localOnly = try reader.strings(at: "partition.localOnly")
-                case "userCreated", "localOnly": throw reader.repeatedKey(key, at: "partition")
-                default: throw reader.unknownKey(key, at: "partition")
+                case "userCreated": userCreated = try reader.strings(at: "partition.userCreated")
+                default: localOnly = try reader.strings(at: "partition.localOnly")
                 }
             }
             guard let userCreated else { throw reader.missingKey("userCreated", at: "partition") }

@@ -9,17 +9,23 @@
 /// It exists for speed: decoding record fields is on the hot path of every fetch and every initial sync, and a
 /// direct scan is several times faster than going through `Codable`. It reads standard JSON (RFC 8259) and
 /// reports the byte offset of anything it cannot read.
-struct JSONScanner: ~Copyable {
+package struct JSONScanner: ~Copyable {
     let bytes: UnsafeRawBufferPointer
-    var offset = 0
+    /// The next byte to read.
+    package var offset = 0
 
-    init(_ bytes: UnsafeRawBufferPointer) {
+    /// A scanner over `bytes`, which must outlive it.
+    ///
+    /// - Parameter bytes: The JSON text.
+    package init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
-    var isAtEnd: Bool { offset >= bytes.count }
+    /// Whether every byte was read.
+    package var isAtEnd: Bool { offset >= bytes.count }
 
-    mutating func skipWhitespace() {
+    /// Skips blanks (spaces, tabs, line breaks).
+    package mutating func skipWhitespace() {
         while offset < bytes.count {
             switch bytes[offset] {
             case 0x20, 0x0A, 0x0D, 0x09: offset += 1
@@ -29,7 +35,7 @@ struct JSONScanner: ~Copyable {
     }
 
     /// The next non-blank byte, without consuming it.
-    mutating func peek() -> UInt8? {
+    package mutating func peek() -> UInt8? {
         skipWhitespace()
         return offset < bytes.count ? bytes[offset] : nil
     }
@@ -39,7 +45,7 @@ struct JSONScanner: ~Copyable {
     /// Inlined, with the next byte tried before any blank is skipped: the text this package writes has no blanks, and
     /// a record's fields take some forty of these.
     @inline(__always)
-    mutating func expect(_ byte: UInt8) throws(JSONScanError) {
+    package mutating func expect(_ byte: UInt8) throws(JSONScanError) {
         if offset < bytes.count, bytes[offset] == byte {
             offset += 1
             return
@@ -57,7 +63,7 @@ struct JSONScanner: ~Copyable {
 
     /// Consumes `byte` if it is next (after any blanks).
     @inline(__always)
-    mutating func consume(_ byte: UInt8) -> Bool {
+    package mutating func consume(_ byte: UInt8) -> Bool {
         if offset < bytes.count, bytes[offset] == byte {
             offset += 1
             return true
@@ -67,7 +73,11 @@ struct JSONScanner: ~Copyable {
         return true
     }
 
-    mutating func readString() throws(JSONScanError) -> String {
+    /// Reads a string, its escapes decoded.
+    ///
+    /// - Returns: The string.
+    /// - Throws: ``JSONScanError`` when the next value is not a well-formed string.
+    package mutating func readString() throws(JSONScanError) -> String {
         try expect(UInt8(ascii: "\""))
         let start = offset
         // Fast path: no escapes, so the bytes are the string. Skips the run that neither ends the string, starts an
@@ -214,7 +224,11 @@ struct JSONScanner: ~Copyable {
         return start..<offset
     }
 
-    mutating func readInt64() throws(JSONScanError) -> Int64 {
+    /// Reads a whole number.
+    ///
+    /// - Returns: The number.
+    /// - Throws: ``JSONScanError`` when the next value is not a whole number that fits 64 bits.
+    package mutating func readInt64() throws(JSONScanError) -> Int64 {
         let range = try scanNumber()
         // Up to 18 digits and no fraction or exponent: read here, without overflow (`Int64(_:)` reads the rest).
         var index = range.lowerBound
@@ -240,7 +254,11 @@ struct JSONScanner: ~Copyable {
         return power
     }
 
-    mutating func readDouble() throws(JSONScanError) -> Double {
+    /// Reads a number.
+    ///
+    /// - Returns: The number.
+    /// - Throws: ``JSONScanError`` when the next value is not a number.
+    package mutating func readDouble() throws(JSONScanError) -> Double {
         let range = try scanNumber()
         if let value = Self.exactDouble(bytes, range) { return value }
         let text = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
@@ -279,7 +297,11 @@ struct JSONScanner: ~Copyable {
         return negative ? -value : value
     }
 
-    mutating func readBool() throws(JSONScanError) -> Bool {
+    /// Reads `true` or `false`.
+    ///
+    /// - Returns: The value.
+    /// - Throws: ``JSONScanError`` when the next value is neither.
+    package mutating func readBool() throws(JSONScanError) -> Bool {
         skipWhitespace()
         if matches("true") { return true }
         if matches("false") { return false }
@@ -287,7 +309,7 @@ struct JSONScanner: ~Copyable {
     }
 
     /// Consumes `null` if it is next.
-    mutating func consumeNull() -> Bool {
+    package mutating func consumeNull() -> Bool {
         skipWhitespace()
         return matches("null")
     }
@@ -332,9 +354,11 @@ struct JSONScanner: ~Copyable {
 }
 
 /// JSON text that could not be read: where, and what was found wrong.
-struct JSONScanError: Error, Sendable, CustomStringConvertible {
-    let offset: Int
-    let problem: String
+package struct JSONScanError: Error, Sendable, CustomStringConvertible {
+    /// The byte at which the problem was found.
+    package let offset: Int
+    /// What was found wrong.
+    package let problem: String
 
-    var description: String { "\(problem) at byte \(offset)" }
+    package var description: String { "\(problem) at byte \(offset)" }
 }

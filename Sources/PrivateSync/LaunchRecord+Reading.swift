@@ -8,7 +8,7 @@ import PrivateCloud
 
 extension LaunchRecord {
     /// Reads a `last-launch.json` as ``LaunchRecord/save(appGroup:)`` writes it (with `JSONEncoder`, dates as
-    /// seconds since 2001), without `Codable`; see ``JSONReader`` for why.
+    /// seconds since 2001), with `JSONReader` (see there for why not `Codable`).
     ///
     /// - Parameter json: The file's bytes.
     /// - Returns: The record.
@@ -22,54 +22,40 @@ extension LaunchRecord {
         var syncWanted: Bool?
         var store: StoreMode?
         var identifier: String?
-        var fallbackReason: PauseReason??
-        var fallbackDetail: String??
+        var fallbackReason: PauseReason?
+        var fallbackDetail: String?
         var skippedDirectoryFix: Bool?
         var skippedEntitlementCheck: Bool?
         var steps: [LaunchStep]?
-        var first = true
         let top = "the top level"
-        try reader.beginObject(at: top)
-        while let key = try reader.nextKey(&first, at: top) {
+        let keys = [
+            "launchedAt", "syncWanted", "userCreatedStore", "containerIdentifier", "fallbackReason", "fallbackDetail",
+            "skippedDirectoryFix", "skippedEntitlementCheck", "steps",
+        ]
+        try reader.object(at: top, keys: keys) { key, reader throws(JSONReadError) in
             switch key {
-            case "launchedAt" where launchedAt == nil: launchedAt = try reader.double(at: "launchedAt")
-            case "syncWanted" where syncWanted == nil: syncWanted = try reader.bool(at: "syncWanted")
-            case "userCreatedStore" where store == nil:
+            case "launchedAt": launchedAt = try reader.double(at: "launchedAt")
+            case "syncWanted": syncWanted = try reader.bool(at: "syncWanted")
+            case "userCreatedStore":
                 let text = try reader.string(at: "userCreatedStore")
                 guard let mode = StoreMode(rawValue: text) else {
                     throw reader.problem("userCreatedStore", "should be \"cloud\" or \"local\", not \"\(text)\"")
                 }
                 store = mode
-            case "containerIdentifier" where identifier == nil:
-                identifier = try reader.string(at: "containerIdentifier")
-            case "fallbackReason" where fallbackReason == nil:
-                let text = try reader.optionalString(at: "fallbackReason")
-                guard let text else {
-                    fallbackReason = .some(nil)
-                    continue
-                }
+            case "containerIdentifier": identifier = try reader.string(at: "containerIdentifier")
+            case "fallbackReason":
+                guard let text = try reader.optionalString(at: "fallbackReason") else { return }
                 guard let reason = PauseReason(rawValue: text) else {
                     throw reader.problem("fallbackReason", "is not a pause reason: \"\(text)\"")
                 }
                 fallbackReason = reason
-            case "fallbackDetail" where fallbackDetail == nil:
-                fallbackDetail = .some(try reader.optionalString(at: "fallbackDetail"))
-            case "skippedDirectoryFix" where skippedDirectoryFix == nil:
-                skippedDirectoryFix = try reader.bool(at: "skippedDirectoryFix")
-            case "skippedEntitlementCheck" where skippedEntitlementCheck == nil:
-                skippedEntitlementCheck = try reader.bool(at: "skippedEntitlementCheck")
-            case "steps" where steps == nil:
-                var list: [LaunchStep] = []
-                var firstStep = true
-                try reader.beginArray(at: "steps")
-                while try reader.nextElement(&firstStep, at: "steps") {
-                    list.append(try LaunchStep.read(&reader, at: "steps[\(list.count)]"))
+            case "fallbackDetail": fallbackDetail = try reader.optionalString(at: "fallbackDetail")
+            case "skippedDirectoryFix": skippedDirectoryFix = try reader.bool(at: "skippedDirectoryFix")
+            case "skippedEntitlementCheck": skippedEntitlementCheck = try reader.bool(at: "skippedEntitlementCheck")
+            default:
+                steps = try reader.array(at: "steps") { index, reader throws(JSONReadError) in
+                    try LaunchStep.read(&reader, at: "steps[\(index)]")
                 }
-                steps = list
-            case "launchedAt", "syncWanted", "userCreatedStore", "containerIdentifier", "fallbackReason",
-                "fallbackDetail", "skippedDirectoryFix", "skippedEntitlementCheck", "steps":
-                throw reader.repeatedKey(key, at: top)
-            default: throw reader.unknownKey(key, at: top)
             }
         }
         guard let launchedAt else { throw reader.missingKey("launchedAt", at: top) }
@@ -90,8 +76,8 @@ extension LaunchRecord {
         }
         return LaunchRecord(
             launchedAt: Date(timeIntervalSinceReferenceDate: launchedAt), syncWanted: syncWanted,
-            userCreatedStore: store, containerIdentifier: identifier, fallbackReason: fallbackReason ?? nil,
-            fallbackDetail: fallbackDetail ?? nil, skippedDirectoryFix: skippedDirectoryFix,
+            userCreatedStore: store, containerIdentifier: identifier, fallbackReason: fallbackReason,
+            fallbackDetail: fallbackDetail, skippedDirectoryFix: skippedDirectoryFix,
             skippedEntitlementCheck: skippedEntitlementCheck, steps: steps)
     }
 }

@@ -12,7 +12,7 @@ import PrivateSyncFileSystem
 /// it, as it forgets everything the app kept.
 public struct LaunchRecord: Encodable, Sendable, Hashable {
     /// How the user-created store was opened.
-    public enum StoreMode: String, Codable, Sendable, Hashable {
+    public enum StoreMode: String, Encodable, Sendable, Hashable {
         /// Cloud-configured: its changes sync.
         case cloud
         /// Local: nothing syncs (sync is off, or the launch fell back).

@@ -86,7 +86,7 @@ extension LaunchStep: Encodable {
         }
     }
 
-    /// Reads a step as ``encode(to:)`` writes it, without `Codable` (see ``JSONReader`` for why).
+    /// Reads a step as ``encode(to:)`` writes it, with `JSONReader` (see there for why not `Codable`).
     ///
     /// - Parameters:
     ///   - reader: The reader, at the step's object.
@@ -97,22 +97,18 @@ extension LaunchStep: Encodable {
         // A launch record written by an earlier build holds each step in words: kept as it was worded.
         if reader.nextIsString() { return .earlierBuild(try reader.string(at: place)) }
         var values = Values()
-        var first = true
-        try reader.beginObject(at: place)
-        while let key = try reader.nextKey(&first, at: place) {
+        let keys = ["step", "on", "existed", "container", "allowed", "status", "fallsBack", "detail"]
+        try reader.object(at: place, keys: keys) { key, reader throws(JSONReadError) in
             let at = "\(place).\(key)"
             switch key {
-            case "step" where values.step == nil: values.step = try reader.string(at: at)
-            case "on" where values.on == nil: values.on = try reader.bool(at: at)
-            case "existed" where values.existed == nil: values.existed = try reader.bool(at: at)
-            case "container" where values.container == nil: values.container = try reader.string(at: at)
-            case "allowed" where values.allowed == nil: values.allowed = try reader.bool(at: at)
-            case "status" where values.status == nil: values.status = try reader.string(at: at)
-            case "fallsBack" where values.fallsBack == nil: values.fallsBack = try reader.bool(at: at)
-            case "detail" where values.detail == nil: values.detail = try reader.string(at: at)
-            case "step", "on", "existed", "container", "allowed", "status", "fallsBack", "detail":
-                throw reader.repeatedKey(key, at: place)
-            default: throw reader.unknownKey(key, at: place)
+            case "step": values.step = try reader.string(at: at)
+            case "on": values.on = try reader.bool(at: at)
+            case "existed": values.existed = try reader.bool(at: at)
+            case "container": values.container = try reader.string(at: at)
+            case "allowed": values.allowed = try reader.bool(at: at)
+            case "status": values.status = try reader.string(at: at)
+            case "fallsBack": values.fallsBack = try reader.bool(at: at)
+            default: values.detail = try reader.string(at: at)
             }
         }
         guard let step = LaunchStep(values) else {

@@ -1,7 +1,7 @@
 public import PrivateCloud
 
 /// Why sync that the user asked for cannot run. Each one sets the fallback flag and has its own settings copy.
-public enum PauseReason: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+public enum PauseReason: String, Sendable, Hashable, CaseIterable, Encodable, CustomStringConvertible {
     /// The app build lacks the iCloud entitlement for its container.
     case missingEntitlement
     /// No iCloud account is signed in.

@@ -1,3 +1,5 @@
+import PrivateSyncFileSystem
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -59,6 +61,31 @@ enum BoundedFileRead {
         guard count <= limit else { throw Failure(code: .tooLarge, reason: "it holds more than \(limit) bytes") }
         bytes.removeSubrange(count...)
         return bytes
+    }
+
+    /// Reads at most `limit` bytes of a file named on the command line, refusing with the CLI's exit code for each
+    /// failure: 66 when nothing is there, 65 for a folder or a file too large, 74 for one that cannot be read.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - limit: The most bytes the caller accepts.
+    ///   - refusal: Words the refusal, given its code and what the system said (for ``Failure/Code/unreadable``).
+    /// - Returns: The file's bytes, at most `limit` of them.
+    /// - Throws: ``CLIError`` in the words of `refusal`.
+    static func read(
+        _ path: String, limit: Int, refusal: (Failure.Code, _ reason: String) -> String
+    ) throws(CLIError) -> [UInt8] {
+        do {
+            return try read(path, limit: limit)
+        } catch {
+            let exit: ExitCode =
+                switch error.code {
+                case .notFound: .noInput
+                case .isFolder, .tooLarge: .dataError
+                case .unreadable: .ioError
+                }
+            throw CLIError(exit, refusal(error.code, error.reason))
+        }
     }
 
     private static func describe(_ code: Int32) -> String {

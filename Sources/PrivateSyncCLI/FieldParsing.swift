@@ -61,22 +61,13 @@ enum FieldParsing {
     static func readFile(_ path: String, for key: String) throws(CLIError) -> String {
         let limit = CloudLimits.cloudKit.maximumRecordBytes
         let shown = TextEscaping.escape(path.prefix(200))
-        let bytes: [UInt8]
-        do {
-            bytes = try BoundedFileRead.read(path, limit: limit)
-        } catch {
-            switch error.code {
-            case .notFound:
-                throw CLIError(.noInput, "cannot read the value of '\(key)' from \(shown): it does not exist")
-            case .isFolder:
-                throw CLIError(.dataError, "cannot read the value of '\(key)' from \(shown): it is a folder")
+        let bytes = try BoundedFileRead.read(path, limit: limit) { code, reason in
+            switch code {
+            case .notFound: "cannot read the value of '\(key)' from \(shown): it does not exist"
+            case .isFolder: "cannot read the value of '\(key)' from \(shown): it is a folder"
             case .tooLarge:
-                throw CLIError(
-                    .dataError,
-                    "the value of '\(key)' in \(shown) is larger than a record may be; CloudKit allows \(limit) bytes per record"
-                )
-            case .unreadable:
-                throw CLIError(.ioError, "cannot read the value of '\(key)' from \(shown): \(error.reason)")
+                "the value of '\(key)' in \(shown) is larger than a record may be; CloudKit allows \(limit) bytes per record"
+            case .unreadable: "cannot read the value of '\(key)' from \(shown): \(reason)"
             }
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {

@@ -68,28 +68,24 @@ public final class World: Sendable {
         }
     }
 
-    private struct Settings: Codable {
+    private struct Settings: Encodable {
         var format: String
         var version: Int
         var containerIdentifier: String
 
-        /// Reads `world.json` as `JSONEncoder` wrote it, without `Codable` (see ``JSONReader`` for why).
+        /// Reads `world.json` as `JSONEncoder` wrote it, with `JSONReader` (see there for why not `Codable`).
         static func read(json: [UInt8]) throws(JSONReadError) -> Settings {
             try JSONReader.read(json) { (reader: inout JSONReader) throws(JSONReadError) in
                 var format: String?
                 var version: Int?
                 var identifier: String?
-                var first = true
                 let top = "the top level"
-                try reader.beginObject(at: top)
-                while let key = try reader.nextKey(&first, at: top) {
+                try reader.object(at: top, keys: ["format", "version", "containerIdentifier"]) {
+                    key, reader throws(JSONReadError) in
                     switch key {
-                    case "format" where format == nil: format = try reader.string(at: "format")
-                    case "version" where version == nil: version = try reader.int(at: "version")
-                    case "containerIdentifier" where identifier == nil:
-                        identifier = try reader.string(at: "containerIdentifier")
-                    case "format", "version", "containerIdentifier": throw reader.repeatedKey(key, at: top)
-                    default: throw reader.unknownKey(key, at: top)
+                    case "format": format = try reader.string(at: "format")
+                    case "version": version = try reader.int(at: "version")
+                    default: identifier = try reader.string(at: "containerIdentifier")
                     }
                 }
                 guard let format else { throw reader.missingKey("format", at: top) }

@@ -41,18 +41,12 @@ struct InitCommand: RunnableCommand {
     /// Reads a schema file, at most ``schemaFileLimit`` bytes of it.
     private static func schema(fromFile path: String) throws -> SyncPartition {
         let shown = TextEscaping.escape(path.prefix(200))
-        let bytes: [UInt8]
-        do {
-            bytes = try BoundedFileRead.read(path, limit: schemaFileLimit)
-        } catch {
-            switch error.code {
-            case .notFound: throw CLIError(.noInput, "the schema file \(shown) does not exist")
-            case .isFolder: throw CLIError(.dataError, "the schema file \(shown) is a folder")
-            case .tooLarge:
-                throw CLIError(
-                    .dataError,
-                    "the schema file \(shown) is larger than \(schemaFileLimit) bytes; it is not a schema")
-            case .unreadable: throw CLIError(.ioError, "cannot read the schema file \(shown): \(error.reason)")
+        let bytes = try BoundedFileRead.read(path, limit: schemaFileLimit) { code, reason in
+            switch code {
+            case .notFound: "the schema file \(shown) does not exist"
+            case .isFolder: "the schema file \(shown) is a folder"
+            case .tooLarge: "the schema file \(shown) is larger than \(schemaFileLimit) bytes; it is not a schema"
+            case .unreadable: "cannot read the schema file \(shown): \(reason)"
             }
         }
         return try SyncPartition.decode(json: bytes, source: path)

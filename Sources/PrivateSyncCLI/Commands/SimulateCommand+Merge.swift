@@ -1,12 +1,6 @@
 import ArgumentParsing
 import Simulator
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 extension SimulateCommand {
     /// `privatesync simulate merge`.
     struct Merge: RunnableCommand {
@@ -37,21 +31,16 @@ extension SimulateCommand {
             var reports: [(file: String, report: SweepReport)] = []
             for file in files {
                 let shown = TextEscaping.escape(file)
-                let bytes: [UInt8]
-                do {
-                    bytes = try BoundedFileRead.read(file, limit: Self.shardReportLimit)
-                } catch {
-                    switch error.code {
-                    case .notFound: throw CLIError(.noInput, "no shard report at \(shown)")
-                    case .isFolder: throw CLIError(.dataError, "\(shown) is a folder, not a shard report")
-                    case .tooLarge:
-                        throw CLIError(
-                            .dataError, "\(shown) holds more than \(Self.shardReportLimit) bytes: not a shard report")
-                    case .unreadable: throw CLIError(.ioError, "cannot read \(shown): \(error.reason)")
+                let bytes = try BoundedFileRead.read(file, limit: Self.shardReportLimit) { code, reason in
+                    switch code {
+                    case .notFound: "no shard report at \(shown)"
+                    case .isFolder: "\(shown) is a folder, not a shard report"
+                    case .tooLarge: "\(shown) holds more than \(Self.shardReportLimit) bytes: not a shard report"
+                    case .unreadable: "cannot read \(shown): \(reason)"
                     }
                 }
                 do {
-                    reports.append((file, try JSONDecoder().decode(SweepReport.self, from: Data(bytes))))
+                    reports.append((file, try SweepReport(json: bytes, file: shown)))
                 } catch {
                     throw CLIError(
                         .dataError,

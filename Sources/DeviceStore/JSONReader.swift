@@ -1,10 +1,14 @@
-/// Reads the small JSON files this package keeps (a world's settings, a device's profile, a launch record, a schema)
-/// by walking their fixed shape with ``JSONScanner``, naming the place of anything wrong.
+import PrivateCloud
+
+/// Reads the small JSON files the app and the world keep (a world's settings, a device's profile and preferences, a
+/// launch record, a schema) by walking their fixed shape with `JSONScanner`, naming the place of anything wrong.
+/// Each file's reader sits beside its type, in the module that owns the file; ``JSONFileWriter`` writes them all.
 ///
 /// Why not `Codable`: every `privatesync` command is a fresh process that reads a few of these files, and in a
 /// process that runs once, `JSONDecoder`'s first use (its generic instantiations and dynamic casts, each a scan of
 /// every protocol conformance in the binary) cost more than the command's own work. See docs/benchmarks.md,
-/// `status_vs_sqlite3`. Writing still goes through `JSONEncoder`, which these readers read back exactly.
+/// `status_vs_sqlite3`. So these types are `Encodable` only: writing goes through `JSONEncoder`, which these readers
+/// read back exactly.
 ///
 /// Places are autoclosures, so a path such as `types[3].fields[0].name` is only spelt out when something there is
 /// wrong.
@@ -74,6 +78,48 @@ package struct JSONReader: ~Copyable {
         }
     }
 
+    /// Reads an object whose keys are among `keys`, each at most once: `body` reads the value of each key met, in the
+    /// file's order. A key not in `keys`, or one given twice, is refused (so that a misspelt key is not ignored).
+    ///
+    /// - Parameters:
+    ///   - place: The object's place, for messages.
+    ///   - keys: The keys the object may have (at most 64).
+    ///   - body: Reads the value of `key` with the reader it is given.
+    /// - Throws: ``JSONReadError`` for something other than an object, an unknown or repeated key, or what `body`
+    ///   throws.
+    package mutating func object(
+        at place: @autoclosure () -> String, keys: [String],
+        _ body: (_ key: String, _ reader: inout JSONReader) throws(JSONReadError) -> Void
+    ) throws(JSONReadError) {
+        var seen: UInt64 = 0
+        var first = true
+        try beginObject(at: place())
+        while let key = try nextKey(&first, at: place()) {
+            guard let index = keys.firstIndex(of: key) else { throw unknownKey(key, at: place()) }
+            guard seen & (1 << index) == 0 else { throw repeatedKey(key, at: place()) }
+            seen |= 1 << index
+            try body(key, &self)
+        }
+    }
+
+    /// Reads an array, `element` reading each element with its index.
+    ///
+    /// - Parameters:
+    ///   - place: The array's place, for messages (an element's is `place[index]`).
+    ///   - element: Reads the element at `index`.
+    /// - Returns: The elements.
+    /// - Throws: ``JSONReadError`` for something other than an array, or what `element` throws.
+    package mutating func array<Element>(
+        at place: @autoclosure () -> String,
+        _ element: (_ index: Int, _ reader: inout JSONReader) throws(JSONReadError) -> Element
+    ) throws(JSONReadError) -> [Element] {
+        var elements: [Element] = []
+        var first = true
+        try beginArray(at: place())
+        while try nextElement(&first, at: place()) { elements.append(try element(elements.count, &self)) }
+        return elements
+    }
+
     /// Consumes the `[` of an array.
     package mutating func beginArray(at place: @autoclosure () -> String) throws(JSONReadError) {
         guard scanner.consume(UInt8(ascii: "[")) else { throw problem(place(), "should be an array") }
@@ -114,13 +160,7 @@ package struct JSONReader: ~Copyable {
 
     /// Reads an array of strings.
     package mutating func strings(at place: @autoclosure () -> String) throws(JSONReadError) -> [String] {
-        var values: [String] = []
-        var first = true
-        try beginArray(at: place())
-        while try nextElement(&first, at: place()) {
-            values.append(try string(at: "\(place())[\(values.count)]"))
-        }
-        return values
+        try array(at: place()) { index, reader throws(JSONReadError) in try reader.string(at: "\(place())[\(index)]") }
     }
 
     /// Reads `true` or `false`.

@@ -155,7 +155,7 @@ struct Demo {
         do {
             return try FileSystem.makeTemporaryDirectory(prefix: "privatesync-demo") + "/world"
         } catch {
-            throw CLIError(.ioError, "cannot create a temporary folder under /tmp: \(error)")
+            throw CLIError(.ioError, "cannot create a temporary folder under /tmp", underlying: error)
         }
     }
 }

@@ -51,7 +51,7 @@ enum PageFile {
         do {
             try FileSystem.writeAtomically(Array(html.utf8), to: path, permissions: 0o644)
         } catch {
-            throw CLIError(.ioError, "cannot write \(TextEscaping.escape(path)): \(error)")
+            throw CLIError(.ioError, "cannot write \(TextEscaping.escape(path))", underlying: error)
         }
     }
 }

@@ -1,18 +1,19 @@
-/// Why shard reports cannot be merged: each names the files concerned.
-public typealias SweepMergeError = CodedError<SweepMergeErrorCode>
-
-/// The kinds of ``SweepMergeError``.
+/// The kinds of ``SweepMergeError``. Numbered from 1 in the order declared; a new kind is added at the end, so a
+/// number never changes.
 public enum SweepMergeErrorCode: Int, Sendable, Hashable {
     /// A file is not the JSON of `simulate --json`, or lacks its shard or configuration.
     case notAShardReport = 1
     /// The files come from sweeps split into different numbers of shards.
-    case differentShardCounts = 2
+    case differentShardCounts
     /// The files come from runs of different configurations (seed count, steps, devices, backend, seed).
-    case differentConfigurations = 3
+    case differentConfigurations
     /// Two files are the same shard.
-    case repeatedShard = 4
+    case repeatedShard
     /// Some shard of the sweep is not among the files.
-    case missingShard = 5
+    case missingShard
     /// A shard ran another number of seeds than its share of the sweep (an interrupted or altered run).
-    case wrongSeedCount = 6
+    case wrongSeedCount
 }
+
+/// Why shard reports cannot be merged: each names the files concerned.
+public typealias SweepMergeError = CodedError<SweepMergeErrorCode>

@@ -1,18 +1,19 @@
-/// A simulated device that cannot be created, found, read or changed.
-public typealias DeviceError = CodedError<DeviceErrorCode>
-
-/// The kinds of ``DeviceError``.
+/// The kinds of ``DeviceError``. Numbered from 1 in the order declared; a new kind is added at the end, so a
+/// number never changes.
 public enum DeviceErrorCode: Int, Sendable, Hashable {
     /// The device name is not valid.
     case invalidName = 1
     /// A device of that name exists already.
-    case alreadyExists = 2
+    case alreadyExists
     /// No device at that place.
-    case notFound = 3
+    case notFound
     /// The device's files are damaged (unreadable JSON); they were left unchanged.
-    case damaged = 4
+    case damaged
     /// A file could not be read or written.
-    case fileSystem = 5
+    case fileSystem
     /// The change needs an iCloud account signed in, and none is.
-    case noAccount = 6
+    case noAccount
 }
+
+/// A simulated device that cannot be created, found, read or changed.
+public typealias DeviceError = CodedError<DeviceErrorCode>

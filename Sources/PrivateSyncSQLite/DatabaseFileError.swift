@@ -2,26 +2,26 @@
 ///
 /// The message always names the file. A file that produced this error has not been written to.
 package struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What is wrong with the file.
+    /// What is wrong with the file. Numbered from 1 in the order declared; a new kind is added at the end.
     package enum Code: Int, Sendable, Hashable {
         /// The file does not exist and was not to be created.
         case missing = 1
         /// The file is not a SQLite database at all.
-        case notADatabase = 2
+        case notADatabase
         /// The file is a SQLite database, but not of the expected kind (its `application_id` differs).
-        case foreignDatabase = 3
+        case foreignDatabase
         /// The file is of the expected kind but damaged: truncated, or pages that fail SQLite's checks.
-        case damaged = 4
+        case damaged
         /// The file was written by a newer build with a schema this build does not know.
-        case newerVersion = 5
+        case newerVersion
         /// The file could not be created.
-        case cannotCreate = 6
+        case cannotCreate
         /// The file exists but cannot be read (permissions, I/O).
-        case unreadable = 7
+        case unreadable
         /// SQLite failed on the file for another reason (busy beyond the timeout, disk full, I/O).
-        case sqlite = 8
+        case sqlite
         /// The file, its `-shm` or its folder cannot be written, and the command writes.
-        case unwritable = 9
+        case unwritable
     }
 
     /// What is wrong.

@@ -1,22 +1,23 @@
-/// A world that cannot be created, found, read or changed.
-public typealias WorldError = CodedError<WorldErrorCode>
-
-/// The kinds of ``WorldError``.
+/// The kinds of ``WorldError``. Numbered from 1 in the order declared; a new kind is added at the end, so a
+/// number never changes.
 public enum WorldErrorCode: Int, Sendable, Hashable {
     /// `init` found something at the world's place already.
     case alreadyExists = 1
     /// No world at that place.
-    case notFound = 2
+    case notFound
     /// The world's files are damaged or of another kind; they were left unchanged.
-    case damaged = 3
+    case damaged
     /// A device of that name exists already.
-    case deviceExists = 4
+    case deviceExists
     /// No device of that name.
-    case deviceNotFound = 5
+    case deviceNotFound
     /// A name (device, account, container) is not valid.
-    case invalidName = 6
+    case invalidName
     /// The schema is not valid.
-    case invalidSchema = 7
+    case invalidSchema
     /// A file could not be read or written.
-    case fileSystem = 8
+    case fileSystem
 }
+
+/// A world that cannot be created, found, read or changed.
+public typealias WorldError = CodedError<WorldErrorCode>

@@ -12,12 +12,6 @@ import Synchronization
     import Foundation
 #endif
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// One seeded run: a world of 1 to 4 devices on 1 or 2 accounts, a sequence of steps drawn from the seed (user
 /// writes, syncs, launches, crashes, account changes, the switch, container faults), then a heal phase, with the
 /// invariants checked along the way and at the end.

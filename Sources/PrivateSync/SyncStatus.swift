@@ -1,5 +1,3 @@
-public import PrivateCloud
-
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else

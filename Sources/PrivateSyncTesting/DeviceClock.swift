@@ -1,4 +1,3 @@
-public import PrivateCloud
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -34,7 +34,7 @@ extension Bench {
     /// The records of the largest big world: `PRIVATESYNC_BENCH_BIG_WORLD` when set (at least 100,000), else the
     /// issue's 1,000,000.
     static var bigWorldRecords: Int {
-        if let text = getenv("PRIVATESYNC_BENCH_BIG_WORLD").map({ String(cString: $0) }), let count = Int(text),
+        if let text = ProcessEnvironment.value(of: "PRIVATESYNC_BENCH_BIG_WORLD"), let count = Int(text),
             count >= 100_000
         {
             return count

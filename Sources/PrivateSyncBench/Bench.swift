@@ -129,7 +129,7 @@ struct Bench {
                 let figure = try statusFigure(
                     cli: cli, home: small.home, containerFile: small.containerPath(account: alice))
                 print("\(figure.name) \(format(figure.value)) \(figure.inputs)")
-                if let keep = getenv("PRIVATESYNC_BENCH_KEEP").map({ String(cString: $0) }) {
+                if let keep = ProcessEnvironment.value(of: "PRIVATESYNC_BENCH_KEEP") {
                     try FileSystem.move(small.home, to: keep)
                     print("world kept at \(keep)")
                 }

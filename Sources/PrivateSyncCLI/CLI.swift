@@ -5,17 +5,6 @@ import PrivateSync
 import PrivateSyncFileSystem
 import SimulatedWorld
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The `privatesync` command: parses the line against the commands' declarations, runs the command chosen, and
 /// turns every failure into one sentence on standard error and an exit code. A command's ``RunnableCommand/run(_:)``
 /// gets it as its context: the world's folder, and the steps commands share.
@@ -46,11 +35,12 @@ struct CLI {
             return .success
         }
         do {
-            // One variable read with getenv: `ProcessInfo`'s environment copies every variable into a dictionary,
-            // a measurable part of a short command such as `sync status` (`make bench`, `status_vs_sqlite3`).
+            // One variable read alone (`ProcessEnvironment`, with getenv): `ProcessInfo`'s environment copies every
+            // variable into a dictionary, a measurable part of a short command such as `sync status` (`make bench`,
+            // `status_vs_sqlite3`).
             let global = try parsed.decode(GlobalOptions.self)
             let home = try HomePath.normalize(
-                global.home ?? getenv("PRIVATESYNC_HOME").map { String(cString: $0) } ?? "./.privatesync")
+                global.home ?? ProcessEnvironment.value(of: "PRIVATESYNC_HOME") ?? "./.privatesync")
             guard let command = try parsed.decodeCommand() as? any RunnableCommand else {
                 throw CLIError(.internalError, "no handler for '\(parser.displayName(parsed.path))'")
             }

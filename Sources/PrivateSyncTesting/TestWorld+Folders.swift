@@ -14,8 +14,7 @@ extension TestWorld {
     ///
     /// - Returns: The folder, without a trailing `/`.
     public static func temporaryParent() -> String {
-        guard let value = getenv("TMPDIR") else { return "/tmp" }
-        var path = String(cString: value)
+        guard var path = ProcessEnvironment.value(of: "TMPDIR") else { return "/tmp" }
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         return path.isEmpty ? "/tmp" : path
     }

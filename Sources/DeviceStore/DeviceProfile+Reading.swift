@@ -1,18 +1,13 @@
 import PrivateCloud
 
-extension DeviceProfile {
-    /// Reads a `device.json` as ``SimulatedDevice`` writes it (with `JSONEncoder`), without `Codable`; see
-    /// `JSONReader` for why.
+/// A `device.json`, as ``SimulatedDevice`` writes it (with `JSONEncoder`).
+extension DeviceProfile: JSONFile {
+    /// Reads a profile, checking every value.
     ///
-    /// - Parameter json: The file's bytes.
+    /// - Parameter reader: The reader, at the profile's object.
     /// - Returns: The profile.
-    /// - Throws: ``JSONReadError`` naming the place of anything wrong: a missing, repeated or unknown key, or a
-    ///   value of the wrong kind.
-    static func read(json: [UInt8]) throws(JSONReadError) -> DeviceProfile {
-        try JSONReader.read(json) { (reader: inout JSONReader) throws(JSONReadError) in try read(&reader) }
-    }
-
-    private static func read(_ reader: inout JSONReader) throws(JSONReadError) -> DeviceProfile {
+    /// - Throws: ``JSONReadError`` naming the place of anything wrong.
+    package static func read(_ reader: inout JSONReader) throws(JSONReadError) -> DeviceProfile {
         var name: String?
         var account: String?
         var accountStatus: String?

@@ -237,18 +237,16 @@ public final class SimulatedDevice: Sendable {
 }
 
 /// The app's own settings, as it would keep them in `UserDefaults`.
-struct AppPreferences: Encodable, Sendable {
+struct AppPreferences: Encodable, JSONFile, Sendable {
     var syncEnabled: Bool
 
-    /// Reads the file as `JSONEncoder` wrote it, with ``JSONReader`` (see there for why not `Codable`).
-    static func read(json: [UInt8]) throws(JSONReadError) -> AppPreferences {
-        try JSONReader.read(json) { (reader: inout JSONReader) throws(JSONReadError) in
-            var syncEnabled: Bool?
-            try reader.object(at: "the top level", keys: ["syncEnabled"]) { _, reader throws(JSONReadError) in
-                syncEnabled = try reader.bool(at: "syncEnabled")
-            }
-            guard let syncEnabled else { throw reader.missingKey("syncEnabled", at: "the top level") }
-            return AppPreferences(syncEnabled: syncEnabled)
+    /// Reads the preferences as `JSONEncoder` wrote them.
+    static func read(_ reader: inout JSONReader) throws(JSONReadError) -> AppPreferences {
+        var syncEnabled: Bool?
+        try reader.object(at: "the top level", keys: ["syncEnabled"]) { _, reader throws(JSONReadError) in
+            syncEnabled = try reader.bool(at: "syncEnabled")
         }
+        guard let syncEnabled else { throw reader.missingKey("syncEnabled", at: "the top level") }
+        return AppPreferences(syncEnabled: syncEnabled)
     }
 }

@@ -20,7 +20,7 @@ import PrivateSyncFileSystem
 /// ```
 extension SyncPartition {
     /// The schema file's shape, as written by ``jsonBytes()`` and read by ``File/read(_:)``.
-    private struct File: Encodable {
+    private struct File: Encodable, JSONFile {
         struct TypeEntry: Encodable {
             var name: String
             var fields: [FieldEntry]
@@ -141,9 +141,7 @@ extension SyncPartition {
     public static func decode(json: [UInt8], source: String) throws(SchemaError) -> SyncPartition {
         let file: File
         do {
-            file = try JSONReader.read(json) { (reader: inout JSONReader) throws(JSONReadError) in
-                try File.read(&reader)
-            }
+            file = try File.read(json: json)
         } catch {
             throw SchemaError(.malformedFile, "schema \(source)", underlying: error)
         }

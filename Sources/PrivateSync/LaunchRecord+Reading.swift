@@ -6,18 +6,15 @@ import PrivateCloud
     import Foundation
 #endif
 
-extension LaunchRecord {
-    /// Reads a `last-launch.json` as ``LaunchRecord/save(appGroup:)`` writes it (with `JSONEncoder`, dates as
-    /// seconds since 2001), with `JSONReader` (see there for why not `Codable`).
+/// A `last-launch.json`, as ``LaunchRecord/save(appGroup:)`` writes it (with `JSONEncoder`, dates as seconds since
+/// 2001).
+extension LaunchRecord: JSONFile {
+    /// Reads a launch record, checking every value.
     ///
-    /// - Parameter json: The file's bytes.
+    /// - Parameter reader: The reader, at the record's object.
     /// - Returns: The record.
-    /// - Throws: ``JSONReadError`` naming the place of anything wrong.
-    static func read(json: [UInt8]) throws(JSONReadError) -> LaunchRecord {
-        try JSONReader.read(json) { (reader: inout JSONReader) throws(JSONReadError) in try read(&reader) }
-    }
-
-    private static func read(_ reader: inout JSONReader) throws(JSONReadError) -> LaunchRecord {
+    /// - Throws: `JSONReadError` naming the place of anything wrong.
+    package static func read(_ reader: inout JSONReader) throws(JSONReadError) -> LaunchRecord {
         var launchedAt: Double?
         var syncWanted: Bool?
         var store: StoreMode?

@@ -68,31 +68,29 @@ public final class World: Sendable {
         }
     }
 
-    private struct Settings: Encodable {
+    private struct Settings: Encodable, JSONFile {
         var format: String
         var version: Int
         var containerIdentifier: String
 
-        /// Reads `world.json` as `JSONEncoder` wrote it, with `JSONReader` (see there for why not `Codable`).
-        static func read(json: [UInt8]) throws(JSONReadError) -> Settings {
-            try JSONReader.read(json) { (reader: inout JSONReader) throws(JSONReadError) in
-                var format: String?
-                var version: Int?
-                var identifier: String?
-                let top = "the top level"
-                try reader.object(at: top, keys: ["format", "version", "containerIdentifier"]) {
-                    key, reader throws(JSONReadError) in
-                    switch key {
-                    case "format": format = try reader.string(at: "format")
-                    case "version": version = try reader.int(at: "version")
-                    default: identifier = try reader.string(at: "containerIdentifier")
-                    }
+        /// Reads `world.json` as `JSONEncoder` wrote it.
+        static func read(_ reader: inout JSONReader) throws(JSONReadError) -> Settings {
+            var format: String?
+            var version: Int?
+            var identifier: String?
+            let top = "the top level"
+            try reader.object(at: top, keys: ["format", "version", "containerIdentifier"]) {
+                key, reader throws(JSONReadError) in
+                switch key {
+                case "format": format = try reader.string(at: "format")
+                case "version": version = try reader.int(at: "version")
+                default: identifier = try reader.string(at: "containerIdentifier")
                 }
-                guard let format else { throw reader.missingKey("format", at: top) }
-                guard let version else { throw reader.missingKey("version", at: top) }
-                guard let identifier else { throw reader.missingKey("containerIdentifier", at: top) }
-                return Settings(format: format, version: version, containerIdentifier: identifier)
             }
+            guard let format else { throw reader.missingKey("format", at: top) }
+            guard let version else { throw reader.missingKey("version", at: top) }
+            guard let identifier else { throw reader.missingKey("containerIdentifier", at: top) }
+            return Settings(format: format, version: version, containerIdentifier: identifier)
         }
     }
 

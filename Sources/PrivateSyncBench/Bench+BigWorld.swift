@@ -107,18 +107,7 @@ extension Bench {
     static func bigWorldDownloadChild(home: String, records: Int) async {
         do {
             let world = try World.open(at: home)
-            let app = try world.launch("receiver")
-            let seconds = try await time {
-                while try app.engine?.state().initialFetchDone != true {
-                    guard let report = await app.sync(force: true), report.outcome == .succeeded else {
-                        throw BenchError("the receiver's sync failed")
-                    }
-                }
-            }
-            guard try app.stores.userCreated.count() == records else {
-                throw BenchError("the receiver did not get every record")
-            }
-            print("\(seconds) \(try peakResidentKilobytes())")
+            try await printFirstDownload(of: world.launch("receiver"), records: records, device: "the receiver")
         } catch {
             writeError("big-world-download failed: \(error)")
             exit(70)

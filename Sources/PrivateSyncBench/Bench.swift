@@ -497,22 +497,29 @@ struct Bench {
             let world = try World.open(at: home)
             let name = "fresh-\(records)"
             try world.addDevice(name, account: alice, syncPreference: true)
-            let app = try world.launch(name)
-            let seconds = try await time {
-                while try app.engine?.state().initialFetchDone != true {
-                    guard let report = await app.sync(force: true), report.outcome == .succeeded else {
-                        throw BenchError("the initial sync failed")
-                    }
-                }
-            }
-            guard try app.stores.userCreated.count() == records else {
-                throw BenchError("the device did not get every record")
-            }
-            print("\(seconds) \(try peakResidentKilobytes())")
+            try await printFirstDownload(of: world.launch(name), records: records, device: "the device")
         } catch {
             writeError("initial-sync failed: \(error)")
             exit(70)
         }
+    }
+
+    /// A child's figure: syncs `app` until its first download finished, checks it got all `records`, and prints the
+    /// seconds it took and the peak resident memory in kilobytes.
+    ///
+    /// - Throws: ``BenchError`` naming `device` when a cycle failed or a record is missing.
+    static func printFirstDownload(of app: LaunchedApp, records: Int, device: String) async throws {
+        let seconds = try await time {
+            while try app.engine?.state().initialFetchDone != true {
+                guard let report = await app.sync(force: true), report.outcome == .succeeded else {
+                    throw BenchError("\(device)'s sync failed")
+                }
+            }
+        }
+        guard try app.stores.userCreated.count() == records else {
+            throw BenchError("\(device) did not get every record")
+        }
+        print("\(seconds) \(try peakResidentKilobytes())")
     }
 
     /// This process's peak resident set size, in KB: on Linux `VmHWM` from `/proc/self/status`, on Darwin

@@ -38,15 +38,24 @@ extension EngineState {
         case batchStreak = "batch_streak"
     }
 
+    /// How a read meets a pause reason or an outcome the engine never writes (a hand edit, a damaged file).
+    package enum UnknownText: Sendable {
+        /// Refused, naming the store: what the status and the host read, which must never show a made-up state.
+        case refused
+        /// Read as unset, as the engine has always read it: its next write of the state replaces the row.
+        case readAsUnset
+    }
+
     /// Reads the state from the store's values (``SyncTransaction/syncStateValues()``): an unset key is its field's
     /// default.
     ///
     /// - Parameters:
     ///   - values: The values, by key; keys this build does not know are not read.
     ///   - path: The store file, for messages.
-    /// - Throws: `StoreError` `damagedFile`, naming the store, for a value the engine never writes (a pause reason
-    ///   or an outcome it does not know, a value of another type): refused, never read as no pause or no outcome.
-    init(values: [String: SyncStateValue], store path: String) throws(StoreError) {
+    ///   - unknownText: How to read a pause reason or an outcome the engine never writes.
+    /// - Throws: `StoreError` `damagedFile`, naming the store, for a value of another type than its field's, or
+    ///   for a pause reason or an outcome the engine never writes when `unknownText` is `refused`.
+    init(values: [String: SyncStateValue], store path: String, unknownText: UnknownText) throws(StoreError) {
         let stored = StoredValues(values: values, path: path)
         self.init()
         boundUser = try stored.text(.boundUser).map(UserRecordID.init(recordName:))
@@ -57,16 +66,14 @@ extension EngineState {
         requeueOnFullFetch = try stored.flag(.requeueOnFullFetch)
         initialFetchDone = try stored.flag(.initialFetchDone)
         if let text = try stored.text(.pauseReason) {
-            guard let reason = PauseReason(rawValue: text) else {
-                throw stored.damaged(.pauseReason, "no pause reason")
-            }
-            pause = reason
+            pause = PauseReason(rawValue: text)
+            if pause == nil && unknownText == .refused { throw stored.damaged(.pauseReason, "no pause reason") }
         }
         reuploadConsentCovers = try stored.count(.reuploadConsent)
         deletionsLearned = try stored.count(.deletionsLearned)
         if let text = try stored.text(.lastOutcome) {
-            guard let outcome = EngineOutcome(encoded: text) else { throw stored.damaged(.lastOutcome, "no outcome") }
-            lastOutcome = outcome
+            lastOutcome = EngineOutcome(encoded: text)
+            if lastOutcome == nil && unknownText == .refused { throw stored.damaged(.lastOutcome, "no outcome") }
         }
         lastError = try stored.text(.lastError)
         lastAttempt = try stored.date(.lastAttemptAt)
@@ -118,16 +125,24 @@ extension EngineState {
         }
     }
 
-    /// The writes that turn the rows of `original` into this state's: only the keys whose value changed.
+    /// The rows that hold this state: a value for every field away from its default.
+    var storedValues: [String: SyncStateValue] {
+        var values: [String: SyncStateValue] = [:]
+        for key in Key.allCases { values[key.rawValue] = value(for: key) }
+        return values
+    }
+
+    /// The writes that turn the rows read in this transaction into this state's: only the keys whose value
+    /// changed. A row the read could not take (an outcome the engine never writes, read as unset) differs from
+    /// whatever the state holds now, so it is replaced; a row that already holds this state's value is not written.
     ///
-    /// - Parameter original: The state as it was read in the same transaction.
+    /// - Parameter stored: The values the state was read from, in the same transaction.
     /// - Returns: Each changed key with its new value (`nil` removes it).
-    func changes(from original: EngineState) -> [(key: String, value: SyncStateValue?)] {
-        guard self != original else { return [] }
+    func changes(from stored: [String: SyncStateValue]) -> [(key: String, value: SyncStateValue?)] {
         var changes: [(key: String, value: SyncStateValue?)] = []
         for key in Key.allCases {
             let value = value(for: key)
-            if value != original.value(for: key) { changes.append((key.rawValue, value)) }
+            if value != stored[key.rawValue] { changes.append((key.rawValue, value)) }
         }
         return changes
     }
@@ -142,7 +157,7 @@ extension EngineState {
         from store: RecordStore<UserCreated>
     ) throws(StoreError) -> (state: EngineState, pendingChanges: Int) {
         try store.syncSnapshot(memoizedAs: "EngineState") { transaction in
-            let state = try transaction.engineState()
+            let state = try transaction.engineState(unknownText: .refused)
             return (state, try transaction.sendablePendingCount(for: state.boundUser))
         }
     }

@@ -397,16 +397,14 @@ public final class SyncEngine: Sendable {
         _ cycle: CycleGuard, _ body: (SyncTransaction, inout EngineState) throws -> T
     ) throws(Stop) -> T {
         try transaction { transaction in
-            let original = try transaction.engineState()
-            if !isPlanted(.cycleSurvivesStartFresh) {
-                if original.epoch != cycle.epoch || original.boundUser != cycle.user {
-                    throw CycleInterrupted(reason: .storeStartedAfresh)
+            try transaction.updateEngineState { state in
+                if !isPlanted(.cycleSurvivesStartFresh) {
+                    if state.epoch != cycle.epoch || state.boundUser != cycle.user {
+                        throw CycleInterrupted(reason: .storeStartedAfresh)
+                    }
                 }
+                return try body(transaction, &state)
             }
-            var state = original
-            let result = try body(transaction, &state)
-            try transaction.save(state, over: original)
-            return result
         }
     }
 

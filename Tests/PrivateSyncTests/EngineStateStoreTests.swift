@@ -102,12 +102,13 @@ struct EngineStateStoreTests {
 
     @Test("only the fields that changed are written")
     func onlyChangedFieldsAreWritten() throws {
+        let stored = Self.everyFieldSet.storedValues
         var state = Self.everyFieldSet
-        #expect(state.changes(from: Self.everyFieldSet).isEmpty)
+        #expect(state.changes(from: stored).isEmpty)
         state.retryAttempt += 1
         state.pause = nil
-        #expect(state.changes(from: Self.everyFieldSet).map(\.key).sorted() == ["pause_reason", "retry_attempt"])
-        #expect(state.changes(from: Self.everyFieldSet).first { $0.key == "pause_reason" }?.value == nil)
+        #expect(state.changes(from: stored).map(\.key).sorted() == ["pause_reason", "retry_attempt"])
+        #expect(state.changes(from: stored).first { $0.key == "pause_reason" }?.value == nil)
     }
 
     @Test("a reset of the bookkeeping keeps the totals, the pause and the consent, and advances the epoch")
@@ -184,14 +185,18 @@ struct EngineStateStoreTests {
     }
 
     @Test(
-        "a pause or an outcome the engine never writes is refused, naming the store",
+        "a pause or an outcome the engine never writes: the status refuses it, naming the store; the engine reads it as unset and its next write replaces it",
         arguments: [("pause_reason", "napping"), ("last_outcome", "retry:noSuchCode")])
-    func unknownTextIsRefused(key: String, text: String) throws {
+    func unknownTextIsRefusedByTheStatus(key: String, text: String) throws {
         let world = try TestWorld()
         let store = try Self.openStore(in: world)
         try Self.edit(store, "INSERT INTO sync_state (key, value) VALUES ('\(key)', '\(text)')")
         let error = try #require(throws: StoreError.self) { try EngineState.read(from: store) }
         #expect(error.code == .damagedFile)
         #expect(error.message.contains(store.path) && error.message.contains(key))
+        #expect(try Self.read(store) == EngineState())
+        try store.syncTransaction { try $0.updateEngineState { $0.retryAttempt = 1 } }
+        #expect(try EngineState.read(from: store).retryAttempt == 1)
+        #expect(try Self.rows(store) == ["retry_attempt": .integer(1)])
     }
 }

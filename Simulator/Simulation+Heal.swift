@@ -25,12 +25,11 @@ extension Simulation {
         var healed: [Healed] = []
         for device in devices {
             guard let app = device.app, let status = try? status(of: app), status.isOn, let engine = app.engine,
-                let state = try? engine.state(), let bound = state.boundUser,
+                let bound = try? engine.state().boundUser, let pending = try? engine.pendingChangeCount(),
                 let account = accounts.first(where: { $0.userRecordID == bound })
             else { continue }
             check(
-                .healedTimesAgree, state.pendingChanges == 0,
-                "\(device.name): \(state.pendingChanges) change(s) still pending after the heal")
+                .healedTimesAgree, pending == 0, "\(device.name): \(pending) change(s) still pending after the heal")
             healed.append(Healed(device: device, app: app, account: account))
         }
         for account in accounts where result.failure == nil {

@@ -274,10 +274,10 @@ extension Simulation {
                 for device in devices {
                     // A device where sync does not run moves nothing; one that crashed (and was relaunched) counts
                     // as having moved, so that another round follows.
-                    guard let before = device.app?.engine.flatMap({ try? $0.state() }) else { continue }
+                    guard let before = device.app?.engine.flatMap({ try? $0.state().totals }) else { continue }
                     let crashes = result.crashes
                     await sync(device, force: true, why: "heal")
-                    if let after = device.app?.engine.flatMap({ try? $0.state() }), result.crashes == crashes {
+                    if let after = device.app?.engine.flatMap({ try? $0.state().totals }), result.crashes == crashes {
                         moved +=
                             (after.sentSaves - before.sentSaves) + (after.sentDeletes - before.sentDeletes)
                             + (after.fetchedModifications - before.fetchedModifications)

@@ -604,7 +604,7 @@ extension Simulation {
         let crashSwitch = device.crashSwitch
         let observed = device.observedContainer
         let account = app.device.session.account
-        let before = try? engine.state()
+        let before = try? engine.state().totals
         let tallyBefore = observed?.tally ?? ObservedContainer.Tally()
         let refusalsBefore = episodes.refusals(device: device.name)
         let thrownBefore = device.thrown
@@ -672,7 +672,7 @@ extension Simulation {
         if same, case .retrying(let code)? = report.outcome {
             // A cycle's outcome says what is left, not what failed on the way.
             let thrown = device.thrown[code, default: 0] > thrownBefore[code, default: 0]
-            let left = (try? engine.state().pendingChanges) ?? 0
+            let left = (try? engine.pendingChangeCount()) ?? 0
             check(
                 .honestStatus, thrown || left > 0,
                 "\(device.name): the cycle ended waiting (\(code.name)) although no request failed with it and nothing is left to send"
@@ -706,7 +706,7 @@ extension Simulation {
             .countersAgree, report.fetchedModifications == fetched,
             "\(device.name): the engine reported \(report.fetchedModifications) fetched records; the container returned \(fetched)"
         )
-        if same, let before, let after = try? engine.state() {
+        if same, let before, let after = try? engine.state().totals {
             check(
                 .countersAgree,
                 after.sentSaves - before.sentSaves == saves && after.sentDeletes - before.sentDeletes == deletes

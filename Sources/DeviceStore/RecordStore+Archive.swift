@@ -73,12 +73,12 @@ extension RecordStore where Kind == UserCreated {
                 let records = try archive.query(
                     "SELECT \(Self.recordColumns) FROM records", decoding: Self.storedRecord)
                 let user = try archive.scalarText("SELECT value FROM store_meta WHERE key = 'archived_user'")
-                let databaseToken = try reader.bytes(.databaseToken)
+                let position = try ArchivedSyncPosition.read(from: archive)
                 let resumption = user.flatMap { user in
-                    databaseToken.map { token in
+                    position.databaseToken.map { token in
                         ArchivedSyncPosition(
-                            user: user, databaseToken: token, zoneToken: try? reader.bytes(.zoneToken),
-                            zoneReady: (try? reader.integer(.zoneReady)) == 1)
+                            user: user, databaseToken: token, zoneToken: position.zoneToken,
+                            zoneReady: position.zoneReady)
                     }
                 }
                 return (
@@ -100,11 +100,12 @@ extension RecordStore where Kind == UserCreated {
             // it, with its change tokens, so the next cycle learns what changed since (a deletion of the app's data
             // pauses for consent; records deleted elsewhere go) instead of a full fetch that would take the restored
             // records, confirmed by that account's server once, for deleted ones.
-            if let resumed, try state.bytes(.databaseToken) == nil, try state.text(.boundUser) == nil {
-                try state.setState(.boundUser, .text(resumed.user))
-                try state.setState(.databaseToken, resumed.databaseToken.map { .blob($0) })
-                try state.setState(.zoneToken, resumed.zoneToken.map { .blob($0) })
-                try state.setState(.zoneReady, resumed.zoneReady ? .integer(1) : nil)
+            if let resumed {
+                let current = try state.syncStateValues()
+                if current[ArchivedSyncPosition.databaseTokenKey] == nil && current[ArchivedSyncPosition.userKey] == nil
+                {
+                    try state.writeSyncState(resumed.stateValues)
+                }
             }
             return restored
         }
@@ -156,9 +157,55 @@ extension RecordStore where Kind == UserCreated {
 
 /// Where an archived account's sync stood when its records were archived: the account and its change tokens
 /// (archives written before tokens were kept have none).
+///
+/// These few keys of the engine's state are the store's to carry: an archive keeps them (``RecordStore/archiveRecords(of:to:)``
+/// deletes every other) and a store that has just started afresh takes them back. Their names are the engine's
+/// (PrivateSync's `EngineState.Key`), as existing store files hold them.
 private struct ArchivedSyncPosition: Sendable {
-    let user: String
+    let user: String?
     let databaseToken: [UInt8]?
     let zoneToken: [UInt8]?
     let zoneReady: Bool
+
+    /// The key of the account the store is bound to.
+    static let userKey = "bound_user"
+    /// The key of the database change token.
+    static let databaseTokenKey = "database_token"
+    /// The key of the zone change token.
+    static let zoneTokenKey = "zone_token"
+    /// The key of the flag that says the zone exists.
+    static let zoneReadyKey = "zone_ready"
+
+    /// The position an archive holds (its account is in `store_meta`, not here). A value of another type than the
+    /// engine writes is read as unset, as it always was: an archive is taken back as far as it can be.
+    ///
+    /// - Parameter archive: The archive, in a transaction.
+    /// - Returns: The tokens and the zone flag, with no user.
+    /// - Throws: ``SQLiteError`` when the archive cannot be read.
+    static func read(from archive: Connection) throws -> ArchivedSyncPosition {
+        var databaseToken: [UInt8]?
+        var zoneToken: [UInt8]?
+        var zoneReady = false
+        let rows = try archive.query(
+            "SELECT key, value FROM sync_state WHERE key IN (?, ?, ?)", .text(databaseTokenKey), .text(zoneTokenKey),
+            .text(zoneReadyKey)
+        ) { ($0.text(0), $0.value(1)) }
+        for (key, value) in rows {
+            switch (key, value) {
+            case (databaseTokenKey, .blob(let bytes)): databaseToken = bytes
+            case (zoneTokenKey, .blob(let bytes)): zoneToken = bytes
+            case (zoneReadyKey, .integer(let flag)): zoneReady = flag == 1
+            default: break
+            }
+        }
+        return ArchivedSyncPosition(user: nil, databaseToken: databaseToken, zoneToken: zoneToken, zoneReady: zoneReady)
+    }
+
+    /// The values that resume this position in a store's engine state.
+    var stateValues: [(key: String, value: SyncStateValue?)] {
+        [
+            (Self.userKey, user.map { .text($0) }), (Self.databaseTokenKey, databaseToken.map { .bytes($0) }),
+            (Self.zoneTokenKey, zoneToken.map { .bytes($0) }), (Self.zoneReadyKey, zoneReady ? .integer(1) : nil),
+        ]
+    }
 }

@@ -2,63 +2,10 @@ public import PrivateCloud
 import PrivateSyncSQLite
 
 #if canImport(FoundationEssentials)
-    public import FoundationEssentials
+    import FoundationEssentials
 #else
-    public import Foundation
+    import Foundation
 #endif
-
-/// A key of the sync engine's state, kept in the user-created store's `sync_state` table so that it commits with
-/// the records it describes and survives a crash at any point.
-public enum SyncStateKey: String, Sendable, CaseIterable {
-    /// The user record name of the account this store mirrors; unset until the first sync binds it.
-    case boundUser = "bound_user"
-    /// 1 once the engine's zone exists in the bound account's database.
-    case zoneReady = "zone_ready"
-    /// The zone change token (bytes).
-    case zoneToken = "zone_token"
-    /// The database change token (bytes).
-    case databaseToken = "database_token"
-    /// 1 while a fetch from a nil token must end by deleting synced records the server no longer has.
-    case reconcileOnFullFetch = "reconcile_on_full_fetch"
-    /// 1 once a complete fetch has finished since the store was bound.
-    case initialFetchDone = "initial_fetch_done"
-    /// A pause that lasts until the user acts: `accountChanged`, `userDeletedZone`, `quotaExceeded`.
-    case pauseReason = "pause_reason"
-    /// 1 after the user turned sync on: a zone the user deleted may be created again and filled.
-    case reuploadConsent = "reupload_consent"
-    /// The outcome of the last attempt: `ok`, or the name of the CloudKit code it failed with.
-    case lastOutcome = "last_outcome"
-    /// A sentence describing the last failure.
-    case lastError = "last_error"
-    /// When the last attempt ended (seconds since 2001).
-    case lastAttemptAt = "last_attempt_at"
-    /// The earliest time the engine wants to run again after a failure (seconds since 2001).
-    case nextAttemptAt = "next_attempt_at"
-    /// Consecutive transient failures, for backoff.
-    case retryAttempt = "retry_attempt"
-    /// Totals since the store was created: what the engine reports, for hosts and the simulator to check. Saves
-    /// the server accepted.
-    case sentSaves = "sent_saves"
-    /// Deletions the server accepted, since the store was created.
-    case sentDeletes = "sent_deletes"
-    /// Created or changed records fetched and applied, since the store was created.
-    case fetchedModifications = "fetched_modifications"
-    /// Deletions fetched and applied, since the store was created.
-    case fetchedDeletions = "fetched_deletions"
-    /// Conflicts resolved, since the store was created.
-    case conflictsResolved = "conflicts_resolved"
-    /// Advanced each time the store starts afresh: a cycle that began in an earlier epoch applies nothing more.
-    case epoch = "epoch"
-    /// The number of records per modify request the engine uses, reduced after `limitExceeded` (default 400).
-    case batchSize = "batch_size"
-    /// Modify requests accepted in a row at the current batch size; after enough of them the size grows back.
-    case batchStreak = "batch_streak"
-    /// How many deletions of the zone, counted from the kept database token, this device has learned of (a consent
-    /// given now covers that many; `reupload_consent` holds how many a consent covers).
-    case deletionsLearned = "deletions_learned"
-    /// Set by a reset of the bookkeeping: the next full fetch queues the records the server did not return.
-    case requeueOnFullFetch = "requeue_on_full_fetch"
-}
 
 /// A pending change as the engine reads it: with a revision that grows each time the record is written again, so
 /// that a change written while a send was in flight is not dropped when the older send succeeds.
@@ -128,105 +75,72 @@ public struct SyncTransaction {
     let connection: Connection
     /// The device's identifier.
     public let deviceID: String
-    /// Every state value, read at once by ``readingAllState()`` for code that reads many and writes none.
-    private var readState: [String: SQLiteValue]?
-
     init(connection: Connection, deviceID: String) {
         self.connection = connection
         self.deviceID = deviceID
     }
 
-    // MARK: State
+    // MARK: The engine's state
 
-    /// This transaction, with every state value read in one query, for code that reads many values and writes none
-    /// (the engine's state, which every status reads: `make bench`, `simulated_speedup`). Its `state(_:)` answers
-    /// from what was read; it must not be used to write.
-    public func readingAllState() throws -> SyncTransaction {
-        var copy = self
-        var values: [String: SQLiteValue] = [:]
-        for (key, value) in try connection.query(
-            literal: "SELECT key, value FROM sync_state WHERE value IS NOT NULL", row: { ($0.text(0), $0.value(1)) })
-        {
-            values[key] = value
-        }
-        copy.readState = values
-        return copy
-    }
+    /// The path of the store file, for messages that name it.
+    package var storePath: String { connection.path }
 
-    /// A state value, or `nil` when unset.
-    package func state(_ key: SyncStateKey) throws -> SQLiteValue? {
-        if let readState { return readState[key.rawValue] }
-        let statement = try connection.cachedStatement(literal: "SELECT value FROM sync_state WHERE key = ?")
-        defer { statement.reset() }
-        try statement.bind(key.rawValue, at: 1)
-        guard try statement.step(), !statement.isNull(0) else { return nil }
-        return statement.value(0)
-    }
-
-    /// Sets a state value; `nil` removes it.
+    /// Every value of the sync engine's state, by key, in one query: the engine reads its whole state in each
+    /// transaction, and every status reads it (`make bench`, `simulated_speedup`). The store's own
+    /// `pending_revision` counter is not among them.
     ///
-    /// - Throws: ``StoreError`` `invalidValue` for a value out of the key's range (a date years away, a negative
-    ///   counter), which is never written: a store must never hold what opening it would refuse.
-    package func setState(_ key: SyncStateKey, _ value: SQLiteValue?) throws {
-        if let value {
-            if let shape = StoreStateCheck.shape(of: key.rawValue),
-                let problem = StoreStateCheck.problem(with: value, shape: shape)
-            {
-                throw StoreError(.invalidValue, "refused to save sync state \(key.rawValue), which \(problem)")
+    /// The store knows the values by key and shape only (for its range check); what they mean is the engine's.
+    ///
+    /// - Returns: The value of every key that is set.
+    /// - Throws: ``StoreError`` `damagedFile`, naming the store, for an unknown key or a value out of its key's range
+    ///   (what opening the store refuses, written since by another process or by hand), or when the store cannot be
+    ///   read.
+    package func syncStateValues() throws -> [String: SyncStateValue] {
+        let statement = try connection.cachedStatement(
+            literal: "SELECT key, value FROM sync_state WHERE value IS NOT NULL AND key <> 'pending_revision'")
+        defer { statement.reset() }
+        var values: [String: SyncStateValue] = [:]
+        while try statement.step() {
+            let key = statement.text(0)
+            let raw = statement.value(1)
+            let problem =
+                StoreStateCheck.engineShapes[key].map { StoreStateCheck.problem(with: raw, shape: $0) }
+                ?? "is no key of the engine's state"
+            if let problem {
+                throw StoreError(
+                    .damagedFile,
+                    "\(connection.path) is damaged: sync_state \(key.prefix(40)) \(problem); it was left unchanged")
+            }
+            values[key] = SyncStateValue(raw)
+        }
+        return values
+    }
+
+    /// Writes values of the sync engine's state, in this transaction: a value sets its key, `nil` removes it.
+    ///
+    /// - Parameter changes: The keys to write, each with its new value.
+    /// - Throws: ``StoreError`` `invalidValue` for a key that is no key of the engine's state, or a value out of its
+    ///   key's range (a date years away, a negative counter), which is never written: a store must never hold what
+    ///   opening it would refuse. Or ``StoreError`` when the store cannot be written.
+    package func writeSyncState(_ changes: [(key: String, value: SyncStateValue?)]) throws {
+        for (key, value) in changes {
+            guard let shape = StoreStateCheck.engineShapes[key] else {
+                throw StoreError(
+                    .invalidValue, "refused to save sync state \(key), which is no key of the engine's state")
+            }
+            guard let value else {
+                try connection.run(literal: "DELETE FROM sync_state WHERE key = ?", .text(key))
+                continue
+            }
+            let raw = value.sqliteValue
+            if let problem = StoreStateCheck.problem(with: raw, shape: shape) {
+                throw StoreError(.invalidValue, "refused to save sync state \(key), which \(problem)")
             }
             try connection.run(
                 literal:
                     "INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                .text(key.rawValue), value)
-        } else {
-            try connection.run(literal: "DELETE FROM sync_state WHERE key = ?", .text(key.rawValue))
+                .text(key), raw)
         }
-    }
-
-    /// An integer state value, 0 when unset.
-    public func integer(_ key: SyncStateKey) throws -> Int64 {
-        if case .integer(let value)? = try state(key) { return value }
-        return 0
-    }
-
-    /// A text state value.
-    public func text(_ key: SyncStateKey) throws -> String? {
-        if case .text(let value)? = try state(key) { return value }
-        return nil
-    }
-
-    /// A date state value (stored as seconds since 2001).
-    ///
-    /// - Throws: ``StoreError`` `damagedFile` for a date out of range, which no arithmetic may meet.
-    public func date(_ key: SyncStateKey) throws -> Date? {
-        let seconds: Double
-        switch try state(key) {
-        case .real(let value)?: seconds = value
-        case .integer(let value)?: seconds = Double(value)
-        default: return nil
-        }
-        if let problem = StoreStateCheck.dateProblem(seconds) {
-            throw StoreError(
-                .damagedFile,
-                "\(connection.path) is damaged: sync_state \(key.rawValue) \(problem); it was left unchanged")
-        }
-        return Date(timeIntervalSinceReferenceDate: seconds)
-    }
-
-    /// Bytes of a state value.
-    public func bytes(_ key: SyncStateKey) throws -> [UInt8]? {
-        if case .blob(let value)? = try state(key) { return value }
-        return nil
-    }
-
-    /// Adds to a counter.
-    public func add(_ amount: Int, to key: SyncStateKey) throws {
-        guard amount != 0 else { return }
-        let (sum, overflow) = try integer(key).addingReportingOverflow(Int64(amount))
-        guard !overflow else {
-            throw StoreError(.damagedFile, "\(connection.path): sync_state \(key.rawValue) would overflow")
-        }
-        try setState(key, .integer(sum))
     }
 
     // MARK: Records

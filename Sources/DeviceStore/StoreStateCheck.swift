@@ -29,21 +29,24 @@ enum StoreStateCheck {
         case batchSize
     }
 
-    /// The shape of each key the package writes; any other key is damage.
+    /// The shape of each key of the sync engine's state. The keys and what they mean are the engine's (PrivateSync's
+    /// `EngineState.Key`, with the names existing store files hold); the store checks their values by name, here,
+    /// because it checks every file it opens before anything reads it. A key missing here can be neither written
+    /// (`SyncTransaction.writeSyncState(_:)`) nor opened.
+    static let engineShapes: [String: Shape] = [
+        "bound_user": .text, "zone_ready": .flag, "zone_token": .bytes, "database_token": .bytes,
+        "reconcile_on_full_fetch": .flag, "requeue_on_full_fetch": .flag, "initial_fetch_done": .flag,
+        "pause_reason": .text, "reupload_consent": .counter, "deletions_learned": .counter, "last_outcome": .text,
+        "last_error": .text, "last_attempt_at": .date, "next_attempt_at": .date, "retry_attempt": .retryAttempt,
+        "sent_saves": .counter, "sent_deletes": .counter, "fetched_modifications": .counter,
+        "fetched_deletions": .counter, "conflicts_resolved": .counter, "epoch": .counter, "batch_size": .batchSize,
+        "batch_streak": .counter,
+    ]
+
+    /// The shape of each key a store holds: the store's own revision counter, and the engine's keys; any other key
+    /// is damage.
     static func shape(of key: String) -> Shape? {
-        if key == "pending_revision" { return .revision }
-        guard let known = SyncStateKey(rawValue: key) else { return nil }
-        switch known {
-        case .zoneReady, .reconcileOnFullFetch, .initialFetchDone, .requeueOnFullFetch: return .flag
-        case .boundUser, .pauseReason, .lastOutcome, .lastError: return .text
-        case .zoneToken, .databaseToken: return .bytes
-        case .lastAttemptAt, .nextAttemptAt: return .date
-        case .retryAttempt: return .retryAttempt
-        case .sentSaves, .sentDeletes, .fetchedModifications, .fetchedDeletions, .conflictsResolved, .epoch,
-            .batchStreak, .reuploadConsent, .deletionsLearned:
-            return .counter
-        case .batchSize: return .batchSize
-        }
+        key == "pending_revision" ? .revision : engineShapes[key]
     }
 
     /// Why `value` cannot be held under a key of `shape`, or `nil` when it can.

@@ -180,14 +180,14 @@ public final class LaunchedApp: Sendable {
         device: SimulatedDevice, record: LaunchRecord, userCreated: RecordStore<UserCreated>, now: Date? = nil,
         asAtNextAction environment: LaunchEnvironment? = nil
     ) throws(StoreError) -> SyncFacts {
-        let engineState = try EngineState.read(from: userCreated)
+        let (engineState, pendingChanges) = try EngineState.readWithPendingCount(from: userCreated)
         let (account, status) = device.session.current
         var facts = SyncFacts(
             syncWanted: record.syncWanted, userCreatedStoreIsCloud: record.userCreatedStore == .cloud,
             launchFallback: record.fallbackReason, accountStatus: status, currentUser: account?.userRecordID,
             boundUser: engineState.boundUser, enginePause: engineState.pause, lastOutcome: engineState.lastOutcome,
             nextAttempt: engineState.nextAttempt, initialFetchDone: engineState.initialFetchDone,
-            pendingChanges: engineState.pendingChanges, now: now)
+            pendingChanges: pendingChanges, now: now)
         guard let environment else { return facts }
         if LaunchSequence.buildLostEntitlement(since: record, device: device, environment: environment) {
             // Upgraded since to a build without the entitlement: the next open is a cold start of that build, which
@@ -329,14 +329,17 @@ public final class LaunchedApp: Sendable {
             count = try stores.userCreated.archiveRecords(of: previous, to: path)
         }
         let current = device.session.account?.userRecordID
-        try stores.userCreated.syncTransaction { state in
-            try state.removeRecords(of: previous)
+        try stores.userCreated.syncTransaction { transaction in
+            try transaction.removeRecords(of: previous)
             // A new epoch, in the same transaction: a cycle still running for the previous account (in this process
             // or another) applies nothing more, so none of that account's records come back into this store.
-            let epoch = try state.integer(.epoch) + (stores.userCreated.isPlanted(.cycleSurvivesStartFresh) ? 0 : 1)
-            for key in SyncStateKey.allCases where !Self.totals.contains(key) { try state.setState(key, nil) }
-            try state.setState(.epoch, .integer(epoch))
-            try state.queueEverythingForUpload(to: current)
+            try transaction.updateEngineState { state in
+                var fresh = state.afterStartFresh()
+                // Planted: the epoch stays, so a cycle of the previous account goes on applying its answers.
+                if stores.userCreated.isPlanted(.cycleSurvivesStartFresh) { fresh.epoch = state.epoch }
+                state = fresh
+            }
+            try transaction.queueEverythingForUpload(to: current)
         }
         // Data this device kept apart for the account signed in now, when it started afresh for another, comes back.
         if let current {
@@ -351,8 +354,4 @@ public final class LaunchedApp: Sendable {
         }
         return (path, count)
     }
-
-    private static let totals: Set<SyncStateKey> = [
-        .sentSaves, .sentDeletes, .fetchedModifications, .fetchedDeletions, .conflictsResolved,
-    ]
 }

@@ -17,15 +17,14 @@ extension SyncEngine {
         let user = cycle.user
         var restarts = 0
         while true {
-            let (token, reconciling) = try transaction(cycle) { state -> (ChangeToken?, Bool) in
-                let token = try state.bytes(.zoneToken).map(ChangeToken.init(bytes:))
-                let alreadyReconciling = try state.integer(.reconcileOnFullFetch) == 1
-                if token == nil, !alreadyReconciling, try state.hasSyncedRecords(of: user) {
-                    try state.clearSeenRecords()
-                    try state.setState(.reconcileOnFullFetch, .integer(1))
+            let (token, reconciling) = try transaction(cycle) { transaction, state -> (ChangeToken?, Bool) in
+                let token = state.zoneChangeToken
+                if token == nil, !state.reconcileOnFullFetch, try transaction.hasSyncedRecords(of: user) {
+                    try transaction.clearSeenRecords()
+                    state.reconcileOnFullFetch = true
                 }
-                let requeue = try token == nil && state.integer(.requeueOnFullFetch) == 1
-                return (token, try state.integer(.reconcileOnFullFetch) == 1 || requeue)
+                let requeue = token == nil && state.requeueOnFullFetch
+                return (token, state.reconcileOnFullFetch || requeue)
             }
             // Every call goes to whoever is signed in: make sure that is still the bound user.
             try await verifyUser(user, &report)
@@ -45,7 +44,7 @@ extension SyncEngine {
             } catch  where error.code == .changeTokenExpired && restarts < 3 {
                 restarts += 1
                 if !isPlanted(.keepsExpiredZoneToken) {
-                    try transaction(cycle) { try $0.setState(.zoneToken, nil) }
+                    try transaction(cycle) { _, state in state.zoneChangeToken = nil }
                 }
                 emit(.changeTokenExpired, &report)
                 continue
@@ -57,8 +56,8 @@ extension SyncEngine {
             } catch {
                 throw stop(for: error)
             }
-            let applied = try transaction(cycle) { state in
-                try self.apply(page, user: user, reconciling: reconciling, state)
+            let applied = try transaction(cycle) { transaction, state in
+                try self.apply(page, user: user, reconciling: reconciling, transaction, &state)
             }
             report.fetchedModifications += applied.modifications
             report.fetchedDeletions += applied.deletions
@@ -91,7 +90,8 @@ extension SyncEngine {
 
     /// Applies one page and its token.
     private func apply(
-        _ page: RecordZoneChanges, user: UserRecordID, reconciling: Bool, _ state: SyncTransaction
+        _ page: RecordZoneChanges, user: UserRecordID, reconciling: Bool, _ state: SyncTransaction,
+        _ engineState: inout EngineState
     )
         throws -> AppliedPage
     {
@@ -159,21 +159,21 @@ extension SyncEngine {
             try state.deleteRecord(named: name)
             try state.removePendingChange(named: name, ifRevision: nil)
         }
-        try state.setState(.zoneToken, .blob(page.changeToken.bytes))
-        try state.add(applied.modifications, to: .fetchedModifications)
-        try state.add(applied.deletions, to: .fetchedDeletions)
-        try state.add(applied.conflicts.count, to: .conflictsResolved)
+        engineState.zoneChangeToken = page.changeToken
+        engineState.totals.fetchedModifications += applied.modifications
+        engineState.totals.fetchedDeletions += applied.deletions
+        engineState.totals.conflictsResolved += applied.conflicts.count
         if !page.moreComing {
-            if try state.integer(.requeueOnFullFetch) == 1 {
+            if engineState.requeueOnFullFetch {
                 // After a reset nothing is known to be synced: what the server lacks is sent, never deleted.
                 applied.requeued = try state.queueRecordsNotSeen(for: user).count
-                try state.setState(.requeueOnFullFetch, nil)
-                try state.setState(.reconcileOnFullFetch, nil)
+                engineState.requeueOnFullFetch = false
+                engineState.reconcileOnFullFetch = false
             } else if reconciling {
                 applied.reconciled = try state.deleteSyncedRecordsNotSeen(of: user).count
-                try state.setState(.reconcileOnFullFetch, nil)
+                engineState.reconcileOnFullFetch = false
             }
-            try state.setState(.initialFetchDone, .integer(1))
+            engineState.initialFetchDone = true
         }
         return applied
     }

@@ -24,17 +24,18 @@ extension SyncEngine {
             throw stop(for: error)
         }
         enum Binding: Sendable { case bound, newlyBound, changed }
-        let (binding, epoch) = try transaction { state -> (Binding, Int64) in
-            let epoch = try state.integer(.epoch)
-            switch try state.text(.boundUser).map(UserRecordID.init(recordName:)) {
-            case nil:
-                try state.setState(.boundUser, .text(user.recordName))
-                try state.adoptUnownedRecords(as: user)
-                return (.newlyBound, epoch)
-            case user?:
-                return (.bound, epoch)
-            case _?:
-                return (.changed, epoch)
+        let (binding, epoch) = try transaction { transaction -> (Binding, Int64) in
+            try transaction.updateEngineState { state in
+                switch state.boundUser {
+                case nil:
+                    state.boundUser = user
+                    try transaction.adoptUnownedRecords(as: user)
+                    return (.newlyBound, state.epoch)
+                case user?:
+                    return (.bound, state.epoch)
+                case _?:
+                    return (.changed, state.epoch)
+                }
             }
         }
         let cycle = CycleGuard(user: user, epoch: epoch)
@@ -51,7 +52,7 @@ extension SyncEngine {
         // The user's consent to upload again covers the deletion just read, if any; it is spent once the zone
         // exists again, so it cannot approve a deletion that happens later.
         if !isPlanted(.consentNeverSpent) {
-            try transaction(cycle) { try $0.setState(.reuploadConsent, nil) }
+            try transaction(cycle) { _, state in state.reuploadConsentCovers = 0 }
         }
         return cycle
     }
@@ -82,7 +83,7 @@ extension SyncEngine {
 
     /// Creates the engine's zone unless the store knows it exists.
     func ensureZone(for user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
-        let ready = try transaction { try $0.integer(.zoneReady) == 1 }
+        let ready = try transaction { try $0.engineState().zoneReady }
         guard !ready else { return }
         do {
             let outcome: Result<[RecordZone], CloudError> = await asRequest(for: user) {
@@ -96,7 +97,7 @@ extension SyncEngine {
         } catch {
             throw stop(for: error)
         }
-        try transaction { try $0.setState(.zoneReady, .integer(1)) }
+        try transaction { try $0.updateEngineState { $0.zoneReady = true } }
         emit(.zoneCreated(zoneID), &report)
     }
 
@@ -111,12 +112,13 @@ extension SyncEngine {
     /// beginning; deletions in it are of zones this store never held, and are ignored.
     private func readDatabaseChanges(_ cycle: CycleGuard, _ report: inout SyncReport) async throws(Stop) {
         let user = cycle.user
-        let freshStore = try transaction { state in
-            try state.bytes(.databaseToken) == nil && state.integer(.zoneReady) == 0
+        let freshStore = try transaction { transaction in
+            let state = try transaction.engineState()
+            return state.databaseChangeToken == nil && !state.zoneReady
         }
         var expired = 0
         while true {
-            let token = try transaction { try $0.bytes(.databaseToken).map(ChangeToken.init(bytes:)) }
+            let token = try transaction { try $0.engineState().databaseChangeToken }
             let page: DatabaseChanges
             try checkStillWanted()
             do {
@@ -130,7 +132,7 @@ extension SyncEngine {
                 page = try log(.databaseChanges, outcome, &report).get()
             } catch  where error.code == .changeTokenExpired && expired < 3 {
                 expired += 1
-                try transaction { try $0.setState(.databaseToken, nil) }
+                try transaction { try $0.updateEngineState { $0.databaseChangeToken = nil } }
                 continue
             } catch {
                 throw stop(for: error)
@@ -138,26 +140,23 @@ extension SyncEngine {
             // Every deletion of the zone in this page, in order; the last says whether it went with the account's keys.
             let deletions = freshStore ? [] : page.deletions.filter { $0.zoneID == zoneID }
             let keysReset = deletions.last?.reason == .encryptedDataReset
-            let handled = try transaction(cycle) { state -> Bool in
+            let handled = try transaction(cycle) { transaction, state -> Bool in
                 if !deletions.isEmpty {
                     // After an encrypted-data reset the user deleted nothing: their keys were reset and the server
                     // lost what it held, so this device uploads everything again (as CKSyncEngine's guidance says).
                     // Any other deletion needs the user's consent given after the device learned of it: a consent
                     // covers the deletions known when it was given, never one that happened after.
-                    if !keysReset {
-                        let covered = try state.integer(.reuploadConsent)
-                        if deletions.count > covered {
-                            try state.setState(.deletionsLearned, .integer(Int64(deletions.count)))
-                            return false
-                        }
+                    if !keysReset && deletions.count > state.reuploadConsentCovers {
+                        state.deletionsLearned = deletions.count
+                        return false
                     }
-                    try Self.prepareReupload(state, user: user)
+                    try Self.prepareReupload(transaction, &state, user: user)
                     if !self.isPlanted(.consentNeverSpent) {
-                        try state.setState(.reuploadConsent, nil)
-                        try state.setState(.deletionsLearned, nil)
+                        state.reuploadConsentCovers = 0
+                        state.deletionsLearned = 0
                     }
                 }
-                try state.setState(.databaseToken, .blob(page.changeToken.bytes))
+                state.databaseChangeToken = page.changeToken
                 return true
             }
             if keysReset && handled { emit(.encryptedDataReset(zoneID), &report) }
@@ -172,34 +171,24 @@ extension SyncEngine {
 
     /// With the user's consent after the zone was deleted: forget the server's state and queue every record of
     /// this device (that may go to `user`) for upload into a zone created anew.
-    static func prepareReupload(_ state: SyncTransaction, user: UserRecordID) throws {
-        try state.queueEverythingForUpload(to: user)
-        try state.setState(.zoneToken, nil)
-        try state.setState(.zoneReady, nil)
-        try state.setState(.reconcileOnFullFetch, nil)
-        try endPersistentPause(state)
-    }
-
-    /// Ends the pause the engine recorded, and the last outcome that reported it: a status read before the next
-    /// cycle ends (or after a crash inside it) must not show a pause whose cause the user has ended.
-    static func endPersistentPause(_ state: SyncTransaction) throws {
-        let pause = try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:))
-        try state.setState(.pauseReason, nil)
-        if let pause, try state.text(.lastOutcome) == EngineOutcome.paused(pause).encoded {
-            try state.setState(.lastOutcome, nil)
-        }
+    static func prepareReupload(_ transaction: SyncTransaction, _ state: inout EngineState, user: UserRecordID) throws {
+        try transaction.queueEverythingForUpload(to: user)
+        state.zoneChangeToken = nil
+        state.zoneReady = false
+        state.reconcileOnFullFetch = false
+        state.endPersistentPause()
     }
 
     /// The zone is gone although the store knew it (a call said `zoneNotFound` or `userDeletedZone`): the same
     /// policy as a deletion read from database changes. Without consent, pause; with it, re-upload.
     func zoneVanished(_ cycle: CycleGuard, _ report: inout SyncReport) async throws(Stop) {
-        let consent = try transaction(cycle) { state -> Bool in
-            guard try state.integer(.reuploadConsent) >= 1 else {
+        let consent = try transaction(cycle) { transaction, state -> Bool in
+            guard state.reuploadConsent else {
                 // Learned here, not from database changes: a consent given from now on covers it.
-                try state.setState(.deletionsLearned, .integer(max(1, try state.integer(.deletionsLearned))))
+                state.deletionsLearned = max(1, state.deletionsLearned)
                 return false
             }
-            try Self.prepareReupload(state, user: cycle.user)
+            try Self.prepareReupload(transaction, &state, user: cycle.user)
             return true
         }
         guard consent else {
@@ -216,23 +205,22 @@ extension SyncEngine {
     /// Only a `sync on` made after the device learned of the deletion is consent: an earlier toggle was made before
     /// the user deleted their data, and can never approve putting it back.
     public func userTurnedSyncOn() throws(StoreError) {
-        try store.syncTransaction { state in
-            let pause = try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:))
-            if pause == .userDeletedZone || self.isPlanted(.earlyToggleConsents) {
-                // The consent covers the deletions this device knows of now, and no later one.
-                let learned = max(1, try state.integer(.deletionsLearned))
-                try state.setState(.reuploadConsent, .integer(learned))
-                // Queued now, not at the next cycle, so the status counts what is owed to iCloud from the moment
-                // the user consents (the cycle that re-creates the zone queues the same records again, harmlessly).
-                if pause == .userDeletedZone, let bound = try state.text(.boundUser) {
-                    try state.queueEverythingForUpload(to: UserRecordID(recordName: bound))
+        try store.syncTransaction { transaction in
+            try transaction.updateEngineState { state in
+                let pause = state.pause
+                if pause == .userDeletedZone || self.isPlanted(.earlyToggleConsents) {
+                    // The consent covers the deletions this device knows of now, and no later one.
+                    state.reuploadConsentCovers = max(1, state.deletionsLearned)
+                    // Queued now, not at the next cycle, so the status counts what is owed to iCloud from the moment
+                    // the user consents (the cycle that re-creates the zone queues the same records again, harmlessly).
+                    if pause == .userDeletedZone, let bound = state.boundUser {
+                        try transaction.queueEverythingForUpload(to: bound)
+                    }
                 }
+                if pause == .userDeletedZone || pause == .quotaExceeded { state.endPersistentPause() }
+                state.nextAttempt = nil
+                state.retryAttempt = 0
             }
-            if pause == .userDeletedZone || pause == .quotaExceeded {
-                try Self.endPersistentPause(state)
-            }
-            try state.setState(.nextAttemptAt, nil)
-            try state.setState(.retryAttempt, nil)
         }
     }
 }

@@ -15,16 +15,10 @@ extension SyncEngine {
     /// - Parameter store: The user-created store.
     /// - Throws: `StoreError` when the store cannot be written.
     public static func resetBookkeeping(of store: RecordStore<UserCreated>) throws(StoreError) {
-        let dropped: [SyncStateKey] = [
-            .boundUser, .zoneReady, .zoneToken, .databaseToken, .reconcileOnFullFetch, .initialFetchDone,
-            .lastOutcome, .lastError, .lastAttemptAt, .nextAttemptAt, .retryAttempt, .batchSize, .batchStreak,
-        ]
-        try store.syncTransaction { state in
-            for key in dropped { try state.setState(key, nil) }
-            try state.setState(.epoch, .integer(try state.integer(.epoch) + 1))
-            try state.clearServerFields()
-            try state.clearSeenRecords()
-            try state.setState(.requeueOnFullFetch, .integer(1))
+        try store.syncTransaction { transaction in
+            try transaction.updateEngineState { state in state = state.afterReset() }
+            try transaction.clearServerFields()
+            try transaction.clearSeenRecords()
         }
     }
 }

@@ -25,7 +25,7 @@ extension SyncEngine {
         let limits = CloudLimits.cloudKit
         var batchLimit =
             isPlanted(.forgetsBatchSize)
-            ? limits.maximumItemsPerRequest : try transaction(cycle) { try Self.batchSize(in: $0, limits: limits) }
+            ? limits.maximumItemsPerRequest : try transaction(cycle) { _, state in state.batchSize(limits: limits) }
         var setAside = Set<String>()
         // The failure of a change set aside: the only thing that can leave the cycle unfinished. A batch refused
         // because another item of it conflicted is not one: its items are sent again in the next round.
@@ -37,9 +37,10 @@ extension SyncEngine {
         // rest wait for the next cycle, due at once): its request log, which names every item, stays bounded.
         while rounds < 10_000 && itemsSent < maximumItemsPerCycle {
             rounds += 1
-            let batch = try transaction(cycle) { state in
+            let batch = try transaction(cycle) { transaction, _ in
                 try self.nextBatch(
-                    user: user, itemLimit: batchLimit, byteLimit: limits.maximumRequestBytes, skipping: setAside, state)
+                    user: user, itemLimit: batchLimit, byteLimit: limits.maximumRequestBytes, skipping: setAside,
+                    transaction)
             }
             for (name, type) in batch.refused { emit(.refusedToSend(recordName: name, recordType: type), &report) }
             if batch.items.isEmpty { break }
@@ -86,9 +87,9 @@ extension SyncEngine {
                 batchLimit = smaller
                 // Kept with the engine's state: a server whose limit stays low costs one series of refusals, not
                 // one per round or per cycle.
-                try transaction(cycle) { state in
-                    try state.setState(.batchSize, .integer(Int64(smaller)))
-                    try state.setState(.batchStreak, nil)
+                try transaction(cycle) { _, state in
+                    state.reducedBatchSize = smaller
+                    state.batchStreak = 0
                 }
                 continue
             } catch  where error.code == .limitExceeded {
@@ -99,10 +100,13 @@ extension SyncEngine {
             } catch {
                 throw stop(for: error)
             }
-            let outcome = try transaction(cycle) { state in
-                let outcome = try self.apply(result, of: batch.items, state)
+            let outcome = try transaction(cycle) { transaction, state in
+                let outcome = try self.apply(result, of: batch.items, transaction)
+                state.totals.sentSaves += outcome.saves
+                state.totals.sentDeletes += outcome.deletes
+                state.totals.conflictsResolved += outcome.conflicts.count
                 if !self.isPlanted(.forgetsBatchSize) {
-                    batchLimit = try Self.noteAcceptedRequest(in: state, limits: limits)
+                    batchLimit = Self.noteAcceptedRequest(&state, limits: limits)
                 }
                 return outcome
             }
@@ -141,26 +145,20 @@ extension SyncEngine {
     /// low for a while is probed again now and then, at the cost of one refused request.
     static let acceptedRequestsBeforeGrowing = 10
 
-    /// The batch size in use, from the engine's state.
-    static func batchSize(in state: SyncTransaction, limits: CloudLimits) throws -> Int {
-        let stored = try state.integer(.batchSize)
-        return stored > 0 ? Int(min(stored, Int64(limits.maximumItemsPerRequest))) : limits.maximumItemsPerRequest
-    }
-
     /// Counts an accepted request and grows the batch size after enough of them.
     ///
     /// - Returns: The batch size to use next.
-    static func noteAcceptedRequest(in state: SyncTransaction, limits: CloudLimits) throws -> Int {
-        let size = try batchSize(in: state, limits: limits)
+    static func noteAcceptedRequest(_ state: inout EngineState, limits: CloudLimits) -> Int {
+        let size = state.batchSize(limits: limits)
         guard size < limits.maximumItemsPerRequest else { return size }
-        let streak = try state.integer(.batchStreak) + 1
+        let streak = state.batchStreak + 1
         if streak < acceptedRequestsBeforeGrowing {
-            try state.setState(.batchStreak, .integer(streak))
+            state.batchStreak = streak
             return size
         }
         let grown = min(limits.maximumItemsPerRequest, size * 2)
-        try state.setState(.batchSize, grown == limits.maximumItemsPerRequest ? nil : .integer(Int64(grown)))
-        try state.setState(.batchStreak, nil)
+        state.reducedBatchSize = grown == limits.maximumItemsPerRequest ? nil : grown
+        state.batchStreak = 0
         return grown
     }
 
@@ -234,7 +232,7 @@ extension SyncEngine {
         var pause: Stop?
     }
 
-    /// Applies a modify request's results to the store, in one transaction.
+    /// Applies a modify request's results to the store, in one transaction (the caller counts them in the totals).
     private func apply(_ result: ModifyResult, of items: [Outgoing], _ state: SyncTransaction) throws -> SendOutcome {
         var outcome = SendOutcome()
         for item in items {
@@ -291,9 +289,6 @@ extension SyncEngine {
             }
             classify(failure, name: name, &outcome)
         }
-        try state.add(outcome.saves, to: .sentSaves)
-        try state.add(outcome.deletes, to: .sentDeletes)
-        try state.add(outcome.conflicts.count, to: .conflictsResolved)
         return outcome
     }
 

@@ -114,23 +114,32 @@ public final class SyncEngine: Sendable {
         try? store.syncSnapshot { state in try Self.nextRun(state, now: self.clock.now()) }
     }
 
-    static func nextRun(_ state: SyncTransaction, now: Date) throws -> Date? {
-        if try state.text(.pauseReason) != nil { return nil }
-        if let outcome = try state.text(.lastOutcome).flatMap(EngineOutcome.init(encoded:)) {
-            switch outcome {
-            case .retrying, .paused(.accountTemporarilyUnavailable), .paused(.noAccount):
-                return try state.date(.nextAttemptAt) ?? now
-            case .paused, .accountUnusable: return nil
-            case .succeeded: break
-            }
+    static func nextRun(_ transaction: SyncTransaction, now: Date) throws -> Date? {
+        let state = try transaction.engineState()
+        if state.pause != nil { return nil }
+        switch state.lastOutcome {
+        case .retrying?, .paused(.accountTemporarilyUnavailable)?, .paused(.noAccount)?: return state.nextAttempt ?? now
+        case .paused?, .accountUnusable?: return nil
+        case .succeeded?, nil: break
         }
-        let bound = try state.text(.boundUser).map(UserRecordID.init(recordName:))
-        return try state.sendablePendingCount(for: bound) > 0 ? now : nil
+        return try transaction.sendablePendingCount(for: state.boundUser) > 0 ? now : nil
     }
 
     /// The engine's state, as the status and the host read it.
+    ///
+    /// - Returns: The state, as last committed.
+    /// - Throws: `StoreError` when the store cannot be read, or `damagedFile` for a value the engine never writes.
     public func state() throws(StoreError) -> EngineState {
         try EngineState.read(from: store)
+    }
+
+    /// How many changes wait to be sent to the bound account: changes written under another account wait for that
+    /// one and are not counted (with no account bound yet, every change counts).
+    ///
+    /// - Returns: The number of changes.
+    /// - Throws: `StoreError` when the store cannot be read, or `damagedFile` for a value the engine never writes.
+    public func pendingChangeCount() throws(StoreError) -> Int {
+        try EngineState.readWithPendingCount(from: store).pendingChanges
     }
 
     // MARK: The cycle
@@ -200,9 +209,10 @@ public final class SyncEngine: Sendable {
     /// Why the cycle should not run now, or `nil` to run.
     private func skipReason(force: Bool) throws(Stop) -> CycleSkipReason? {
         do {
-            return try store.syncSnapshot { state -> CycleSkipReason? in
-                switch try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:)) {
-                case .userDeletedZone? where try !force && state.integer(.reuploadConsent) == 0:
+            return try store.syncSnapshot { transaction -> CycleSkipReason? in
+                let state = try transaction.engineState()
+                switch state.pause {
+                case .userDeletedZone? where !force && !state.reuploadConsent:
                     // A forced sync still reads the database changes: they say whether the zone went with the
                     // account's keys (re-uploaded at once) or by the user (paused again, nothing sent).
                     return .paused(.userDeletedZone)
@@ -213,9 +223,7 @@ public final class SyncEngine: Sendable {
                 default:
                     break
                 }
-                if !force, let next = try state.date(.nextAttemptAt), next > self.clock.now(),
-                    try state.text(.lastOutcome) != EngineOutcome.succeeded.encoded
-                {
+                if !force, let next = state.nextAttempt, next > self.clock.now(), state.lastOutcome != .succeeded {
                     return .notDue(until: next)
                 }
                 return nil
@@ -255,10 +263,12 @@ public final class SyncEngine: Sendable {
         case .accountUnusable(let reason):
             // Recorded so that the engine stops asking to run until the account changes; the user's consent to
             // re-upload is spent, as it was given for another account state.
-            try? store.syncTransaction { state in
-                try state.setState(.lastOutcome, .text(EngineOutcome.accountUnusable(reason).encoded))
-                try state.setState(.nextAttemptAt, nil)
-                try state.setState(.reuploadConsent, nil)
+            try? store.syncTransaction { transaction in
+                try transaction.updateEngineState { state in
+                    state.lastOutcome = .accountUnusable(reason)
+                    state.nextAttempt = nil
+                    state.reuploadConsentCovers = 0
+                }
             }
             report.outcome = .paused(reason)
             emit(.paused(reason), &report)
@@ -267,9 +277,11 @@ public final class SyncEngine: Sendable {
         case .pause(var reason, let persistent, let message):
             // Planted: a deleted zone recorded as a full iCloud, however the engine learned of it.
             if reason == .userDeletedZone && isPlanted(.wrongPauseReason) { reason = .quotaExceeded }
-            try? store.syncTransaction { state in
-                if persistent { try state.setState(.pauseReason, .text(reason.rawValue)) }
-                try state.setState(.lastError, .text(message))
+            try? store.syncTransaction { transaction in
+                try transaction.updateEngineState { state in
+                    if persistent { state.pause = reason }
+                    state.lastError = message
+                }
             }
             // A server that says the account is unusable (9, 36) while the device says otherwise is retried on the
             // backoff schedule; a pause the user must end is not.
@@ -287,29 +299,30 @@ public final class SyncEngine: Sendable {
         var scheduled: Date?
         var resumed = false
         do {
-            try store.syncTransaction { state in
-                try state.setState(.lastOutcome, .text(outcome.encoded))
-                try state.setState(.lastAttemptAt, .real(now.timeIntervalSinceReferenceDate))
-                switch outcome {
-                case .succeeded:
-                    try state.setState(.retryAttempt, nil)
-                    try state.setState(.nextAttemptAt, nil)
-                    try state.setState(.lastError, nil)
-                    let pause = try state.text(.pauseReason).flatMap(PauseReason.init(rawValue:))
-                    if pause == .quotaExceeded || pause == .containerUnusable {
-                        try state.setState(.pauseReason, nil)
-                        resumed = true
+            try store.syncTransaction { transaction in
+                try transaction.updateEngineState { state in
+                    state.lastOutcome = outcome
+                    state.lastAttempt = now
+                    switch outcome {
+                    case .succeeded:
+                        state.retryAttempt = 0
+                        state.nextAttempt = nil
+                        state.lastError = nil
+                        if state.pause == .quotaExceeded || state.pause == .containerUnusable {
+                            state.pause = nil
+                            resumed = true
+                        }
+                    case .retrying, .paused(.accountTemporarilyUnavailable), .paused(.noAccount):
+                        let attempt = state.retryAttempt + 1
+                        let next = now.addingTimeInterval(
+                            self.retryPolicy.delay(attempt: attempt, retryAfter: error?.retryAfter))
+                        state.retryAttempt = attempt
+                        state.nextAttempt = next
+                        if let error { state.lastError = error.description }
+                        scheduled = next
+                    case .paused, .accountUnusable:
+                        state.nextAttempt = nil
                     }
-                case .retrying, .paused(.accountTemporarilyUnavailable), .paused(.noAccount):
-                    let attempt = Int(try state.integer(.retryAttempt)) + 1
-                    let next = now.addingTimeInterval(
-                        self.retryPolicy.delay(attempt: attempt, retryAfter: error?.retryAfter))
-                    try state.setState(.retryAttempt, .integer(Int64(attempt)))
-                    try state.setState(.nextAttemptAt, .real(next.timeIntervalSinceReferenceDate))
-                    if let error { try state.setState(.lastError, .text(error.description)) }
-                    scheduled = next
-                case .paused, .accountUnusable:
-                    try state.setState(.nextAttemptAt, nil)
                 }
             }
         } catch {
@@ -378,18 +391,20 @@ public final class SyncEngine: Sendable {
     }
 
     /// Runs a store transaction of the cycle `cycle`, which goes ahead only while the store is still in the epoch
-    /// and bound to the account the cycle started with.
+    /// and bound to the account the cycle started with. The engine's state, read once to check that, is `body`'s
+    /// to change; the fields it changed are written with the rest of the transaction.
     func transaction<T: Sendable>(
-        _ cycle: CycleGuard, _ body: (SyncTransaction) throws -> T
+        _ cycle: CycleGuard, _ body: (SyncTransaction, inout EngineState) throws -> T
     ) throws(Stop) -> T {
-        try transaction { state in
-            if !isPlanted(.cycleSurvivesStartFresh) {
-                let bound = try state.text(.boundUser)
-                if try state.integer(.epoch) != cycle.epoch || bound != cycle.user.recordName {
-                    throw CycleInterrupted(reason: .storeStartedAfresh)
+        try transaction { transaction in
+            try transaction.updateEngineState { state in
+                if !isPlanted(.cycleSurvivesStartFresh) {
+                    if state.epoch != cycle.epoch || state.boundUser != cycle.user {
+                        throw CycleInterrupted(reason: .storeStartedAfresh)
+                    }
                 }
+                return try body(transaction, &state)
             }
-            return try body(state)
         }
     }
 
@@ -399,93 +414,5 @@ public final class SyncEngine: Sendable {
     /// went off cannot be in a batch read before it, and a batch read after it is never sent.
     func checkStillWanted() throws(Stop) {
         if !isPlanted(.uploadsAfterSyncOff) && !isSyncWanted() { throw .stopped(.syncTurnedOff) }
-    }
-}
-
-/// The engine's state, read from the store.
-public struct EngineState: Sendable, Hashable {
-    /// The account the store mirrors, once bound.
-    public let boundUser: UserRecordID?
-    /// A pause that lasts until the user acts.
-    public let pause: PauseReason?
-    /// How the last attempt ended.
-    public let lastOutcome: EngineOutcome?
-    /// The last failure, in words.
-    public let lastError: String?
-    /// When the engine tries again after a failure.
-    public let nextAttempt: Date?
-    /// When the last attempt ended.
-    public let lastAttempt: Date?
-    /// Whether a complete fetch has finished since binding.
-    public let initialFetchDone: Bool
-    /// Changes waiting to be sent to the bound account (changes written under another account wait for that one and
-    /// are not counted).
-    public let pendingChanges: Int
-    /// The zone change token, opaque; `nil` before the first page (or after it expired or was reset).
-    public let zoneChangeToken: [UInt8]?
-    /// The database change token, opaque; `nil` before the first read.
-    public let databaseChangeToken: [UInt8]?
-    /// Whether the store knows its zone exists.
-    public let zoneReady: Bool
-    /// Whether the user's consent to upload again after a deletion of the app's iCloud data is waiting to be used.
-    public let reuploadConsent: Bool
-    /// The most records a modify request carries now (400, or less after `limitExceeded`).
-    public let batchSize: Int
-
-    /// Saves the server accepted, since the store was created.
-    public let sentSaves: Int
-    /// Deletions the server accepted, since the store was created.
-    public let sentDeletes: Int
-    /// Created or changed records fetched and applied, since the store was created.
-    public let fetchedModifications: Int
-    /// Deletions fetched and applied, since the store was created.
-    public let fetchedDeletions: Int
-    /// Conflicts resolved, since the store was created.
-    public let conflictsResolved: Int
-
-    /// Reads the engine's state from a store on one snapshot.
-    ///
-    /// - Throws: ``StoreError``: `damagedFile`, naming the store, for a value the engine never writes.
-    static func read(from store: RecordStore<UserCreated>) throws(StoreError) -> EngineState {
-        do {
-            // Read again only once something was committed: every status and every cycle reads it.
-            return try store.syncSnapshot(memoizedAs: "EngineState") { state in
-                try EngineState(state.readingAllState())
-            }
-        } catch  where error.code == .damagedFile && !error.description.contains(store.path) {
-            throw StoreError(.damagedFile, "\(store.path) (it was left unchanged)", underlying: error)
-        }
-    }
-
-    init(_ state: SyncTransaction) throws {
-        boundUser = try state.text(.boundUser).map(UserRecordID.init(recordName:))
-        // A value the engine never writes is damage: refused, never read as "no pause" or "no outcome".
-        let pauseText = try state.text(.pauseReason)
-        pause = pauseText.flatMap(PauseReason.init(rawValue:))
-        if let pauseText, pause == nil {
-            throw StoreError(
-                .damagedFile, "the store's pause_reason is \"\(pauseText.prefix(40))\", which is no pause reason")
-        }
-        let outcomeText = try state.text(.lastOutcome)
-        lastOutcome = outcomeText.flatMap(EngineOutcome.init(encoded:))
-        if let outcomeText, lastOutcome == nil {
-            throw StoreError(
-                .damagedFile, "the store's last_outcome is \"\(outcomeText.prefix(40))\", which is no outcome")
-        }
-        lastError = try state.text(.lastError)
-        nextAttempt = try state.date(.nextAttemptAt)
-        lastAttempt = try state.date(.lastAttemptAt)
-        initialFetchDone = try state.integer(.initialFetchDone) == 1
-        pendingChanges = try state.sendablePendingCount(for: boundUser)
-        zoneChangeToken = try state.bytes(.zoneToken)
-        databaseChangeToken = try state.bytes(.databaseToken)
-        zoneReady = try state.integer(.zoneReady) == 1
-        reuploadConsent = try state.integer(.reuploadConsent) > 0
-        batchSize = try SyncEngine.batchSize(in: state, limits: .cloudKit)
-        sentSaves = Int(try state.integer(.sentSaves))
-        sentDeletes = Int(try state.integer(.sentDeletes))
-        fetchedModifications = Int(try state.integer(.fetchedModifications))
-        fetchedDeletions = Int(try state.integer(.fetchedDeletions))
-        conflictsResolved = Int(try state.integer(.conflictsResolved))
     }
 }

@@ -13,7 +13,7 @@ struct SyncEngineBacklogTests {
         try world.addDevice("phone", account: "alice", sync: true)
         let phone = try world.launch("phone")
         for mood in 0..<10 { try phone.checkIn(Int64(mood % 5)) }
-        try phone.stores.userCreated.syncTransaction { try $0.setState(.batchSize, .integer(4)) }
+        try phone.stores.userCreated.syncTransaction { try $0.updateEngineState { $0.reducedBatchSize = 4 } }
         let app = try #require(phone.engine)
         let engine = SyncEngine(
             store: phone.stores.userCreated, container: app.container, zoneID: app.zoneID, clock: app.clock,

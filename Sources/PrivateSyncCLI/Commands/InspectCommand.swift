@@ -60,8 +60,8 @@ struct InspectCommand: RunnableCommand {
             boundUser = state.boundUser?.recordName
             self.zone = zone
             zoneReady = state.zoneReady
-            zoneChangeToken = hex(state.zoneChangeToken)
-            databaseChangeToken = hex(state.databaseChangeToken)
+            zoneChangeToken = hex(state.zoneChangeToken?.bytes)
+            databaseChangeToken = hex(state.databaseChangeToken?.bytes)
             reuploadConsent = state.reuploadConsent
             pause = state.pause?.rawValue
             lastOutcome = state.lastOutcome?.encoded

@@ -1,0 +1,126 @@
+public import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// The sync engine's state: the account the store mirrors, where its fetches ended, the retry schedule, a pause, the
+/// user's consent, the totals.
+///
+/// The engine owns it and is the only one to change it; the user-created store keeps it (one row per field that is
+/// not at its default, in the store's `sync_state` table) and writes it in the same transaction as the records it
+/// describes, so a crash at any point loses nothing and duplicates nothing. Hosts read it with
+/// ``SyncEngine/state()`` or ``LaunchedApp/engineState()``.
+public struct EngineState: Sendable, Hashable {
+    // MARK: The account and the zone
+
+    /// The account the store mirrors; `nil` until the first sync binds it.
+    public package(set) var boundUser: UserRecordID?
+    /// Whether the store knows its zone exists in the bound account's database.
+    public package(set) var zoneReady = false
+    /// Where the last zone fetch ended; `nil` before the first page (or after the token expired or was reset).
+    public package(set) var zoneChangeToken: ChangeToken?
+    /// Where the last read of database changes ended; `nil` before the first read.
+    public package(set) var databaseChangeToken: ChangeToken?
+    /// Whether the fetch from no token under way must end by deleting the synced records the server no longer has.
+    package var reconcileOnFullFetch = false
+    /// Whether the next full fetch must end by queuing the records the server did not return (set by a reset of
+    /// the bookkeeping, after which nothing is known to be synced).
+    package var requeueOnFullFetch = false
+    /// Whether a complete fetch has finished since the store was bound.
+    public package(set) var initialFetchDone = false
+
+    // MARK: Pause and consent
+
+    /// A pause that lasts until the user acts (`userDeletedZone`, `quotaExceeded`, `containerUnusable`).
+    public package(set) var pause: PauseReason?
+    /// How many deletions of the zone the user's consent to upload again covers: those this device knew of when the
+    /// user turned sync on. 0 when no consent waits to be used.
+    package var reuploadConsentCovers = 0
+    /// How many deletions of the zone, counted from the kept database token, this device has learned of: what a
+    /// consent given now covers.
+    package var deletionsLearned = 0
+
+    // MARK: The last attempt and the retry schedule
+
+    /// How the last attempt ended.
+    public package(set) var lastOutcome: EngineOutcome?
+    /// The last failure, in words.
+    public package(set) var lastError: String?
+    /// When the last attempt ended.
+    public package(set) var lastAttempt: Date?
+    /// The earliest time the engine tries again after a failure.
+    public package(set) var nextAttempt: Date?
+    /// Consecutive failures worth retrying, for the backoff.
+    package var retryAttempt = 0
+
+    // MARK: Totals, epoch, batch size
+
+    /// What the engine moved since the store was created.
+    public package(set) var totals = EngineTotals()
+    /// Advanced each time the store starts afresh or its bookkeeping is reset: a cycle that began in an earlier
+    /// epoch applies nothing more.
+    package var epoch: Int64 = 0
+    /// The records per modify request after the server refused a larger request (`limitExceeded`); `nil` for
+    /// CloudKit's limit.
+    package var reducedBatchSize: Int?
+    /// Modify requests accepted in a row at the reduced batch size; after enough of them the size grows back.
+    package var batchStreak = 0
+
+    /// The state of a store the engine has never run on.
+    package init() {}
+
+    /// Whether the user's consent to upload again after a deletion of the app's iCloud data waits to be used.
+    public var reuploadConsent: Bool { reuploadConsentCovers > 0 }
+
+    /// The most records a modify request carries now: CloudKit's 400, or less after `limitExceeded`.
+    public var batchSize: Int { batchSize(limits: .cloudKit) }
+
+    /// The most records a modify request carries now, within `limits`.
+    ///
+    /// - Parameter limits: The container's limits.
+    /// - Returns: The reduced batch size, or the limit's when none is kept (never more than the limit's).
+    package func batchSize(limits: CloudLimits) -> Int {
+        reducedBatchSize.map { min($0, limits.maximumItemsPerRequest) } ?? limits.maximumItemsPerRequest
+    }
+
+    // MARK: Operations
+
+    /// The state after a reset of the engine's bookkeeping (``SyncEngine/resetBookkeeping(of:)``): the account
+    /// binding, the tokens, the retry schedule and the batch size go; a pause the user must end, the user's
+    /// consent (and the deletions it may cover) and the totals stay. The epoch advances, so a cycle in flight stops,
+    /// and the next full fetch queues what the server did not return.
+    ///
+    /// - Returns: The state to save.
+    package func afterReset() -> EngineState {
+        var next = EngineState()
+        next.pause = pause
+        next.reuploadConsentCovers = reuploadConsentCovers
+        next.deletionsLearned = deletionsLearned
+        next.totals = totals
+        next.epoch = epoch + 1
+        next.requeueOnFullFetch = true
+        return next
+    }
+
+    /// The state after the store started afresh for the signed-in account (``LaunchedApp/startFreshForSignedInAccount()``):
+    /// everything but the totals goes, and the epoch advances, so a cycle still running for the previous account
+    /// applies nothing more.
+    ///
+    /// - Returns: The state to save.
+    package func afterStartFresh() -> EngineState {
+        var next = EngineState()
+        next.totals = totals
+        next.epoch = epoch + 1
+        return next
+    }
+
+    /// Ends the pause the engine recorded, and the last outcome that reported it: a status read before the next
+    /// cycle ends (or after a crash inside it) must not show a pause whose cause the user has ended.
+    package mutating func endPersistentPause() {
+        if let pause, lastOutcome == .paused(pause) { lastOutcome = nil }
+        pause = nil
+    }
+}

@@ -171,6 +171,7 @@ public final class Simulation {
     /// - Parameter options: The seed and the run's shape.
     /// - Returns: What happened, and the first invariant broken, if any.
     public static func run(_ options: SimulationOptions) async -> SimulationResult {
+        _ = SimulationAllocator.configured
         let simulation: Simulation
         do {
             simulation = try Simulation(options)

@@ -27,6 +27,7 @@ package struct Argument<Value>: DeclaredMember {
         self.isVariadic = false
         self.allowedValues = parser.allowedValues
         self.convert = { (values, name) throws(ValueError) in try parser.parse(values.first ?? "", as: name) }
+        MemberRegistration.register(self)
     }
 
     /// A variadic argument: one or more values.
@@ -41,6 +42,7 @@ package struct Argument<Value>: DeclaredMember {
             for text in values { parsed.append(try parser.parse(text, as: name)) }
             return parsed
         }
+        MemberRegistration.register(self)
     }
 
     func declaration(label: String) -> Declaration {

@@ -21,6 +21,7 @@ package struct Flag: DeclaredMember {
     package init(name: String? = nil, help: String) {
         self.name = name
         self.help = help
+        MemberRegistration.register(self)
     }
 
     func declaration(label: String) -> Declaration {

@@ -34,6 +34,7 @@ package struct Option<Value>: DeclaredMember {
         self.isRepeatable = isRepeatable
         self.allowedValues = allowedValues
         self.convert = convert
+        MemberRegistration.register(self)
     }
 
     func declaration(label: String) -> Declaration {

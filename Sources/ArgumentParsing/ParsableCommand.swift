@@ -2,7 +2,8 @@
 /// in swift-argument-parser: parsing, validation and help come from those declarations, and each value arrives in its
 /// property, typed.
 ///
-/// Declarations are found by reflection on a fresh instance, in the order they are written; an option's or a flag's
+/// Declarations are found on a fresh instance, in the order they are written (each registers itself as it is made,
+/// and its property's name is read from the type's field records); an option's or a flag's
 /// name is its property's, in kebab case (`sendOnly` is `--send-only`), unless it names itself.
 package protocol ParsableArguments {
     /// An instance with every declaration and no value yet; ``ArgumentParser`` fills the values in.
@@ -33,9 +34,9 @@ extension ParsableArguments {
     /// - Returns: The instance, every value in place.
     /// - Throws: ``ValueError`` for the first value its declaration's ``ValueParser`` refuses.
     static func decode(from parsed: ParsedCommand) throws(ValueError) -> Self {
-        let instance = Self()
+        let (instance, members) = Declarations.members(of: Self.self)
         var position = 0
-        for (label, member) in Declarations.members(of: instance) {
+        for (label, member) in members {
             switch member.declaration(label: label) {
             case .argument(let spec):
                 let values =

@@ -41,7 +41,7 @@ struct CLI {
             let global = try parsed.decode(GlobalOptions.self)
             let home = try HomePath.normalize(
                 global.home ?? ProcessEnvironment.value(of: "PRIVATESYNC_HOME") ?? "./.privatesync")
-            guard let command = try parsed.decodeCommand() as? any RunnableCommand else {
+            guard let command = try RunnableCommands.decode(parsed) else {
                 throw CLIError(.internalError, "no handler for '\(parser.displayName(parsed.path))'")
             }
             try command.validate()

@@ -37,40 +37,46 @@ extension Simulation {
             // A race set up by two edits of one record: the other device's cycle lands between this one's fetch and
             // its send, so the send meets a conflict.
             pendingRace = nil
-            depth += 1
-            defer { depth -= 1 }
-            result.interleavings += 1
-            trace("\(name): before its \(call), meanwhile:")
-            mark(.world, name, "before its \(call), meanwhile:")
-            return await sync(other, force: true, why: "racing")
+            return await meanwhile(name, call) { await sync(other, force: true, why: "racing") }
         }
         if call == "recordZoneChanges", random.chance(0.04) {
             // The user deletes the app's data after the cycle read the database's changes and before it fetches
             // the zone's: the fetch itself meets the deletion.
-            depth += 1
-            defer { depth -= 1 }
-            result.interleavings += 1
-            trace("\(name): before its \(call), meanwhile:")
-            mark(.world, name, "before its \(call), meanwhile:")
-            return await userDeletesAppData(caller)
+            return await meanwhile(name, call) { await userDeletesAppData(caller) }
         }
         if call == "recordZoneChanges response", random.chance(0.04) {
             // The user switches account and starts afresh after the fetch returned and before the cycle applied
             // it: the old cycle's page, of the previous account, must never reach the fresh store (behaviour 2).
-            depth += 1
-            defer { depth -= 1 }
-            result.interleavings += 1
-            trace("\(name): before its \(call), meanwhile:")
-            mark(.world, name, "before its \(call), meanwhile:")
-            return await switchAccountAndStartFresh(caller)
+            return await meanwhile(name, call) { await switchAccountAndStartFresh(caller) }
         }
         guard random.chance(Self.interleavingRate) else { return }
+        let target = random.chance(0.6) ? caller : devices[Int(random.next() % UInt64(devices.count))]
+        await meanwhile(name, call) { await userAction(target, caller: caller, sending: sending) }
+    }
+
+    /// Runs `action` before the call of `name`'s cycle, one level deep (what it runs never interleaves further),
+    /// counted and noted in the trace and on the timeline.
+    ///
+    /// - Parameters:
+    ///   - name: The device whose cycle makes the call.
+    ///   - call: The call.
+    ///   - action: What happens meanwhile.
+    private func meanwhile(_ name: String, _ call: String, _ action: () async -> Void) async {
         depth += 1
         defer { depth -= 1 }
         result.interleavings += 1
-        let target = random.chance(0.6) ? caller : devices[Int(random.next() % UInt64(devices.count))]
         trace("\(name): before its \(call), meanwhile:")
         mark(.world, name, "before its \(call), meanwhile:")
+        await action()
+    }
+
+    /// A user's action drawn by the scheduler on `target` (or, where the draw is a cycle, another device's cycle).
+    ///
+    /// - Parameters:
+    ///   - target: The device the action is on.
+    ///   - caller: The device whose cycle is interrupted.
+    ///   - sending: The records of the interrupted modify request, which an edit picks most of the time.
+    private func userAction(_ target: Device, caller: Device, sending: [String]) async {
         switch random.next() % 100 {
         case 0..<30:
             if target === caller, !sending.isEmpty, random.chance(0.7) {

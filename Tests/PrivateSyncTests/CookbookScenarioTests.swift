@@ -5,16 +5,28 @@ import Testing
 /// `CLITests/CookbookTests`). Every test starts from the page's setup: phone and tablet on alice, c1 on both.
 @Suite("Cookbook: the standard sync scenarios, through TestWorld")
 struct CookbookScenarioTests {
-    /// The page's setup: a world, phone and tablet on alice with sync on, and c1 (mood 1) synced to both.
-    private func setUp() async throws -> (TestWorld, LaunchedApp, LaunchedApp) {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        let tablet = try world.launch("tablet")
+    /// The page's setup: a world, phone and tablet on alice with sync on, and c1 (mood 1) synced to both; then, for
+    /// each n `written`, a check-in cn with mood n added on the phone and not synced.
+    private func setUp(written: Int64...) async throws -> (TestWorld, LaunchedApp, LaunchedApp) {
+        let (world, phone, tablet) = try launchedPhoneAndTablet()
         try phone.add("CheckIn", name: "c1", fields: checkIn(1))
         await phone.sync()
         await tablet.sync()
+        for mood in written { try phone.add("CheckIn", name: "c\(mood)", fields: checkIn(mood)) }
+        return (world, phone, tablet)
+    }
+
+    /// The page's setup, then c1 edited on both devices a second apart, neither synced: the phone first, or the
+    /// tablet first when `tabletFirst`.
+    private func setUpWithConcurrentEdits(
+        phone phoneEdit: [String: FieldValue?], tablet tabletEdit: [String: FieldValue?], tabletFirst: Bool = false
+    ) async throws -> (TestWorld, LaunchedApp, LaunchedApp) {
+        let (world, phone, tablet) = try await setUp()
+        let (first, second) =
+            tabletFirst ? ((tablet, tabletEdit), (phone, phoneEdit)) : ((phone, phoneEdit), (tablet, tabletEdit))
+        try first.0.edit("c1", setting: first.1)
+        world.clock.advance(by: 1)
+        try second.0.edit("c1", setting: second.1)
         return (world, phone, tablet)
     }
 
@@ -43,10 +55,8 @@ struct CookbookScenarioTests {
 
     @Test("1. the winner of a conflict saves first: the loser's later fetch drops its edit")
     func conflictWinnerSavesFirst() async throws {
-        let (world, phone, tablet) = try await setUp()
-        try phone.edit("c1", setting: ["mood": .int64(2)])
-        world.clock.advance(by: 1)
-        try tablet.edit("c1", setting: ["mood": .int64(3)])
+        let (world, phone, tablet) = try await setUpWithConcurrentEdits(
+            phone: ["mood": .int64(2)], tablet: ["mood": .int64(3)])
         await tablet.sync()
         let report = try #require(await phone.sync())
         #expect(report.sentSaves == 0)
@@ -57,10 +67,8 @@ struct CookbookScenarioTests {
 
     @Test("2. the winner of a conflict saves last: its save meets the conflict, and its value stays")
     func conflictWinnerSavesLast() async throws {
-        let (world, phone, tablet) = try await setUp()
-        try phone.edit("c1", setting: ["mood": .int64(2)])
-        world.clock.advance(by: 1)
-        try tablet.edit("c1", setting: ["mood": .int64(3)])
+        let (world, phone, tablet) = try await setUpWithConcurrentEdits(
+            phone: ["mood": .int64(2)], tablet: ["mood": .int64(3)])
         #expect(await phone.sync()?.sentSaves == 1)
         let report = try #require(await tablet.sync())
         #expect(report.sentSaves == 1)
@@ -73,10 +81,8 @@ struct CookbookScenarioTests {
 
     @Test("3. two devices edit different fields: both edits are kept everywhere")
     func differentFieldsBothKept() async throws {
-        let (world, phone, tablet) = try await setUp()
-        try phone.edit("c1", setting: ["mood": .int64(4)])
-        world.clock.advance(by: 1)
-        try tablet.edit("c1", setting: ["note": .string("slept well")])
+        let (_, phone, tablet) = try await setUpWithConcurrentEdits(
+            phone: ["mood": .int64(4)], tablet: ["note": .string("slept well")])
         await phone.sync()
         await tablet.sync()
         await phone.sync()
@@ -89,10 +95,8 @@ struct CookbookScenarioTests {
 
     @Test("4. the same field: the later edit wins, seen between fetching and sending")
     func sameFieldLaterEditWinsSeenHalfway() async throws {
-        let (world, phone, tablet) = try await setUp()
-        try tablet.edit("c1", setting: ["mood": .int64(2)])
-        world.clock.advance(by: 1)
-        try phone.edit("c1", setting: ["mood": .int64(5)])
+        let (_, phone, tablet) = try await setUpWithConcurrentEdits(
+            phone: ["mood": .int64(5)], tablet: ["mood": .int64(2)], tabletFirst: true)
         await tablet.sync()
         let fetched = try #require(await phone.fetchChanges())
         #expect(fetched.conflictsResolved == 1)
@@ -187,9 +191,7 @@ struct CookbookScenarioTests {
 
     @Test("11. limitExceeded halves the batch, and the smaller size is kept for the next cycle")
     func limitExceededShrinksTheBatch() async throws {
-        let (world, phone, _) = try await setUp()
-        try phone.add("CheckIn", name: "c2", fields: checkIn(2))
-        try phone.add("CheckIn", name: "c3", fields: checkIn(3))
+        let (world, phone, _) = try await setUp(written: 2, 3)
         try world.inject(.limitExceeded)
         let report = try #require(await phone.sync())
         #expect(report.refusedRequests == 1)
@@ -203,8 +205,7 @@ struct CookbookScenarioTests {
 
     @Test("12. an expired change token: the fetch starts again from nil, and nothing is duplicated")
     func tokenExpiryFetchesFromTheStart() async throws {
-        let (world, phone, tablet) = try await setUp()
-        try phone.add("CheckIn", name: "c2", fields: checkIn(2))
+        let (world, phone, tablet) = try await setUp(written: 2)
         await phone.sync()
         try world.inject(.tokenExpired, device: "tablet")
         let report = try #require(await tablet.sync())
@@ -246,9 +247,7 @@ struct CookbookScenarioTests {
 
     @Test("15. a page delivered twice duplicates nothing")
     func duplicateDeliveryIsIdempotent() async throws {
-        let (world, phone, tablet) = try await setUp()
-        try phone.add("CheckIn", name: "c2", fields: checkIn(2))
-        try phone.add("CheckIn", name: "c3", fields: checkIn(3))
+        let (world, phone, tablet) = try await setUp(written: 2, 3)
         await phone.sync()
         try world.inject(.duplicateDelivery, device: "tablet")
         await tablet.sync()
@@ -259,8 +258,7 @@ struct CookbookScenarioTests {
 
     @Test("16. a change withheld for two fetches arrives at the third")
     func delayedDeliveryArrivesLate() async throws {
-        let (world, phone, tablet) = try await setUp()
-        try phone.add("CheckIn", name: "c2", fields: checkIn(2))
+        let (world, phone, tablet) = try await setUp(written: 2)
         await phone.sync()
         try world.inject(.delayedDelivery, device: "tablet", record: "c2", count: 2)
         await tablet.sync(force: true)
@@ -273,9 +271,7 @@ struct CookbookScenarioTests {
 
     @Test("17. records of a page in reverse order give the same result")
     func reorderedPagesConverge() async throws {
-        let (world, phone, tablet) = try await setUp()
-        try phone.add("CheckIn", name: "c2", fields: checkIn(2))
-        try phone.add("CheckIn", name: "c3", fields: checkIn(3))
+        let (world, phone, tablet) = try await setUp(written: 2, 3)
         await phone.sync()
         try world.inject(.reorderedPages, device: "tablet")
         #expect(await tablet.sync()?.fetchedModifications == 2)
@@ -348,8 +344,7 @@ struct CookbookScenarioTests {
 
     @Test("23. a half cycle moves only its half: fetch-only sends nothing, send-only fetches nothing")
     func halfCyclesMoveOnlyTheirHalf() async throws {
-        let (_, phone, tablet) = try await setUp()
-        try phone.add("CheckIn", name: "c2", fields: checkIn(2))
+        let (_, phone, tablet) = try await setUp(written: 2)
         #expect(await phone.fetchChanges()?.sentSaves == 0)
         #expect(try phone.status().pendingChanges == 1)
         let sent = try #require(await phone.sendChanges())
@@ -362,8 +357,7 @@ struct CookbookScenarioTests {
 
     @Test("24. the convergence audit: a pending change explains a difference, a missing fetch does not")
     func convergenceAuditExplainsPendingChanges() async throws {
-        let (world, phone, tablet) = try await setUp()
-        try phone.add("CheckIn", name: "c2", fields: checkIn(2))
+        let (world, phone, tablet) = try await setUp(written: 2)
         let before = try world.world.convergenceAudit(accounts: [AccountID("alice")])
         let phoneBefore = try #require(before.first { $0.device == "phone" })
         #expect(phoneBefore.differences.map(\.kind) == [.extra])
@@ -435,9 +429,7 @@ struct CookbookScenarioTests {
 
     @Test("29. a partial failure aimed at one record: its batch-mates go again at once, it waits")
     func partialFailureAimedAtOneRecord() async throws {
-        let (world, phone, _) = try await setUp()
-        try phone.add("CheckIn", name: "c2", fields: checkIn(2))
-        try phone.add("CheckIn", name: "c3", fields: checkIn(3))
+        let (world, phone, _) = try await setUp(written: 2, 3)
         try world.inject(.partialFailure, record: "c3")
         let report = try #require(await phone.sync())
         let first = try #require(modifies(report).first)
@@ -451,9 +443,7 @@ struct CookbookScenarioTests {
 
     @Test("30. one item over quota inside a batch pauses the device, both records pending")
     func itemQuotaExceededPauses() async throws {
-        let (world, phone, _) = try await setUp()
-        try phone.add("CheckIn", name: "c2", fields: checkIn(2))
-        try phone.add("CheckIn", name: "c3", fields: checkIn(3))
+        let (world, phone, _) = try await setUp(written: 2, 3)
         try world.inject(.itemQuotaExceeded, record: "c2")
         let report = try #require(await phone.sync())
         #expect(modifies(report).first?.items.first { $0.recordName == "c2" }?.error == .quotaExceeded)

@@ -80,6 +80,15 @@ struct EngineStateStoreTests {
         try Connection(path: store.path, mode: .readWrite).execute(sql)
     }
 
+    /// Runs `body` on a new store whose engine state is ``everyFieldSet``, with that state.
+    static func withEveryFieldSet(_ body: (RecordStore<UserCreated>, EngineState) throws -> Void) throws {
+        let world = try TestWorld()
+        let store = try openStore(in: world)
+        let state = everyFieldSet
+        try store.syncTransaction { try $0.updateEngineState { $0 = state } }
+        try withExtendedLifetime(world) { try body(store, state) }
+    }
+
     @Test("every field survives a write and a read, in the rows earlier builds wrote, also in a store opened anew")
     func everyFieldRoundTrips() throws {
         let world = try TestWorld()
@@ -113,37 +122,34 @@ struct EngineStateStoreTests {
 
     @Test("a reset of the bookkeeping keeps the totals, the pause and the consent, and advances the epoch")
     func resetKeepsTotalsAndAdvancesEpoch() throws {
-        let world = try TestWorld()
-        let store = try Self.openStore(in: world)
-        let before = Self.everyFieldSet
-        try store.syncTransaction { try $0.updateEngineState { $0 = before } }
-        try SyncEngine.resetBookkeeping(of: store)
-        var expected = EngineState()
-        expected.totals = before.totals
-        expected.epoch = before.epoch + 1
-        expected.pause = before.pause
-        expected.reuploadConsentCovers = before.reuploadConsentCovers
-        expected.deletionsLearned = before.deletionsLearned
-        expected.requeueOnFullFetch = true
-        #expect(try Self.read(store) == expected)
-        #expect(before.afterReset() == expected)
+        try Self.withEveryFieldSet { store, before in
+            try SyncEngine.resetBookkeeping(of: store)
+            var expected = EngineState()
+            expected.totals = before.totals
+            expected.epoch = before.epoch + 1
+            expected.pause = before.pause
+            expected.reuploadConsentCovers = before.reuploadConsentCovers
+            expected.deletionsLearned = before.deletionsLearned
+            expected.requeueOnFullFetch = true
+            #expect(try Self.read(store) == expected)
+            #expect(before.afterReset() == expected)
+        }
     }
 
     @Test("starting afresh clears everything but the totals, and advances the epoch")
     func startFreshClearsAllButTotals() throws {
-        let world = try TestWorld()
-        let store = try Self.openStore(in: world)
-        let before = Self.everyFieldSet
-        try store.syncTransaction { try $0.updateEngineState { $0 = before } }
-        try store.syncTransaction { try $0.updateEngineState { $0 = $0.afterStartFresh() } }
-        var expected = EngineState()
-        expected.totals = before.totals
-        expected.epoch = before.epoch + 1
-        #expect(try Self.read(store) == expected)
-        let totals = [
-            "sent_saves", "sent_deletes", "fetched_modifications", "fetched_deletions", "conflicts_resolved", "epoch",
-        ]
-        #expect(try Self.rows(store).keys.sorted() == totals.sorted())
+        try Self.withEveryFieldSet { store, before in
+            try store.syncTransaction { try $0.updateEngineState { $0 = $0.afterStartFresh() } }
+            var expected = EngineState()
+            expected.totals = before.totals
+            expected.epoch = before.epoch + 1
+            #expect(try Self.read(store) == expected)
+            let totals = [
+                "sent_saves", "sent_deletes", "fetched_modifications", "fetched_deletions", "conflicts_resolved",
+                "epoch",
+            ]
+            #expect(try Self.rows(store).keys.sorted() == totals.sorted())
+        }
     }
 
     @Test(

@@ -17,8 +17,7 @@ struct LaunchRecordTests {
         "a launch record reads back exactly as it was written, with and without a fallback",
         arguments: [false, true])
     func roundTrip(skipDirectoryFix: Bool) throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
+        let world = try makeWorld("phone")
         let app = try world.launch("phone", options: .init(skipDirectoryFix: skipDirectoryFix))
         #expect((app.record.fallbackReason == nil) != skipDirectoryFix)
         #expect(try LaunchRecord.load(appGroup: app.device.appGroup.path) == app.record)

@@ -13,8 +13,7 @@ struct LaunchSequenceTests {
 
     @Test("trap 1 reproduced: a genuine first launch with sync wanted and no directory fix falls back to local")
     func trapOneReproduced() throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
+        let world = try makeWorld("phone")
         let first = try world.launch("phone", options: .init(skipDirectoryFix: true))
         let status = try first.status()
         #expect(status.state == .paused(.storeCreationFailed))
@@ -29,8 +28,7 @@ struct LaunchSequenceTests {
 
     @Test("trap 1: the second launch syncs, even without the fix, because the local fallback created the folder")
     func trapOneSecondLaunch() throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
+        let world = try makeWorld("phone")
         _ = try world.launch("phone", options: .init(skipDirectoryFix: true))
         let second = try world.launch("phone", options: .init(skipDirectoryFix: true))
         #expect(try second.status().isOn)
@@ -39,8 +37,7 @@ struct LaunchSequenceTests {
 
     @Test("trap 1 fixed: with the directory created first, the genuine first launch syncs")
     func trapOneFixed() throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
+        let world = try makeWorld("phone")
         let first = try world.launch("phone")
         #expect(try first.status().isOn)
         #expect(!(try first.status().fallbackOccurred))
@@ -134,8 +131,7 @@ struct LaunchSequenceTests {
 
     @Test("the launch record says what each step did, and a later command resumes within it")
     func launchRecordAndResume() throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
+        let world = try makeWorld("phone")
         let neverLaunched = #expect(throws: LaunchError.self) { try world.world.resume("phone") }
         #expect(neverLaunched?.code == .neverLaunched)
         let app = try world.launch("phone")

@@ -4,23 +4,23 @@ import Testing
 
 @Suite("Chosen record names, writes by other clients, and aimed faults, through TestWorld")
 struct ScenarioSurfaceTests {
-    /// A world with two launched devices on alice.
-    private func twoDevices(_ backend: ContainerBackend = .memory) throws -> (TestWorld, LaunchedApp, LaunchedApp) {
-        let world = try TestWorld(backend: backend)
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
-        return (world, try world.launch("phone"), try world.launch("tablet"))
-    }
-
     private func checkIn(_ world: TestWorld, mood: Int64) -> [String: FieldValue] {
         ["mood": .int64(mood), "date": .date(world.clock.now())]
+    }
+
+    /// Adds a check-in named `name` (mood 1) on `phone`, syncs it, deletes it, and sends the delete.
+    private func addSyncAndDelete(_ name: String, on phone: LaunchedApp, _ world: TestWorld) async throws {
+        try phone.add("CheckIn", name: name, fields: checkIn(world, mood: 1))
+        await phone.sync()
+        try phone.delete(name)
+        await phone.sync()
     }
 
     // MARK: Chosen names
 
     @Test("a chosen name is used as the record's name, and syncs under it")
     func chosenNameSyncs() async throws {
-        let (world, phone, tablet) = try twoDevices()
+        let (world, phone, tablet) = try launchedPhoneAndTablet()
         let record = try phone.add("CheckIn", name: "checkin-2026-11-29", fields: checkIn(world, mood: 4))
         #expect(record.name == "checkin-2026-11-29")
         await phone.sync()
@@ -30,7 +30,7 @@ struct ScenarioSurfaceTests {
 
     @Test("a name already used on the device is refused, in either store; nothing is added")
     func nameInUseIsRefused() throws {
-        let (world, phone, _) = try twoDevices()
+        let (world, phone, _) = try launchedPhoneAndTablet()
         try phone.add("CheckIn", name: "same", fields: checkIn(world, mood: 4))
         #expect(throws: StoreError.self) { try phone.add("CheckIn", name: "same", fields: checkIn(world, mood: 5)) }
         #expect(
@@ -51,7 +51,7 @@ struct ScenarioSurfaceTests {
         "names are checked as CloudKit checks them",
         arguments: ["", "_reserved", "tab\there", "é", String(repeating: "x", count: 256)])
     func invalidNamesAreRefused(name: String) throws {
-        let (world, phone, _) = try twoDevices()
+        let (world, phone, _) = try launchedPhoneAndTablet()
         do {
             try phone.add("CheckIn", name: name, fields: checkIn(world, mood: 4))
             Issue.record("the name was accepted")
@@ -63,11 +63,8 @@ struct ScenarioSurfaceTests {
 
     @Test("a name deleted and created again works, and syncs as the new record")
     func nameCreatedAgainAfterDelete() async throws {
-        let (world, phone, tablet) = try twoDevices()
-        try phone.add("CheckIn", name: "again", fields: checkIn(world, mood: 1))
-        await phone.sync()
-        try phone.delete("again")
-        await phone.sync()
+        let (world, phone, tablet) = try launchedPhoneAndTablet()
+        try await addSyncAndDelete("again", on: phone, world)
         await phone.sync()  // fetches the echo of its own delete
         try phone.add("CheckIn", name: "again", fields: checkIn(world, mood: 2))
         await phone.sync()
@@ -78,11 +75,8 @@ struct ScenarioSurfaceTests {
 
     @Test("a name created again before the delete's echo is fetched keeps the new record")
     func nameCreatedAgainBeforeTheDeleteEcho() async throws {
-        let (world, phone, _) = try twoDevices()
-        try phone.add("CheckIn", name: "again", fields: checkIn(world, mood: 1))
-        await phone.sync()
-        try phone.delete("again")
-        await phone.sync()
+        let (world, phone, _) = try launchedPhoneAndTablet()
+        try await addSyncAndDelete("again", on: phone, world)
         try phone.add("CheckIn", name: "again", fields: checkIn(world, mood: 2))
         await phone.sync()
         await phone.sync()
@@ -95,7 +89,7 @@ struct ScenarioSurfaceTests {
 
     @Test("two devices creating the same name converge on one record, through a conflict")
     func twoDevicesCreateTheSameName() async throws {
-        let (world, phone, tablet) = try twoDevices()
+        let (world, phone, tablet) = try launchedPhoneAndTablet()
         try phone.add("CheckIn", name: "shared", fields: checkIn(world, mood: 1))
         world.clock.advance(by: 1)
         try tablet.add("CheckIn", name: "shared", fields: checkIn(world, mood: 2))
@@ -129,7 +123,7 @@ struct ScenarioSurfaceTests {
 
     @Test("another client's edit reaches a device; a stale one meets serverRecordChanged and saves over it")
     func otherClientEdits() async throws {
-        let (world, phone, _) = try twoDevices()
+        let (world, phone, _) = try launchedPhoneAndTablet()
         try phone.add("CheckIn", name: "c1", fields: checkIn(world, mood: 4))
         await phone.sync()
         let cloud = try world.cloud(account: "alice")
@@ -166,7 +160,7 @@ struct ScenarioSurfaceTests {
 
     @Test("a fault aimed at one device leaves the other device's sync alone")
     func faultAimedAtADevice() async throws {
-        let (world, phone, tablet) = try twoDevices()
+        let (world, phone, tablet) = try launchedPhoneAndTablet()
         try world.inject(.networkUnavailable, device: "tablet", count: 5)
         try phone.add("CheckIn", fields: checkIn(world, mood: 4))
         let phoneReport = await phone.sync()

@@ -6,17 +6,11 @@ import Testing
 struct SyncEngineAccountTests {
     @Test("signing out pauses sync and keeps local data; signing back in sends what was written meanwhile")
     func signOutAndBackIn() async throws {
-        let world = try TestWorld()
-        let device = try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        try phone.checkIn(1)
-        await phone.sync()
-        try device.signOut()
-        let offline = try phone.checkIn(2)
+        let (world, phone, offline) = try await signedOutPhoneWithAnUnsentRecord()
         #expect(await phone.sync()?.outcome == .paused(.noAccount))
         #expect(try phone.status().state == .paused(.noAccount))
         #expect(try phone.stores.userCreated.count() == 2)
-        try device.signIn(AccountID("alice"))
+        try phone.device.signIn(AccountID("alice"))
         #expect(await phone.sync()?.outcome == .succeeded)
         #expect(try world.containerRecords(account: "alice").map(\.recordID.recordName).contains(offline.name))
     }
@@ -24,13 +18,9 @@ struct SyncEngineAccountTests {
     @Test(
         "switching accounts pauses with accountChanged; the second account's container never gets the first's records")
     func switchingAccountsNeverMixesData() async throws {
-        let world = try TestWorld()
-        let device = try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        for mood in 1...3 { try phone.checkIn(Int64(mood)) }
-        await phone.sync()
+        let (world, phone, _) = try await syncedPhone(checkIns: 3)
         let unsent = try phone.checkIn(4)
-        try device.signIn(AccountID("bob"))
+        try phone.device.signIn(AccountID("bob"))
         let underBob = try phone.checkIn(5)
         for _ in 0..<3 {
             #expect(await phone.sync(force: true)?.outcome == .paused(.accountChanged))
@@ -39,7 +29,7 @@ struct SyncEngineAccountTests {
         #expect(try world.containerRecords(account: "bob").isEmpty)
         #expect(try phone.stores.userCreated.count() == 5, "nothing local is deleted")
         // Signing back into alice resumes, and the record written under bob never goes to alice.
-        try device.signIn(AccountID("alice"))
+        try phone.device.signIn(AccountID("alice"))
         let resumed = try #require(await phone.sync())
         #expect(resumed.outcome == .succeeded)
         let aliceNames = Set(try world.containerRecords(account: "alice").map(\.recordID.recordName))
@@ -50,12 +40,8 @@ struct SyncEngineAccountTests {
 
     @Test("starting afresh for the new account archives the old account's records and syncs the rest with the new one")
     func startFresh() async throws {
-        let world = try TestWorld()
-        let device = try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        for mood in 1...3 { try phone.checkIn(Int64(mood)) }
-        await phone.sync()
-        try device.signIn(AccountID("bob"))
+        let (world, phone, _) = try await syncedPhone(checkIns: 3)
+        try phone.device.signIn(AccountID("bob"))
         let underBob = try phone.checkIn(5)
         await phone.sync()
         #expect(try phone.status().state == .paused(.accountChanged))
@@ -72,12 +58,10 @@ struct SyncEngineAccountTests {
 
     @Test("records written before the first sign-in go to the first account the store syncs with")
     func unownedRecordsAreAdopted() async throws {
-        let world = try TestWorld()
-        let device = try world.addDevice("phone", account: nil, sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone(account: nil)
         #expect(try phone.status().state == .paused(.noAccount))
         let early = try phone.checkIn(2)
-        try device.signIn(AccountID("alice"))
+        try phone.device.signIn(AccountID("alice"))
         let app = try world.launch("phone")
         await app.sync()
         #expect(try world.containerRecords(account: "alice").map(\.recordID.recordName) == [early.name])
@@ -85,17 +69,13 @@ struct SyncEngineAccountTests {
 
     @Test("coming back to an account whose unsent records were archived brings them back and sends them")
     func archivedRecordsComeBackWithTheirAccount() async throws {
-        let world = try TestWorld()
-        let device = try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        try phone.checkIn(1)
-        await phone.sync()
+        let (world, phone, _) = try await syncedPhone(checkIns: 1)
         let unsent = try phone.checkIn(2)
-        try device.signIn(AccountID("bob"))
+        try phone.device.signIn(AccountID("bob"))
         await phone.sync()
         #expect(try phone.startFreshForSignedInAccount().records == 2)
         await phone.sync()
-        try device.signIn(AccountID("alice"))
+        try phone.device.signIn(AccountID("alice"))
         await phone.sync()
         try phone.startFreshForSignedInAccount()
         await phone.sync()
@@ -107,19 +87,17 @@ struct SyncEngineAccountTests {
 
     @Test("a full fetch from one account never deletes records that belong to another (restored from an archive)")
     func reconcilingKeepsOtherAccountsRecords() async throws {
-        let world = try TestWorld()
-        let device = try world.addDevice("phone", account: "bob", sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone(account: "bob")
         let bobs = try phone.checkIn(3)
         await phone.sync()
-        try device.signIn(AccountID("alice"))
+        try phone.device.signIn(AccountID("alice"))
         await phone.sync()
         try phone.startFreshForSignedInAccount()  // bob's record goes to an archive
         await phone.sync()
-        try device.signIn(AccountID("bob"))
+        try phone.device.signIn(AccountID("bob"))
         await phone.sync()
         try phone.startFreshForSignedInAccount()  // bob's record comes back, with bob's change tag
-        try device.signIn(AccountID("alice"))
+        try phone.device.signIn(AccountID("alice"))
         await phone.sync()  // the store binds to alice and fetches her whole zone
         #expect(
             try phone.stores.userCreated.record(named: bobs.name) != nil, "bob's record was deleted by alice's fetch")

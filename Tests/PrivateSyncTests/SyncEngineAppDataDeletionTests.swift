@@ -9,9 +9,7 @@ import Testing
 struct SyncEngineAppDataDeletionTests {
     @Test("the consent to upload again survives a failure after the deletion was read")
     func consentSurvivesAFailedDatabasePage() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let (phone, container) = try InterferingContainer.launch(world, "phone", databasePageSize: 1)
+        let (world, phone, container) = try InterferingContainer.launchPhone(databasePageSize: 1)
         for mood in 1...3 { try phone.checkIn(Int64(mood)) }
         await phone.sync()
         try world.inject(.userDeletedZone)
@@ -39,12 +37,7 @@ struct SyncEngineAppDataDeletionTests {
 
     @Test("a delete into a zone the user deleted pauses, as a save does")
     func deletesIntoADeletedZonePause() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        var names: [String] = []
-        for mood in 1...3 { names.append(try phone.checkIn(Int64(mood)).name) }
-        await phone.sync()
+        let (world, phone, names) = try await syncedPhone(checkIns: 3)
         try phone.delete(names[0])
         try world.inject(.userDeletedZone)
         #expect(await phone.engine?.sendChanges().outcome == .paused(.userDeletedZone))
@@ -53,11 +46,7 @@ struct SyncEngineAppDataDeletionTests {
 
     @Test("a new device is not paused by a deletion in the account's history that was followed by a re-upload")
     func oldDeletionsDoNotPauseANewDevice() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        for mood in 1...3 { try phone.checkIn(Int64(mood)) }
-        await phone.sync()
+        let (world, phone, _) = try await syncedPhone(checkIns: 3)
         try world.inject(.userDeletedZone)
         await phone.sync()
         let again = try phone.setSyncEnabled(false).setSyncEnabled(true)

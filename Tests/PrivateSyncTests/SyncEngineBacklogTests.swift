@@ -9,9 +9,7 @@ import Testing
 struct SyncEngineBacklogTests {
     @Test("a cycle stops after its limit of items; the next is due at once and sends the rest")
     func backlogGoesInSeveralCycles() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone()
         for mood in 0..<10 { try phone.checkIn(Int64(mood % 5)) }
         try phone.stores.userCreated.syncTransaction { try $0.updateEngineState { $0.reducedBatchSize = 4 } }
         let app = try #require(phone.engine)

@@ -7,11 +7,8 @@ struct SyncEngineConflictTests {
 
     @Test("edits of different fields on two devices are both kept")
     func differentFieldsMerge() async throws {
-        let (world, phone, tablet, name) = try await twoDevicesSharingOneRecord()
-        world.clock.advance(by: 1)
-        try phone.edit(name, setting: ["mood": .int64(5)])
-        world.clock.advance(by: 1)
-        try tablet.edit(name, setting: ["note": .string("from the tablet")])
+        let (_, phone, tablet, name) = try await twoDevicesEditingOneRecord(
+            phone: ["mood": .int64(5)], tablet: ["note": .string("from the tablet")])
         await syncUntilQuiet([phone, tablet])
         for app in [phone, tablet] {
             let record = try #require(try app.stores.userCreated.record(named: name))
@@ -23,11 +20,8 @@ struct SyncEngineConflictTests {
     @Test("the same field edited on two devices takes the later write, whichever syncs first")
     func sameFieldLastWriterWins() async throws {
         for tabletSyncsFirst in [false, true] {
-            let (world, phone, tablet, name) = try await twoDevicesSharingOneRecord()
-            world.clock.advance(by: 1)
-            try phone.edit(name, setting: ["note": .string("earlier")])
-            world.clock.advance(by: 1)
-            try tablet.edit(name, setting: ["note": .string("later")])
+            let (_, phone, tablet, name) = try await twoDevicesEditingOneRecord(
+                phone: ["note": .string("earlier")], tablet: ["note": .string("later")])
             await syncUntilQuiet(tabletSyncsFirst ? [tablet, phone] : [phone, tablet])
             for app in [phone, tablet] {
                 #expect(try app.stores.userCreated.record(named: name)?.fields["note"] == .string("later"))
@@ -51,11 +45,8 @@ struct SyncEngineConflictTests {
 
     @Test("a clear is a write: a later clear beats an earlier value")
     func clearsCompete() async throws {
-        let (world, phone, tablet, name) = try await twoDevicesSharingOneRecord()
-        world.clock.advance(by: 1)
-        try phone.edit(name, setting: ["note": .string("kept?")])
-        world.clock.advance(by: 1)
-        try tablet.edit(name, setting: ["note": nil])
+        let (_, phone, tablet, name) = try await twoDevicesEditingOneRecord(
+            phone: ["note": .string("kept?")], tablet: ["note": nil])
         await syncUntilQuiet([phone, tablet])
         for app in [phone, tablet] {
             #expect(try app.stores.userCreated.record(named: name)?.fields["note"] == nil)
@@ -93,9 +84,7 @@ struct SyncEngineConflictTests {
                 return merged
             }
         }
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
+        let world = try makeWorld("phone", "tablet")
         let phoneDevice = try world.device("phone")
         var environment = world.world.environment(for: phoneDevice)
         environment.resolver = LocalAlwaysWins()

@@ -6,11 +6,7 @@ import Testing
 struct SyncEngineConvergenceTests {
     @Test("two devices on one account converge", arguments: ContainerBackend.allCases)
     func twoDevicesConverge(backend: ContainerBackend) async throws {
-        let world = try TestWorld(backend: backend)
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        let tablet = try world.launch("tablet")
+        let (world, phone, tablet) = try launchedPhoneAndTablet(backend: backend)
         for mood in 1...3 { try phone.checkIn(Int64(mood)) }
         for mood in 4...5 { try tablet.checkIn(Int64(mood)) }
         await syncUntilQuiet([phone, tablet])
@@ -56,11 +52,7 @@ struct SyncEngineConvergenceTests {
 
     @Test("a device that missed many edits catches up in one sync, page by page")
     func offlineDeviceCatchesUp() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        let tablet = try world.launch("tablet")
+        let (_, phone, tablet) = try launchedPhoneAndTablet()
         await syncUntilQuiet([phone, tablet])
         var names: [String] = []
         for mood in 0..<900 { names.append(try phone.checkIn(Int64(mood % 5)).name) }
@@ -75,8 +67,7 @@ struct SyncEngineConvergenceTests {
 
     @Test("pending changes go out in batches within 400 items; a refused batch is split and retried")
     func batching() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
+        let world = try makeWorld("phone")
         let (phone, observed) = try launchObserved(world, "phone")
         for mood in 0..<1000 { try phone.checkIn(Int64(mood % 5)) }
         try world.inject(.limitExceeded, count: 2)
@@ -90,11 +81,7 @@ struct SyncEngineConvergenceTests {
 
     @Test("an expired token refetches from scratch, without duplicating records or losing a deletion")
     func expiredTokenRefetches() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        let tablet = try world.launch("tablet")
+        let (world, phone, tablet) = try launchedPhoneAndTablet()
         let doomed = try phone.checkIn(1)
         try phone.checkIn(2)
         await syncUntilQuiet([phone, tablet])
@@ -110,9 +97,7 @@ struct SyncEngineConvergenceTests {
 
     @Test("the engine's state survives a relaunch: the next fetch starts from the saved token")
     func tokensSurviveRelaunch() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone()
         for mood in 0..<5 { try phone.checkIn(Int64(mood)) }
         await phone.sync()
         let echo = try #require(await phone.sync())
@@ -126,9 +111,7 @@ struct SyncEngineConvergenceTests {
 
     @Test("the engine asks to run when changes wait, and not when there is nothing to do")
     func nextRunDate() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone()
         let engine = try #require(phone.engine)
         #expect(engine.nextRunDate() == nil)
         try phone.checkIn(3)
@@ -139,9 +122,7 @@ struct SyncEngineConvergenceTests {
 
     @Test("the engine's counters agree with what the container saw")
     func countersAgreeWithTheContainer() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
+        let world = try makeWorld("phone", "tablet")
         let (phone, phoneSeen) = try launchObserved(world, "phone")
         let (tablet, tabletSeen) = try launchObserved(world, "tablet")
         for mood in 0..<7 { try phone.checkIn(Int64(mood % 5)) }

@@ -6,8 +6,7 @@ import Testing
 struct SyncEngineCrashTests {
     @Test("a crash between a local write and its send loses nothing: the change is sent after relaunch")
     func crashBetweenWriteAndSend() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
+        let world = try makeWorld("phone")
         let written: String
         do {
             let phone = try world.launch("phone", crashSwitch: CrashSwitch())
@@ -24,9 +23,7 @@ struct SyncEngineCrashTests {
         "a crash at any moment of a sync loses nothing and duplicates nothing",
         arguments: CrashingContainer.Moment.allCases, [0, 1, 2])
     func crashDuringSync(moment: CrashingContainer.Moment, after: Int) async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
+        let world = try makeWorld("phone", "tablet")
         let tablet = try world.launch("tablet")
         for mood in 0..<5 { try tablet.checkIn(Int64(mood)) }
         await tablet.sync()

@@ -6,9 +6,7 @@ import Testing
 struct SyncEngineFaultTests {
     /// A world with one syncing device holding three unsent check-ins.
     static func setUp() throws -> (TestWorld, LaunchedApp) {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone()
         for mood in 1...3 { try phone.checkIn(Int64(mood)) }
         return (world, phone)
     }
@@ -106,11 +104,7 @@ struct SyncEngineFaultTests {
 
     @Test("after the user deletes the app's iCloud data, sync pauses: nothing re-uploaded, nothing local deleted")
     func userDeletedZone() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        let tablet = try world.launch("tablet")
+        let (world, phone, tablet) = try launchedPhoneAndTablet()
         for mood in 1...3 { try phone.checkIn(Int64(mood)) }
         await syncUntilQuiet([phone, tablet])
         try world.inject(.userDeletedZone)

@@ -7,28 +7,13 @@ import Testing
 /// times and status say. Each test failed on the engine before the fix it pins.
 @Suite("Sync engine: user actions during a cycle, and honest outcomes")
 struct SyncEngineInterleavingTests {
-    /// Launches a device whose container a test can hook.
-    static func launchHooked(
-        _ world: TestWorld, _ name: String, itemLimit: Int? = nil
-    ) throws -> (LaunchedApp, InterferingContainer) {
-        let box = Mutex<InterferingContainer?>(nil)
-        let app = try world.launch(name) { base in
-            let container = InterferingContainer(base: base, itemLimit: itemLimit)
-            box.withLock { $0 = container }
-            return container
-        }
-        return (app, try #require(box.withLock { $0 }))
-    }
-
     static func names(in world: TestWorld, _ account: String) throws -> Set<String> {
         Set(try world.containerRecords(account: account).map(\.recordID.recordName))
     }
 
     @Test("a record written after sync off is never uploaded by the cycle already in flight")
     func writesAfterSyncOffStayHome() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let (phone, container) = try Self.launchHooked(world, "phone")
+        let (world, phone, container) = try InterferingContainer.launchPhone()
         let before = try phone.checkIn(1)
         let written = Mutex<[String]>([])
         container.beforeModify.withLock {
@@ -51,9 +36,8 @@ struct SyncEngineInterleavingTests {
 
     @Test("a record written after sign-out is never uploaded by the cycle already in flight")
     func writesAfterSignOutStayHome() async throws {
-        let world = try TestWorld()
-        let device = try world.addDevice("phone", account: "alice", sync: true)
-        let (phone, container) = try Self.launchHooked(world, "phone")
+        let (world, phone, container) = try InterferingContainer.launchPhone()
+        let device = phone.device
         try phone.checkIn(1)
         let written = Mutex<String?>(nil)
         container.beforeModify.withLock {
@@ -69,11 +53,10 @@ struct SyncEngineInterleavingTests {
 
     @Test("starting afresh while a cycle is fetching leaves none of the previous account's records in the store")
     func startFreshRacingAFetch() async throws {
-        let world = try TestWorld()
-        let device = try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
-        let (phone, container) = try Self.launchHooked(world, "phone")
+        let world = try makeWorld("phone", "tablet")
+        let (phone, container) = try InterferingContainer.launch(world, "phone")
         let tablet = try world.launch("tablet")
+        let device = phone.device
         await phone.sync()
         let alices = try (1...5).map { try tablet.checkIn(Int64($0)).name }
         await tablet.sync()
@@ -93,12 +76,7 @@ struct SyncEngineInterleavingTests {
 
     @Test("a conflict inside an atomic batch ends the cycle as succeeded when everything was sent in the end")
     func batchConflictIsNotAFailure() async throws {
-        let (world, phone, tablet, shared) = try await twoDevicesSharingOneRecord()
-        world.clock.advance(by: 1)
-        try tablet.edit(shared, setting: ["note": .string("tablet")])
-        await tablet.sync()
-        world.clock.advance(by: 1)
-        try phone.edit(shared, setting: ["mood": .int64(9)])
+        let (_, phone, _, _) = try await phoneEditWaitingBehindTabletsEdit()
         try phone.checkIn(4)
         // Send without fetching first, so the upload itself meets the conflict inside its atomic batch.
         let report = try #require(await phone.engine?.sendChanges(force: true))
@@ -110,9 +88,8 @@ struct SyncEngineInterleavingTests {
 
     @Test("signing in after a launch without an account starts sync without a relaunch")
     func signingInStartsSync() async throws {
-        let world = try TestWorld()
-        let device = try world.addDevice("phone", account: nil, sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone(account: nil)
+        let device = phone.device
         #expect(try phone.status().pauseReason == .noAccount)
         let record = try phone.checkIn(1)
         try device.signIn(AccountID("alice"))
@@ -132,11 +109,8 @@ struct SyncEngineInterleavingTests {
 
     @Test("a sync on made before the user deleted the app's iCloud data is not consent to upload it again")
     func earlierToggleIsNoConsent() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        var phone = try world.launch("phone")
-        try phone.checkIn(1)
-        await phone.sync()
+        let (world, synced, _) = try await syncedPhone(checkIns: 1)
+        var phone = synced
         phone = try phone.setSyncEnabled(false).setSyncEnabled(true)
         try world.inject(.userDeletedZone)
         let report = try #require(await phone.sync())
@@ -152,11 +126,8 @@ struct SyncEngineInterleavingTests {
         "turning sync on ends a pause only the user could end: the status shows it at once, and after a crash in the next cycle",
         arguments: [FaultKind.userDeletedZone, .quotaExceeded])
     func consentEndsThePauseAtOnce(fault: FaultKind) async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        var phone = try world.launch("phone")
-        try phone.checkIn(1)
-        await phone.sync()
+        let (world, synced, _) = try await syncedPhone(checkIns: 1)
+        var phone = synced
         try world.inject(fault)
         try phone.checkIn(2)
         let paused = try #require(await phone.sync())
@@ -176,11 +147,7 @@ struct SyncEngineInterleavingTests {
 
     @Test("every device shows a record's own creation and modification times, however late it fetched it")
     func recordTimesAgree() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        let tablet = try world.launch("tablet")
+        let (world, phone, tablet) = try launchedPhoneAndTablet()
         let created = try phone.checkIn(1)
         world.clock.advance(by: 86_400)
         let edited = try phone.edit(created.name, setting: ["note": .string("later")])
@@ -195,9 +162,7 @@ struct SyncEngineInterleavingTests {
 
     @Test("a server whose request limit stays low costs one series of refused requests, not one per round")
     func reducedBatchSizeIsKept() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let (phone, container) = try Self.launchHooked(world, "phone", itemLimit: 5)
+        let (world, phone, container) = try InterferingContainer.launchPhone(itemLimit: 5)
         for mood in 1...20 { try phone.checkIn(Int64(mood)) }
         let first = try #require(await phone.sync())
         #expect(first.outcome == .succeeded)
@@ -212,12 +177,8 @@ struct SyncEngineInterleavingTests {
 
     @Test("two accepted edits whose merge exceeds the record limit converge on the server's side, reported")
     func oversizedMergeConverges() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
+        let (world, phone, tablet) = try launchedPhoneAndTablet()
         let events = Mutex<[SyncEvent]>([])
-        let phone = try world.launch("phone")
-        let tablet = try world.launch("tablet")
         // A body that fits with a short note, but not with two long fields at once.
         let body = String(repeating: "a", count: 1_048_576 - 1_100)
         let journal = try phone.add("Journal", fields: ["date": .date(world.clock.now()), "body": .string(body)])
@@ -241,9 +202,7 @@ struct SyncEngineInterleavingTests {
 
     @Test("a retry due on another day shows its date, not only a time of day")
     func retryOnAnotherDayShowsItsDate() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone()
         try phone.checkIn(1)
         try world.inject(.rateLimited, retryAfter: 2 * 86_400)
         await phone.sync()
@@ -253,11 +212,8 @@ struct SyncEngineInterleavingTests {
 
     @Test("a same-field conflict resolved at fetch in the server's favour is counted")
     func everyConflictIsCounted() async throws {
-        let (world, phone, tablet, shared) = try await twoDevicesSharingOneRecord()
-        world.clock.advance(by: 1)
-        try phone.edit(shared, setting: ["note": .string("earlier")])
-        world.clock.advance(by: 1)
-        try tablet.edit(shared, setting: ["note": .string("later")])
+        let (_, phone, tablet, shared) = try await twoDevicesEditingOneRecord(
+            phone: ["note": .string("earlier")], tablet: ["note": .string("later")])
         await tablet.sync()
         let report = try #require(await phone.sync())
         #expect(report.conflictsResolved == 1)
@@ -302,11 +258,8 @@ struct SyncEngineInterleavingTests {
 struct SyncEngineArchiveTests {
     @Test("restored records are never reconciled away: the device resumes the account's sync and pauses for a deletion")
     func restoredRecordsResumeTheirAccount() async throws {
-        let world = try TestWorld()
-        let phoneDevice = try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        let tablet = try world.launch("tablet")
+        let (world, phone, tablet) = try launchedPhoneAndTablet()
+        let phoneDevice = phone.device
         let names = try (1...3).map { try phone.checkIn(Int64($0)).name }
         await syncUntilQuiet([phone, tablet])
         // The phone switches to bob and keeps alice's records apart.

@@ -6,9 +6,7 @@ import Testing
 struct SyncEnginePartitionTests {
     @Test("local-only records never reach the container, whatever the switch says")
     func localOnlyStaysHome() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone()
         for value in 0..<5 { try phone.baseline(Double(value)) }
         try phone.checkIn(4)
         await syncUntilQuiet([phone])
@@ -19,9 +17,7 @@ struct SyncEnginePartitionTests {
 
     @Test("the send path itself refuses a local-only type, however it got into the queue")
     func sendPathRefusesLocalOnlyTypes() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone()
         // Bypass the API: write a local-only record and its pending change straight into the user-created store.
         let smuggled = StoredRecord(
             name: "SMUGGLED", type: "Baseline",
@@ -42,9 +38,7 @@ struct SyncEnginePartitionTests {
 
     @Test("a fetched record of a local-only type is never taken into the user-created store")
     func fetchIgnoresLocalOnlyTypes() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
+        let (_, phone) = try launchedPhone()
         await phone.sync()
         // Another client put a Baseline in the zone.
         let intruder = try #require(phone.container)

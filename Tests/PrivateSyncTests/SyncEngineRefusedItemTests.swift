@@ -9,9 +9,7 @@ import Testing
 struct SyncEngineRefusedItemTests {
     @Test("a record the server rejects for good does not hold back the others")
     func oneRejectedRecordDoesNotBlockTheQueue() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let (phone, container) = try InterferingContainer.launch(world, "phone")
+        let (_, phone, container) = try InterferingContainer.launchPhone()
         await phone.sync()
         // Another client (an older app version) saved CheckIn.note as an int64, so a text note is refused.
         var legacy = try Record(
@@ -31,8 +29,7 @@ struct SyncEngineRefusedItemTests {
 
     @Test("a save the container answers without its system fields is set aside and retried, not a crash")
     func saveAnsweredWithoutSystemFields() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
+        let world = try makeWorld("phone")
         let phone = try world.launch("phone") { base in StrippingSystemFields(base: base) }
         let record = try phone.checkIn(1)
         let report = try #require(await phone.sync(force: true))

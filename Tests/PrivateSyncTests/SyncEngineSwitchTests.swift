@@ -6,8 +6,7 @@ import Testing
 struct SyncEngineSwitchTests {
     @Test("turning sync on uploads what was written while it was off, and fetches what other devices wrote")
     func turningOnMergesBothWays() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: false)
+        let world = try makeWorld("phone", sync: false)
         try world.addDevice("tablet", account: "alice", sync: true)
         let phoneOff = try world.launch("phone")
         let tablet = try world.launch("tablet")
@@ -22,11 +21,7 @@ struct SyncEngineSwitchTests {
 
     @Test("turning sync off stops every container call and deletes nothing on either side")
     func turningOffStopsCalls() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        for mood in 1...3 { try phone.checkIn(Int64(mood)) }
-        await phone.sync()
+        let (world, phone, _) = try await syncedPhone(checkIns: 3)
         let off = try phone.setSyncEnabled(false)
         #expect(off.container == nil && off.engine == nil)
         try off.checkIn(4)
@@ -38,9 +33,7 @@ struct SyncEngineSwitchTests {
 
     @Test("off, on, off, on: merges both ways without duplicates")
     func toggleRepeatedly() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
+        let world = try makeWorld("phone", "tablet")
         var phone = try world.launch("phone")
         let tablet = try world.launch("tablet")
         try phone.checkIn(1)
@@ -61,8 +54,7 @@ struct SyncEngineSwitchTests {
 
     @Test("an off device's container is not even opened", arguments: ContainerBackend.allCases)
     func offOpensNothing(backend: ContainerBackend) async throws {
-        let world = try TestWorld(backend: backend)
-        try world.addDevice("phone", account: "alice", sync: false)
+        let world = try makeWorld("phone", sync: false, backend: backend)
         let (app, opener) = try launchCounting(world, "phone")
         #expect(opener.count == 0)
         #expect(app.container == nil)

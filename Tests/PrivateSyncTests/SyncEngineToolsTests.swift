@@ -8,9 +8,7 @@ import Testing
 struct SyncEngineToolsTests {
     @Test("the request log lists every container call in order, with each item's outcome and the fault that struck")
     func requestLog() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone()
         for mood in 1...3 { try phone.checkIn(Int64(mood)) }
         try world.inject(.partialFailure)
         let report = try #require(await phone.sync())
@@ -29,12 +27,7 @@ struct SyncEngineToolsTests {
 
     @Test("a fetch-only half cycle leaves the merged edit pending; a send-only one sends without fetching")
     func halfCycles() async throws {
-        let (world, phone, tablet, shared) = try await twoDevicesSharingOneRecord()
-        world.clock.advance(by: 1)
-        try tablet.edit(shared, setting: ["note": .string("tablet")])
-        await tablet.sync()
-        world.clock.advance(by: 1)
-        try phone.edit(shared, setting: ["mood": .int64(9)])
+        let (_, phone, _, shared) = try await phoneEditWaitingBehindTabletsEdit()
         let fetched = try #require(await phone.fetchChanges())
         #expect(fetched.requests.allSatisfy { $0.operation != .modifyRecords })
         #expect(fetched.conflictsResolved == 1)
@@ -48,11 +41,7 @@ struct SyncEngineToolsTests {
 
     @Test("a reset of the bookkeeping keeps every record, duplicates none, and sends what the server lacks")
     func resetKeepsTheData() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        let synced = try (1...3).map { try phone.checkIn(Int64($0)).name }
-        await phone.sync()
+        let (world, phone, synced) = try await syncedPhone(checkIns: 3)
         // The server loses the zone (no tombstones survive), and one record was never sent.
         let zone = try #require(phone.engine?.zoneID)
         try await phone.container!.deleteZones([zone])
@@ -72,9 +61,7 @@ struct SyncEngineToolsTests {
 
     @Test("the convergence audit finds a container edit no pending change explains, and nothing on a converged world")
     func convergenceAudit() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone()
         let record = try phone.checkIn(1, note: "mine")
         await phone.sync()
         #expect(try world.world.convergenceAudit().allSatisfy(\.isConverged))
@@ -95,18 +82,9 @@ struct SyncEngineToolsTests {
 /// The engine's response when the zone goes away for a reason other than the user's choice.
 @Suite("Sync engine: the zone gone, by reason")
 struct SyncEngineZoneGoneTests {
-    static func syncedPhone() async throws -> (TestWorld, LaunchedApp, [String]) {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
-        let names = try (1...3).map { try phone.checkIn(Int64($0)).name }
-        await phone.sync()
-        return (world, phone, names)
-    }
-
     @Test("after an encrypted-data reset the device uploads everything again, without asking")
     func encryptedDataResetReuploads() async throws {
-        let (world, phone, names) = try await Self.syncedPhone()
+        let (world, phone, names) = try await syncedPhone(checkIns: 3)
         try world.inject(.encryptedDataReset)
         // The reset strikes a call of this cycle; the engine learns why from the database changes.
         for _ in 0..<3 { await phone.sync(force: true) }
@@ -117,7 +95,7 @@ struct SyncEngineZoneGoneTests {
     @Test(
         "a zone gone without the user, or deleted by them, pauses until the user consents; a forced sync sends nothing")
     func zoneNotFoundPauses() async throws {
-        let (world, phone, _) = try await Self.syncedPhone()
+        let (world, phone, _) = try await syncedPhone(checkIns: 3)
         try world.inject(.zoneNotFound)
         try phone.checkIn(9)
         for _ in 0..<3 { await phone.sync(force: true) }

@@ -8,9 +8,7 @@ import Testing
 struct SyncEngineVanishingZoneTests {
     @Test("a zone that vanishes between reading database changes and fetching pauses sync and deletes nothing local")
     func zoneVanishingBeforeAFetchDeletesNothing() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let (phone, container) = try InterferingContainer.launch(world, "phone")
+        let (_, phone, container) = try InterferingContainer.launchPhone()
         for mood in 1...3 { try phone.checkIn(Int64(mood)) }
         await phone.sync()
         let base = container.base
@@ -24,9 +22,7 @@ struct SyncEngineVanishingZoneTests {
 
     @Test("a zone that vanishes before a send pauses sync and keeps the edited record")
     func zoneVanishingBeforeASendKeepsEdits() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let (phone, container) = try InterferingContainer.launch(world, "phone")
+        let (_, phone, container) = try InterferingContainer.launchPhone()
         var names: [String] = []
         for mood in 1...3 { names.append(try phone.checkIn(Int64(mood)).name) }
         await phone.sync()

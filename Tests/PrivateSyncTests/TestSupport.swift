@@ -60,6 +60,46 @@ extension LaunchedApp {
     }
 }
 
+/// A fresh world (on `backend`) with `devices` installed, each signed in to `account` with the sync switch at `sync`:
+/// the opening most tests share.
+func makeWorld(
+    _ devices: String..., account: String? = "alice", sync: Bool? = true, backend: ContainerBackend = .memory
+) throws -> TestWorld {
+    let world = try TestWorld(backend: backend)
+    for device in devices { try world.addDevice(device, account: account, sync: sync) }
+    return world
+}
+
+/// A fresh world (on `backend`) with the phone signed in to `account` (alice unless said otherwise), sync on, and its
+/// app launched.
+func launchedPhone(account: String? = "alice", backend: ContainerBackend = .memory) throws -> (TestWorld, LaunchedApp) {
+    let world = try makeWorld("phone", account: account, backend: backend)
+    return (world, try world.launch("phone"))
+}
+
+/// A fresh world (on `backend`) with the phone and the tablet on alice, sync on, both launched (the phone first).
+func launchedPhoneAndTablet(backend: ContainerBackend = .memory) throws -> (TestWorld, LaunchedApp, LaunchedApp) {
+    let world = try makeWorld("phone", "tablet", backend: backend)
+    return (world, try world.launch("phone"), try world.launch("tablet"))
+}
+
+/// A fresh world with the phone on alice, sync on, launched, that has written `checkIns` check-ins (moods 1, 2, …) and
+/// synced them: the world, the phone, and the records' names.
+func syncedPhone(checkIns: Int) async throws -> (TestWorld, LaunchedApp, [String]) {
+    let (world, phone) = try launchedPhone()
+    let names = try (1...checkIns).map { try phone.checkIn(Int64($0)).name }
+    await phone.sync()
+    return (world, phone, names)
+}
+
+/// A phone that synced one check-in (``syncedPhone(checkIns:)``), then signed out and wrote a second (mood 2): the
+/// world, the phone, and the record written signed out.
+func signedOutPhoneWithAnUnsentRecord() async throws -> (TestWorld, LaunchedApp, StoredRecord) {
+    let (world, phone, _) = try await syncedPhone(checkIns: 1)
+    try phone.device.signOut()
+    return (world, phone, try phone.checkIn(2))
+}
+
 /// Syncs every app, round after round, until a whole round moves nothing (at most 20 rounds).
 @discardableResult
 func syncUntilQuiet(_ apps: [LaunchedApp]) async -> Int {
@@ -104,12 +144,34 @@ func launchObserved(_ world: TestWorld, _ name: String) throws -> (LaunchedApp, 
 /// Two devices on alice, sync on, sharing one synced CheckIn (mood 3, note "original"): the world, the phone, the
 /// tablet and the record's name.
 func twoDevicesSharingOneRecord() async throws -> (TestWorld, LaunchedApp, LaunchedApp, String) {
-    let world = try TestWorld()
-    try world.addDevice("phone", account: "alice", sync: true)
-    try world.addDevice("tablet", account: "alice", sync: true)
-    let phone = try world.launch("phone")
-    let tablet = try world.launch("tablet")
+    let (world, phone, tablet) = try launchedPhoneAndTablet()
     let shared = try phone.checkIn(3, note: "original")
     await syncUntilQuiet([phone, tablet])
     return (world, phone, tablet, shared.name)
+}
+
+/// Two devices sharing one synced record (``twoDevicesSharingOneRecord()``) that edit it a second apart and a second
+/// after it was shared, the phone first, neither syncing since: the world, the phone, the tablet and the record's name.
+func twoDevicesEditingOneRecord(
+    phone phoneEdit: [String: FieldValue?], tablet tabletEdit: [String: FieldValue?]
+) async throws -> (TestWorld, LaunchedApp, LaunchedApp, String) {
+    let (world, phone, tablet, shared) = try await twoDevicesSharingOneRecord()
+    world.clock.advance(by: 1)
+    try phone.edit(shared, setting: phoneEdit)
+    world.clock.advance(by: 1)
+    try tablet.edit(shared, setting: tabletEdit)
+    return (world, phone, tablet, shared)
+}
+
+/// Two devices sharing one synced record (``twoDevicesSharingOneRecord()``): a second later the tablet sets its note
+/// to "tablet" and syncs, and a second after that the phone sets its mood to 9, not yet synced: a conflict of
+/// different fields waiting on the phone. The world, the phone, the tablet and the record's name.
+func phoneEditWaitingBehindTabletsEdit() async throws -> (TestWorld, LaunchedApp, LaunchedApp, String) {
+    let (world, phone, tablet, shared) = try await twoDevicesSharingOneRecord()
+    world.clock.advance(by: 1)
+    try tablet.edit(shared, setting: ["note": .string("tablet")])
+    await tablet.sync()
+    world.clock.advance(by: 1)
+    try phone.edit(shared, setting: ["mood": .int64(9)])
+    return (world, phone, tablet, shared)
 }

@@ -99,9 +99,7 @@ struct TestWorldTests {
 
     @Test("each device reads its own clock: an offset skews it, a jump moves it back; the containers keep the world's")
     func perDeviceClocks() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
+        let world = try makeWorld("phone", "tablet")
         world.clock(of: "tablet").setOffset(-300)
         let phone = try world.launch("phone")
         let tablet = try world.launch("tablet")
@@ -128,9 +126,7 @@ struct TestWorldTests {
 
     @Test("an edit after a backward jump still supersedes the value it replaced")
     func backwardJumpStillSupersedes() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone()
         try phone.add("CheckIn", name: "c", fields: checkIn(world, mood: 1))
         world.clock(of: "phone").jump(by: -86_400)
         let edited = try phone.edit("c", setting: ["mood": .int64(2)])
@@ -161,9 +157,7 @@ struct TestWorldTests {
 
     @Test("launch takes a conflict resolver and a retry policy")
     func launchTakesResolverAndRetryPolicy() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        try world.addDevice("tablet", account: "alice", sync: true)
+        let world = try makeWorld("phone", "tablet")
         let policy = RetryPolicy(initialDelay: 30, multiplier: 2, maximumDelay: 60)
         let phone = try world.launch("phone", resolver: ServerWins(), retryPolicy: policy)
         let tablet = try world.launch("tablet")
@@ -202,9 +196,7 @@ struct TestWorldTests {
         "LaunchedApp's shapes follow the documented rules: absence is nil, a wrong name throws, a reaction returns the app"
     )
     func launchedAppShapesFollowTheRules() async throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone()
         #expect(try phone.find("nothing") == nil)
         let added = try phone.add("CheckIn", name: "c", fields: checkIn(world, mood: 1))
         let found = try #require(try phone.find("c"))

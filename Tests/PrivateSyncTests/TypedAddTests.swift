@@ -21,9 +21,7 @@ struct TypedAddTests {
 
     @Test("a record goes to the store its type's partition names, chosen by the type, not by a name")
     func typedAddPicksTheStore() throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
+        let (world, phone) = try launchedPhone()
         let now = FieldValue.date(world.clock.now())
         let checkIn = try phone.partition.userCreatedType("CheckIn")
         let baseline = try phone.partition.localOnlyType("Baseline")
@@ -41,9 +39,7 @@ struct TypedAddTests {
 
     @Test("a type name the schema does not declare is refused with the known types")
     func unknownTypeName() throws {
-        let world = try TestWorld()
-        try world.addDevice("phone", account: "alice", sync: true)
-        let phone = try world.launch("phone")
+        let (_, phone) = try launchedPhone()
         let error = #expect(throws: StoreError.self) { try phone.add("Steps", fields: [:]) }
         #expect(error?.code == .unknownType)
         #expect(error?.message.contains("known types: ") == true)

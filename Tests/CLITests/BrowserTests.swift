@@ -14,18 +14,11 @@ import Testing
 struct BrowserTests {
     @Test("the world page renders every device with its stores, status and pending changes, and loads nothing")
     func worldPage() throws {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
-        try cli.ok("device", "add", "tablet", "--account", "alice", "--sync", "on")
+        let cli = try CLIRunner.world(launching: "phone", "tablet")
         try cli.ok("device", "add", "laptop", "--account", "bob")
-        try cli.ok("launch", "--device", "phone")
-        try cli.ok("launch", "--device", "tablet")
-        try cli.ok(
-            "record", "add", "CheckIn", "--device", "phone", "--field", "mood=4", "--field", "date=now", "--field",
-            "note=<script>alert(1)</script> & \"quotes\"")
+        try cli.addCheckIn(mood: 4, on: "phone", "--field", "note=<script>alert(1)</script> & \"quotes\"")
         try cli.ok("sync", "now", "--device", "phone")
-        try cli.ok("record", "add", "CheckIn", "--device", "tablet", "--field", "mood=2", "--field", "date=now")
+        try cli.addCheckIn(mood: 2, on: "tablet")
         let page = URL(fileURLWithPath: cli.home).deletingLastPathComponent().appendingPathComponent("world.html").path
         try cli.ok("inspect", "--html", page)
         let source = try String(contentsOfFile: page, encoding: .utf8)

@@ -15,13 +15,8 @@ struct CLIArchiveTests {
 
     /// Device A synced two records under alice, then signed into bob and paused with accountChanged.
     static func switchedWorld() throws -> CLIRunner {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "A", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "A")
-        for mood in 1...2 {
-            try cli.ok("record", "add", "CheckIn", "--device", "A", "--field", "mood=\(mood)", "--field", "date=now")
-        }
+        let cli = try CLIRunner.world(launching: "A")
+        for mood in 1...2 { try cli.addCheckIn(mood: mood, on: "A") }
         try cli.syncNow("--device", "A")
         try cli.ok("account", "sign-in", "bob", "--device", "A")
         try cli.syncNow("--device", "A")

@@ -6,13 +6,7 @@ import Testing
 struct CLIAuditTests {
     /// A world where phone (alice) synced one CheckIn.
     static func syncedWorld() throws -> CLIRunner {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "phone")
-        try cli.ok("record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=now")
-        try cli.ok("sync", "now", "--device", "phone")
-        return cli
+        try CLIRunner.syncedWorld(mood: 3)
     }
 
     @Test("the audit catches a local-only record planted in a container file")

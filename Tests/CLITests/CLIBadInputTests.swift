@@ -350,13 +350,9 @@ struct CLIBadInputTests {
 
     @Test("each bad input gets its exit code and a precise message, and the world is unchanged", arguments: cases)
     func badInput(_ testCase: Case) throws {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
+        let cli = try CLIRunner.world(launching: "phone")
         try cli.ok("device", "add", "tablet", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "phone")
-        try cli.ok(
-            "record", "add", "CheckIn", "--device", "phone", "--name", "c1", "--field", "mood=1", "--field", "date=now")
+        try cli.addCheckIn(mood: 1, on: "phone", "--name", "c1")
         try cli.ok("sync", "now", "--device", "phone")
         let before = try cli.worldDigest()
         let run = try cli.run(testCase.arguments)

@@ -73,10 +73,7 @@ struct CLICommandTests {
 
     @Test("records: add prints the name, edit and delete find it, list shows both partitions")
     func records() throws {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "phone")
+        let cli = try CLIRunner.world(launching: "phone")
         let name = try cli.ok(
             "record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=2026-11-29T08:00:00Z"
         )
@@ -111,16 +108,8 @@ struct CLICommandTests {
 
     @Test("two devices converge through the CLI, and the audit is clean")
     func twoDevicesConverge() throws {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        for device in ["phone", "tablet"] {
-            try cli.ok("device", "add", device, "--account", "alice", "--sync", "on")
-            try cli.ok("launch", "--device", device)
-        }
-        for mood in 1...3 {
-            try cli.ok(
-                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=\(mood)", "--field", "date=now")
-        }
+        let cli = try CLIRunner.world(launching: "phone", "tablet")
+        for mood in 1...3 { try cli.addCheckIn(mood: mood, on: "phone") }
         try cli.ok(
             "record", "add", "Note", "--device", "tablet", "--field", "title=q", "--field", "body=b", "--field",
             "date=now")
@@ -163,11 +152,8 @@ struct CLICommandTests {
 
     @Test("faults: injected, met by the next sync, listed, cleared")
     func faults() throws {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "phone")
-        try cli.ok("record", "add", "CheckIn", "--device", "phone", "--field", "mood=2", "--field", "date=now")
+        let cli = try CLIRunner.world(launching: "phone")
+        try cli.addCheckIn(mood: 2, on: "phone")
         try cli.ok("fault", "inject", "network-unavailable", "--count", "2")
         let waiting = try cli.ok("fault", "list", "--json").json["waiting"] as? [[String: Any]]
         #expect(waiting?.first?["remaining"] as? Int == 2)
@@ -189,18 +175,13 @@ struct CLICommandTests {
 
     @Test("an account switch pauses with accountChanged; start-fresh keeps the old data apart and syncs the rest")
     func accountSwitch() throws {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "phone")
-        try cli.ok("record", "add", "CheckIn", "--device", "phone", "--field", "mood=2", "--field", "date=now")
-        try cli.ok("sync", "now", "--device", "phone")
+        let cli = try CLIRunner.syncedWorld(mood: 2)
         try cli.ok("account", "sign-in", "bob", "--device", "phone")
         // Sync paused: 69 (EX_UNAVAILABLE).
         let paused = try cli.exits(69, "sync", "now", "--device", "phone", "--json").json["status"] as? [String: Any]
         #expect(paused?["reason"] as? String == "accountChanged")
         try cli.ok("account", "start-fresh", "--device", "phone")
-        try cli.ok("record", "add", "CheckIn", "--device", "phone", "--field", "mood=5", "--field", "date=now")
+        try cli.addCheckIn(mood: 5, on: "phone")
         let resumed = try cli.ok("sync", "now", "--device", "phone", "--json").json
         #expect(resumed["sentSaves"] as? Int == 1)
         #expect(try cli.run(["audit"]).status == 0)
@@ -208,10 +189,7 @@ struct CLICommandTests {
 
     @Test("account status --set pauses sync with the status's reason, and back")
     func accountStatusChangesTheStatus() throws {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "phone")
+        let cli = try CLIRunner.world(launching: "phone")
         let restricted = try cli.ok("account", "status", "--device", "phone", "--set", "restricted", "--json").json
         #expect(restricted["status"] as? String == "restricted")
         #expect(

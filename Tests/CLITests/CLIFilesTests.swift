@@ -11,12 +11,7 @@ struct CLIFilesTests {
     /// Starts every command line at once as child processes and waits for all; returns their exit statuses.
     static func runTogether(_ cli: CLIRunner, _ commands: [[String]]) throws -> [Int32] {
         let processes = commands.map { arguments -> Process in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
-            process.arguments = ["--home", cli.home] + arguments
-            var environment = ProcessInfo.processInfo.environment
-            environment["SWIFT_BACKTRACE"] = "enable=no"
-            process.environment = environment
+            let process = cli.process(arguments)
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             return process
@@ -35,22 +30,27 @@ struct CLIFilesTests {
 
     // MARK: Item 2: no lost update
 
-    @Test("an account sign-in and a device upgrade racing both survive, every round")
-    func signInAndUpgradeRacing() throws {
+    /// Each round, on a new device (alice, sync on), races an account sign-in to bob against `other` (given the
+    /// device's name): both must exit 0 and the sign-in must survive; `check` then looks at the device's entry.
+    static func raceSignIn(
+        against other: (String) -> [String], check: (_ device: [String: Any], _ round: Int) -> Void
+    ) throws {
         let cli = CLIRunner.fresh()
         try cli.ok("init")
-        for round in 0..<Self.raceRounds {
+        for round in 0..<raceRounds {
             let name = "A\(round)"
             try cli.ok("device", "add", name, "--account", "alice", "--sync", "on")
-            let statuses = try Self.runTogether(
-                cli,
-                [
-                    ["account", "sign-in", "bob", "--device", name],
-                    ["device", "upgrade", name, "--entitlement", "off"],
-                ])
+            let statuses = try runTogether(cli, [["account", "sign-in", "bob", "--device", name], other(name)])
             #expect(statuses == [0, 0], "round \(round)")
-            let device = try Self.device(cli, name)
+            let device = try device(cli, name)
             #expect(device["account"] as? String == "bob", "round \(round): the sign-in was lost")
+            check(device, round)
+        }
+    }
+
+    @Test("an account sign-in and a device upgrade racing both survive, every round")
+    func signInAndUpgradeRacing() throws {
+        try Self.raceSignIn(against: { ["device", "upgrade", $0, "--entitlement", "off"] }) { device, round in
             #expect(device["entitlement"] as? Bool == false, "round \(round): the upgrade was lost")
             #expect(device["buildVersion"] as? Int == 2, "round \(round)")
         }
@@ -58,20 +58,8 @@ struct CLIFilesTests {
 
     @Test("an account sign-in and an account status change racing: the sign-in always survives")
     func signInAndStatusRacing() throws {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        for round in 0..<Self.raceRounds {
-            let name = "A\(round)"
-            try cli.ok("device", "add", name, "--account", "alice", "--sync", "on")
-            let statuses = try Self.runTogether(
-                cli,
-                [
-                    ["account", "sign-in", "bob", "--device", name],
-                    ["account", "status", "--set", "restricted", "--device", name],
-                ])
-            #expect(statuses == [0, 0], "round \(round)")
-            let device = try Self.device(cli, name)
-            #expect(device["account"] as? String == "bob", "round \(round): the sign-in was lost")
+        try Self.raceSignIn(against: { ["account", "status", "--set", "restricted", "--device", $0] }) {
+            device, round in
             // Serialized, the status is `restricted` (sign-in first) or `available` (sign-in last, which resets it).
             #expect(["restricted", "available"].contains(device["accountStatus"] as? String ?? ""), "round \(round)")
         }
@@ -235,12 +223,7 @@ struct CLIFilesTests {
         "a symbolic link in place of a folder the world uses is refused with 74 naming it; outside is untouched",
         arguments: linkCases)
     func linksOutOfTheWorldAreRefused(link: LinkCase) throws {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "A", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "A")
-        try cli.ok("record", "add", "CheckIn", "--device", "A", "--field", "mood=2", "--field", "date=now")
-        try cli.syncNow("--device", "A")
+        let cli = try CLIRunner.syncedWorld(device: "A", mood: 2)
         // Move the real folder outside, and leave a link to it in its place.
         let outside = FileManager.default.temporaryDirectory.appendingPathComponent("outside-\(UUID().uuidString)")
             .path

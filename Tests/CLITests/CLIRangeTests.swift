@@ -8,13 +8,7 @@ import Testing
 struct CLIRangeTests {
     /// A world with device A launched, signed into alice, one record synced.
     static func world() throws -> CLIRunner {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "A", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "A")
-        try cli.ok("record", "add", "CheckIn", "--device", "A", "--field", "mood=2", "--field", "date=now")
-        try cli.syncNow("--device", "A")
-        return cli
+        try CLIRunner.syncedWorld(device: "A", mood: 2)
     }
 
     static func edit(_ path: String, _ sql: String) throws {

@@ -39,20 +39,26 @@ struct CLIRunner {
         return CLIRunner(home: base.appendingPathComponent("world").path)
     }
 
-    /// Runs `privatesync --home HOME ARGUMENTS`.
-    @discardableResult
-    func run(_ arguments: [String], home: Bool = true, environment extra: [String: String] = [:]) throws -> Run {
+    /// A process, not started, that runs `privatesync --home HOME ARGUMENTS` with no backtraces and no shard from the
+    /// environment the tests run in (a CI matrix's must not leak into `--shard env`), plus `extra`.
+    func process(_ arguments: [String], home: Bool = true, environment extra: [String: String] = [:]) -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = (home ? ["--home", self.home] : []) + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
-        // A shard given by the environment the tests run in (a CI matrix) must not leak into `--shard env`.
         for name in ["PRIVATESYNC_SHARD_INDEX", "PRIVATESYNC_SHARD_COUNT", "JOB_COMPLETION_INDEX"] {
             environment[name] = nil
         }
         environment.merge(extra) { _, new in new }
         process.environment = environment
+        return process
+    }
+
+    /// Runs `privatesync --home HOME ARGUMENTS`.
+    @discardableResult
+    func run(_ arguments: [String], home: Bool = true, environment extra: [String: String] = [:]) throws -> Run {
+        let process = process(arguments, home: home, environment: extra)
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
@@ -97,13 +103,58 @@ struct CLIRunner {
         return run
     }
 
+    /// Runs a command that must succeed (exit 0).
     @discardableResult
     func ok(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
+        try ok(arguments, sourceLocation: sourceLocation)
+    }
+
+    /// Runs a command that must succeed (exit 0).
+    @discardableResult
+    func ok(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
         let run = try run(arguments)
         #expect(
             run.status == 0, "privatesync \(arguments.joined(separator: " ")) failed: \(run.standardError)",
             sourceLocation: sourceLocation)
         return run
+    }
+
+    /// A runner on a new world (`init`) with each of `devices` installed (signed in to alice, sync on) and launched,
+    /// one device after the other.
+    static func world(
+        launching devices: String..., sourceLocation: SourceLocation = #_sourceLocation
+    ) throws
+        -> CLIRunner
+    {
+        let cli = fresh()
+        try cli.ok("init", sourceLocation: sourceLocation)
+        for device in devices {
+            try cli.ok("device", "add", device, "--account", "alice", "--sync", "on", sourceLocation: sourceLocation)
+            try cli.ok("launch", "--device", device, sourceLocation: sourceLocation)
+        }
+        return cli
+    }
+
+    /// A runner on a new world where `device` (``world(launching:sourceLocation:)``) has synced one CheckIn of mood
+    /// `mood`.
+    static func syncedWorld(
+        device: String = "phone", mood: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> CLIRunner {
+        let cli = try world(launching: device, sourceLocation: sourceLocation)
+        try cli.addCheckIn(mood: mood, on: device, sourceLocation: sourceLocation)
+        try cli.ok("sync", "now", "--device", device, sourceLocation: sourceLocation)
+        return cli
+    }
+
+    /// Adds a CheckIn of mood `mood`, dated now, on `device`, with `more` arguments after (`record add`, which must
+    /// succeed; its standard output is the record's name).
+    @discardableResult
+    func addCheckIn(
+        mood: Int, on device: String, _ more: String..., sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Run {
+        try ok(
+            ["record", "add", "CheckIn", "--device", device, "--field", "mood=\(mood)", "--field", "date=now"] + more,
+            sourceLocation: sourceLocation)
     }
 
     /// A hash of every file in the world (path, size and bytes), ignoring SQLite's shared-memory index files and empty

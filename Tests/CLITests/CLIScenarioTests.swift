@@ -11,13 +11,7 @@ private func object(_ run: CLIRunner.Run) throws -> [String: Any] {
 struct CLIScenarioTests {
     /// A world with phone and tablet on alice, both launched.
     private func world() throws -> CLIRunner {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        for device in ["phone", "tablet"] {
-            try cli.ok("device", "add", device, "--account", "alice", "--sync", "on")
-            try cli.ok("launch", "--device", device)
-        }
-        return cli
+        try CLIRunner.world(launching: "phone", "tablet")
     }
 
     @Test("record add --name uses the name; two devices creating it sync as one record")

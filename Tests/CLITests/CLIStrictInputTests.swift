@@ -7,10 +7,7 @@ import Testing
 struct CLIStrictInputTests {
     /// A world with device `phone` (alice, sync on) launched and one CheckIn; returns it and the record's name.
     static func world() throws -> (CLIRunner, String) {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "phone")
+        let cli = try CLIRunner.world(launching: "phone")
         let added = try cli.ok(
             "record", "add", "CheckIn", "--device", "phone", "--field", "mood=1", "--field",
             "date=2026-11-29T08:30:00Z")
@@ -120,7 +117,7 @@ struct CLIStrictInputTests {
         try cli.ok("init")
         try cli.ok("device", "add", device, "--account", first, "--sync", "on")
         try cli.ok("launch", "--device", device)
-        try cli.ok("record", "add", "CheckIn", "--device", device, "--field", "mood=1", "--field", "date=now")
+        try cli.addCheckIn(mood: 1, on: device)
         try cli.ok("sync", "now", "--device", device)
         try cli.ok("account", "sign-in", second, "--device", device)
         try cli.ok("launch", "--device", device)

@@ -6,13 +6,7 @@ import Testing
 struct CLISyncNowTests {
     /// A world with one device on alice, sync on, one record synced.
     static func syncedWorld() throws -> CLIRunner {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "phone")
-        try cli.ok("record", "add", "CheckIn", "--device", "phone", "--field", "mood=2", "--field", "date=now")
-        try cli.ok("sync", "now", "--device", "phone")
-        return cli
+        try CLIRunner.syncedWorld(mood: 2)
     }
 
     /// The container files of the world.
@@ -32,7 +26,7 @@ struct CLISyncNowTests {
         try sqlite.run()
         sqlite.waitUntilExit()
         #expect(sqlite.terminationStatus == 0)
-        try cli.ok("record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=now")
+        try cli.addCheckIn(mood: 3, on: "phone")
         let run = try cli.exits(74, "sync", "now", "--device", "phone")
         #expect(run.standardError.contains("cannot be read"))
         let status = try cli.ok("sync", "status", "--device", "phone", "--json").json
@@ -44,7 +38,7 @@ struct CLISyncNowTests {
     func syncOffExits78() throws {
         let cli = try Self.syncedWorld()
         try cli.ok("sync", "off", "--device", "phone")
-        try cli.ok("record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=now")
+        try cli.addCheckIn(mood: 3, on: "phone")
         try cli.exits(78, "sync", "now", "--device", "phone")
     }
 
@@ -57,7 +51,7 @@ struct CLISyncNowTests {
     @Test("sync now --json carries the request log; --send-only and --fetch-only run half a cycle; both at once is 64")
     func requestLogAndHalfCycles() throws {
         let cli = try Self.syncedWorld()
-        try cli.ok("record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=now")
+        try cli.addCheckIn(mood: 3, on: "phone")
         let fetched = try cli.ok("sync", "now", "--device", "phone", "--fetch-only", "--json").json
         let fetchOps = (fetched["requests"] as? [[String: Any]])?.compactMap { $0["operation"] as? String } ?? []
         #expect(fetchOps.contains("recordZoneChanges") && !fetchOps.contains("modifyRecords"))

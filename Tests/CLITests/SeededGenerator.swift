@@ -1,9 +1,10 @@
 import Foundation
+import PrivateSync
 
-/// A small seeded generator (SplitMix64), so that a failing torture round can be replayed: each torture suite draws
-/// from one, seeded by ``tortureSeed``, and prints its seed.
+/// A small seeded generator (the package's SplitMix64), so that a failing torture round can be replayed: each torture
+/// suite draws from one, seeded by ``tortureSeed``, and prints its seed.
 struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
+    private var generator: SplitMix64
 
     /// The torture suites' seed: `PRIVATESYNC_TORTURE_SEED`, 11 by default.
     static var tortureSeed: UInt64 {
@@ -11,14 +12,10 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     init(seed: UInt64) {
-        state = seed
+        generator = SplitMix64(seed: seed)
     }
 
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        generator.next()
     }
 }

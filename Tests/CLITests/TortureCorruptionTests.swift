@@ -53,10 +53,7 @@ struct TortureCorruptionTests {
         "a damaged file is refused by every command that reads it, and left byte for byte", arguments: Target.allCases,
         Damage.allCases)
     func damagedFileIsRefused(target: Target, damage: Damage) throws {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "phone")
+        let cli = try CLIRunner.world(launching: "phone")
         for mood in 0..<30 {
             try cli.ok(
                 "record", "add", "CheckIn", "--device", "phone", "--field", "mood=\(mood % 5)", "--field", "date=now",
@@ -105,10 +102,7 @@ struct TortureCorruptionTests {
 
     @Test("a store checked and remembered as sound is checked again once damaged at the same size, and refused")
     func rememberedFileIsCheckedAgain() throws {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "phone")
+        let cli = try CLIRunner.world(launching: "phone")
         for mood in 0..<5 {
             try cli.ok(
                 "record", "add", "CheckIn", "--device", "phone", "--field", "mood=\(mood)", "--field", "date=now")

@@ -111,11 +111,8 @@ struct TortureFilesTests {
 
     /// A world with every file present: a launched, synced device, a record, a fault waiting, a fault struck.
     static func template() throws -> CLIRunner {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "A", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "A")
-        try cli.ok("record", "add", "CheckIn", "--device", "A", "--field", "mood=2", "--field", "date=now")
+        let cli = try CLIRunner.world(launching: "A")
+        try cli.addCheckIn(mood: 2, on: "A")
         try cli.ok("fault", "inject", "zone-busy", "--retry-after", "5")
         try cli.syncNow("--device", "A")
         try cli.syncNow("--device", "A")
@@ -186,6 +183,13 @@ struct TortureFilesTests {
         return Set((records ?? []).compactMap { $0["name"] as? String })
     }
 
+    /// The world the writes of ``writes(round:)`` act on: A and B launched (alice, sync on), U installed with sync off.
+    static func writersWorld() throws -> CLIRunner {
+        let cli = try CLIRunner.world(launching: "A", "B")
+        try cli.ok("device", "add", "U", "--account", "alice", "--sync", "off")
+        return cli
+    }
+
     /// Writes on devices A and B (alice, syncing) and U (sync off: its build may lose the entitlement without its
     /// resumed app trapping as CloudKit does, docs/launch.md trap 2). Each pair is of changes that commute, so both
     /// must survive.
@@ -230,13 +234,7 @@ struct TortureFilesTests {
     @Test("seeded pairs of writing commands racing: every acknowledged change survives")
     func racingWritesAllSurvive() throws {
         let rounds = Int(Self.environment["PRIVATESYNC_TORTURE_RACES"] ?? "") ?? 20
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        for device in ["A", "B"] {
-            try cli.ok("device", "add", device, "--account", "alice", "--sync", "on")
-            try cli.ok("launch", "--device", device)
-        }
-        try cli.ok("device", "add", "U", "--account", "alice", "--sync", "off")
+        let cli = try Self.writersWorld()
         var random = SeededGenerator(seed: Self.seed)
         var acknowledged = 0
         for round in 0..<rounds {
@@ -329,13 +327,7 @@ struct TortureFilesTests {
     @Test("SIGTERM, SIGINT and SIGKILL at seeded moments of writing commands lose nothing acknowledged")
     func signalsLoseNothing() throws {
         let target = Int(Self.environment["PRIVATESYNC_TORTURE_SIGNALS"] ?? "") ?? 15
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        for device in ["A", "B"] {
-            try cli.ok("device", "add", device, "--account", "alice", "--sync", "on")
-            try cli.ok("launch", "--device", device)
-        }
-        try cli.ok("device", "add", "U", "--account", "alice", "--sync", "off")
+        let cli = try Self.writersWorld()
         var random = SeededGenerator(seed: Self.seed)
         let signals = [SIGTERM, SIGINT, SIGKILL]
         var landed: [Int32: Int] = [:]

@@ -219,16 +219,9 @@ struct TortureHostileInputTests {
         "every option and argument given a hostile value: a documented code, no trap, nothing changed",
         arguments: groups)
     func hostile(_ group: Group) throws {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        try cli.ok("device", "add", "phone", "--account", "alice", "--sync", "on")
-        try cli.ok("device", "add", "tablet", "--account", "alice", "--sync", "on")
-        try cli.ok("launch", "--device", "phone")
-        try cli.ok("launch", "--device", "tablet")
-        let record = try cli.ok(
-            "record", "add", "CheckIn", "--device", "phone", "--field", "mood=1", "--field", "date=now"
-        )
-        .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let cli = try CLIRunner.world(launching: "phone", "tablet")
+        let record = try cli.addCheckIn(mood: 1, on: "phone").standardOutput
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         // A folder for relative `--home` values, which must stay empty unless a value was a valid new world.
         let scratch = (cli.home as NSString).deletingLastPathComponent + "/cwd"
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)

@@ -19,12 +19,7 @@ struct TortureKillTests {
         let output: Pipe
 
         static func start(_ cli: CLIRunner, _ arguments: [String]) throws -> Child {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
-            process.arguments = ["--home", cli.home] + arguments
-            var environment = ProcessInfo.processInfo.environment
-            environment["SWIFT_BACKTRACE"] = "enable=no"
-            process.environment = environment
+            let process = cli.process(arguments)
             let output = Pipe()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
@@ -62,12 +57,7 @@ struct TortureKillTests {
 
     @Test("SIGKILL at random moments loses no acknowledged write and corrupts no file")
     func killsLoseNothing() throws {
-        let cli = CLIRunner.fresh()
-        try cli.ok("init")
-        for device in ["phone", "tablet"] {
-            try cli.ok("device", "add", device, "--account", "alice", "--sync", "on")
-            try cli.ok("launch", "--device", device)
-        }
+        let cli = try CLIRunner.world(launching: "phone", "tablet")
         let seed = SeededGenerator.tortureSeed
         print("kill torture: seed \(seed) (replay with PRIVATESYNC_TORTURE_SEED=\(seed))")
         var random = SeededGenerator(seed: seed)

@@ -38,7 +38,7 @@ struct JSONPlainRunTests {
 
     @Test("strings with escapes anywhere in long runs round-trip through the writer and the scanner")
     func longStringsRoundTrip() throws {
-        var generator = SplitMix(state: 14)
+        var generator = SplitMix64(seed: 14)
         for _ in 0..<200 {
             let length = Int.random(in: 0..<300, using: &generator)
             var scalars = String.UnicodeScalarView()
@@ -61,19 +61,6 @@ struct JSONPlainRunTests {
                 return try scanner.readString()
             }
             #expect(decoded == text)
-        }
-    }
-
-    /// A seeded generator, so that a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-            return value ^ (value >> 31)
         }
     }
 }

@@ -26,8 +26,7 @@ extension ContainerConformance {
             "a nil token fetches everything, in pages, with moreComing on all but the last", arguments: Backend.allCases
         )
         func pagingFromNil(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             try await saveAll((0..<25).map { makeRecord("r\($0)") }, to: container)
             let pages = try await Self.allPages(container, from: nil, limit: 10)
             #expect(pages.map(\.modifications.count) == [10, 10, 5])
@@ -37,8 +36,7 @@ extension ContainerConformance {
 
         @Test("a token returns only what changed after it, and deletions with their types", arguments: Backend.allCases)
         func incrementalChanges(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             let saved = try await saveAll((0..<5).map { makeRecord("r\($0)", type: "Symptom") }, to: container)
             let token = try await Self.allPages(container, from: nil).last!.changeToken
             var edited = saved[1]
@@ -57,8 +55,7 @@ extension ContainerConformance {
 
         @Test("a record deleted and created again appears once, as it is now", arguments: Backend.allCases)
         func deleteThenRecreateAppearsOnce(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             let token = try await container.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil).changeToken
             try await saveAll([makeRecord("phoenix", fields: ["life": .int64(1)])], to: container)
             _ = try await container.modifyRecords(saving: [], deleting: [makeRecord("phoenix").recordID])

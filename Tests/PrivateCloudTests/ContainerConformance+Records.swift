@@ -28,9 +28,7 @@ extension ContainerConformance {
             "a saved record gets system fields and reads back with every field type intact", arguments: Backend.allCases
         )
         func roundTripsEveryFieldType(backend: Backend) async throws {
-            let harness = ContainerHarness(backend)
-            let container = harness.device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let (harness, container) = try await ContainerHarness.withSyncZone(backend)
             let saved = try await saveAll([makeRecord("r1", fields: Self.everyFieldType)], to: container)[0]
             let system = try #require(saved.systemFields)
             #expect(system.creationDate == harness.clock.now())
@@ -45,9 +43,7 @@ extension ContainerConformance {
             "the change tag is renewed on every save; creation is kept, modification moves", arguments: Backend.allCases
         )
         func changeTagRenewedOnEverySave(backend: Backend) async throws {
-            let harness = ContainerHarness(backend)
-            let container = harness.device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let (harness, container) = try await ContainerHarness.withSyncZone(backend)
             var record = try await saveAll([makeRecord("r", fields: ["note": .string("1")])], to: container)[0]
             let created = record.systemFields!.creationDate
             var tags = [record.recordChangeTag!]
@@ -71,13 +67,11 @@ extension ContainerConformance {
 
         @Test("names that bypass the initializer are still refused by the container", arguments: Backend.allCases)
         func containerRevalidatesNames(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             let sneaky = Record(
                 recordType: "Note", recordID: RecordID(uncheckedName: "_sneaky", zoneID: syncZone), systemFields: nil)
-            let result = try await container.modifyRecords(
-                saving: [sneaky], deleting: [], savePolicy: .allKeys, atomically: false)
-            #expect(result.saveResults[sneaky.recordID]?.cloudCode == .invalidArguments)
+            #expect(
+                try await saveCode(of: sneaky, to: container, policy: .allKeys, atomically: false) == .invalidArguments)
         }
 
         @Test(
@@ -85,45 +79,37 @@ extension ContainerConformance {
             arguments: ["", "9lives", "_hidden", "with space", "dash-ed", String(repeating: "t", count: 256)])
         func invalidIdentifiersAreRefused(name: String) async throws {
             #expect(throws: CloudError.self) { try Record(recordType: name, recordID: makeRecord("x").recordID) }
-            let container = ContainerHarness(.memory).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(.memory)
             var record = makeRecord("x")
             record[name] = .int64(1)
-            let result = try await container.modifyRecords(saving: [record], deleting: [])
-            #expect(result.saveResults[record.recordID]?.cloudCode == .invalidArguments)
+            #expect(try await saveCode(of: record, to: container) == .invalidArguments)
         }
 
         @Test("a record may have 256 fields, not 257", arguments: Backend.allCases)
         func fieldCountLimit(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
-            var fields: [String: FieldValue] = [:]
-            for index in 0..<256 { fields["f\(index)"] = .int64(Int64(index)) }
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
+            var fields = numberedFields("f", count: 256) { Int64($0) }
             try await saveAll([makeRecord("full", type: "Wide", fields: fields)], to: container)
             fields["f256"] = .int64(256)
-            let result = try await container.modifyRecords(
-                saving: [makeRecord("over", type: "Wide", fields: fields)], deleting: [])
-            #expect(result.saveResults[makeRecord("over").recordID]?.cloudCode == .limitExceeded)
+            #expect(
+                try await saveCode(of: makeRecord("over", type: "Wide", fields: fields), to: container)
+                    == .limitExceeded)
         }
 
         @Test("a record type may gather at most 256 fields across its records", arguments: Backend.allCases)
         func fieldCountLimitPerType(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
-            var first: [String: FieldValue] = [:]
-            for index in 0..<200 { first["a\(index)"] = .int64(1) }
-            var second: [String: FieldValue] = [:]
-            for index in 0..<57 { second["b\(index)"] = .int64(1) }
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
+            let first = numberedFields("a", count: 200) { _ in 1 }
+            let second = numberedFields("b", count: 57) { _ in 1 }
             try await saveAll([makeRecord("one", type: "Grows", fields: first)], to: container)
-            let result = try await container.modifyRecords(
-                saving: [makeRecord("two", type: "Grows", fields: second)], deleting: [])
-            #expect(result.saveResults[makeRecord("two").recordID]?.cloudCode == .limitExceeded)
+            #expect(
+                try await saveCode(of: makeRecord("two", type: "Grows", fields: second), to: container)
+                    == .limitExceeded)
         }
 
         @Test("a record of 1 MB encoded fits; one byte more does not", arguments: Backend.allCases)
         func recordSizeLimit(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             let overhead = FieldsJSON.encode(["body": .string("")]).count
             let exact = makeRecord(
                 "exact", fields: ["body": .string(String(repeating: "x", count: 1_048_576 - overhead))])
@@ -131,22 +117,18 @@ extension ContainerConformance {
             try await saveAll([exact], to: container)
             let over = makeRecord(
                 "over", fields: ["body": .string(String(repeating: "x", count: 1_048_577 - overhead))])
-            let result = try await container.modifyRecords(saving: [over], deleting: [])
-            #expect(result.saveResults[over.recordID]?.cloudCode == .limitExceeded)
+            #expect(try await saveCode(of: over, to: container) == .limitExceeded)
         }
 
         @Test("a field keeps the type of its first value", arguments: Backend.allCases)
         func fieldTypeIsFixed(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             try await saveAll([makeRecord("a", fields: ["mood": .int64(3), "tags": .list([])])], to: container)
             let wrong = makeRecord("b", fields: ["mood": .string("three")])
-            let result = try await container.modifyRecords(saving: [wrong], deleting: [])
-            #expect(result.saveResults[wrong.recordID]?.cloudCode == .invalidArguments)
+            #expect(try await saveCode(of: wrong, to: container) == .invalidArguments)
             try await saveAll([makeRecord("c", fields: ["tags": .list([.string("x")])])], to: container)
             let wrongList = makeRecord("d", fields: ["tags": .list([.int64(1)])])
-            let listResult = try await container.modifyRecords(saving: [wrongList], deleting: [])
-            #expect(listResult.saveResults[wrongList.recordID]?.cloudCode == .invalidArguments)
+            #expect(try await saveCode(of: wrongList, to: container) == .invalidArguments)
         }
 
         @Test(
@@ -156,29 +138,26 @@ extension ContainerConformance {
                 .list([.list([.int64(1)])]), .location(Location(latitude: 91, longitude: 0)),
             ])
         func invalidValuesAreRefused(value: FieldValue) async throws {
-            let container = ContainerHarness(.memory).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(.memory)
             let record = makeRecord("bad", fields: ["value": value])
-            let result = try await container.modifyRecords(saving: [record], deleting: [])
-            #expect(result.saveResults[record.recordID]?.cloudCode == .invalidArguments)
+            #expect(try await saveCode(of: record, to: container) == .invalidArguments)
         }
 
         @Test("a record keeps its type: saving it as another type fails", arguments: Backend.allCases)
         func recordTypeIsFixed(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             try await saveAll([makeRecord("a", type: "Note")], to: container)
-            let result = try await container.modifyRecords(
-                saving: [makeRecord("a", type: "Symptom")], deleting: [], savePolicy: .allKeys, atomically: false)
-            #expect(result.saveResults[makeRecord("a").recordID]?.cloudCode == .invalidArguments)
+            let retyped = makeRecord("a", type: "Symptom")
+            #expect(
+                try await saveCode(of: retyped, to: container, policy: .allKeys, atomically: false) == .invalidArguments
+            )
         }
 
         @Test(
             "fetching a missing record gives unknownItem; a missing zone gives zoneNotFound",
             arguments: Backend.allCases)
         func fetchingMissingThings(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             let missing = makeRecord("nope").recordID
             let elsewhere = makeRecord("nope", zone: try ZoneID("Nowhere")).recordID
             let results = try await container.records(for: [missing, elsewhere])
@@ -191,8 +170,7 @@ extension ContainerConformance {
     struct ModifyRequests {
         @Test("400 items fit in one request; 401 fail whole with limitExceeded", arguments: Backend.allCases)
         func itemLimit(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             let records = (0..<401).map { makeRecord("r\($0)") }
             #expect(
                 await cloudErrorCode { _ = try await container.modifyRecords(saving: records, deleting: []) }
@@ -210,8 +188,7 @@ extension ContainerConformance {
 
         @Test("a request over 2 MB fails whole with limitExceeded", arguments: Backend.allCases)
         func requestSizeLimit(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             let big = String(repeating: "x", count: 700_000)
             let records = (0..<3).map { makeRecord("big\($0)", fields: ["body": .string(big)]) }
             #expect(
@@ -222,8 +199,7 @@ extension ContainerConformance {
 
         @Test("naming a record twice in one request is refused", arguments: Backend.allCases)
         func duplicateItemsAreRefused(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             let record = makeRecord("twice")
             #expect(
                 await cloudErrorCode { _ = try await container.modifyRecords(saving: [record, record], deleting: []) }
@@ -269,8 +245,7 @@ extension ContainerConformance {
 
         @Test("creating a record that exists conflicts", arguments: Backend.allCases)
         func createOfExistingRecordConflicts(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             try await saveAll([makeRecord("r", fields: ["note": .string("first")])], to: container)
             let result = try await container.modifyRecords(
                 saving: [makeRecord("r", fields: ["note": .string("second")])], deleting: [])
@@ -285,21 +260,18 @@ extension ContainerConformance {
 
         @Test("saving with the tag of a record deleted since gives unknownItem", arguments: Backend.allCases)
         func saveOfDeletedRecordIsUnknown(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             var record = try await saveAll([makeRecord("r")], to: container)[0]
             _ = try await container.modifyRecords(saving: [], deleting: [record.recordID])
             record["note"] = .string("edit after delete")
-            let result = try await container.modifyRecords(saving: [record], deleting: [])
-            #expect(result.saveResults[record.recordID]?.cloudCode == .unknownItem)
+            #expect(try await saveCode(of: record, to: container) == .unknownItem)
         }
 
         @Test(
             "changedKeys writes only the changed keys onto the server record, without comparing tags",
             arguments: Backend.allCases)
         func changedKeysPolicy(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             let original = try await saveAll(
                 [makeRecord("r", fields: ["a": .int64(1), "b": .int64(1), "c": .int64(1)])], to: container)[0]
             var first = original
@@ -314,8 +286,7 @@ extension ContainerConformance {
 
         @Test("allKeys replaces the server record, without comparing tags", arguments: Backend.allCases)
         func allKeysPolicy(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             let original = try await saveAll(
                 [makeRecord("r", fields: ["a": .int64(1), "b": .int64(1)])], to: container)[0]
             var first = original
@@ -355,8 +326,7 @@ extension ContainerConformance {
 
         @Test("a non-atomic request applies every item that can be applied", arguments: Backend.allCases)
         func nonAtomicRequestAppliesTheRest(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             try await saveAll([makeRecord("exists")], to: container)
             let result = try await container.modifyRecords(
                 saving: [makeRecord("new1"), makeRecord("exists")], deleting: [makeRecord("missing").recordID],
@@ -380,8 +350,7 @@ extension ContainerConformance {
 
         @Test("deleting a record that does not exist gives unknownItem", arguments: Backend.allCases)
         func deletingMissingRecord(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             let result = try await container.modifyRecords(saving: [], deleting: [makeRecord("ghost").recordID])
             #expect(result.deleteResults[makeRecord("ghost").recordID]?.cloudCode == .unknownItem)
         }
@@ -389,8 +358,12 @@ extension ContainerConformance {
         @Test("records saved into a missing zone fail with zoneNotFound", arguments: Backend.allCases)
         func savingIntoMissingZone(backend: Backend) async throws {
             let container = ContainerHarness(backend).device("alice").container
-            let result = try await container.modifyRecords(saving: [makeRecord("a")], deleting: [])
-            #expect(result.saveResults[makeRecord("a").recordID]?.cloudCode == .zoneNotFound)
+            #expect(try await saveCode(of: makeRecord("a"), to: container) == .zoneNotFound)
         }
     }
+}
+
+/// `count` int64 fields named `prefix` then 0, 1, …, each holding `value` of its number.
+private func numberedFields(_ prefix: String, count: Int, value: (Int) -> Int64) -> [String: FieldValue] {
+    Dictionary(uniqueKeysWithValues: (0..<count).map { ("\(prefix)\($0)", FieldValue.int64(value($0))) })
 }

@@ -10,9 +10,8 @@ extension ContainerConformance {
             "a request none of whose items applied changes nothing, not even the change tags to come",
             arguments: Backend.allCases)
         func nothingAppliedChangesNothing(backend: Backend) async throws {
-            let harness = ContainerHarness(backend)
-            let container = harness.device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let (harness, container) = try await ContainerHarness.withSyncZone(backend)
+            defer { withExtendedLifetime(harness) {} }  // the file backend's folder lives as long as the harness
             let first = try await saveAll([makeRecord("a", fields: ["n": .int64(1)])], to: container)[0]
             let before = try await container.databaseChanges(since: nil, resultsLimit: nil).changeToken
             let refused = try await container.modifyRecords(

@@ -12,8 +12,7 @@ extension ContainerConformance {
             "in one request, a record like the ones before but for a value's type, or its type's name, is refused",
             arguments: Backend.allCases)
         func sameKeysOtherTypes(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             let badType = Record(
                 recordType: "9Note", recordID: RecordID(uncheckedName: "badType", zoneID: syncZone), systemFields: nil)
             let records = [

@@ -145,8 +145,7 @@ extension ContainerConformance {
 
         @Test("deleting a zone deletes its records; later calls see zoneNotFound", arguments: Backend.allCases)
         func deletingAZone(backend: Backend) async throws {
-            let container = ContainerHarness(backend).device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
             try await saveAll([makeRecord("a")], to: container)
             try await container.deleteZones([syncZone])
             #expect(
@@ -170,9 +169,7 @@ extension ContainerConformance {
             "a zone the user deleted in iCloud settings gives userDeletedZone until it is created again",
             arguments: Backend.allCases)
         func userDeletedZone(backend: Backend) async throws {
-            let harness = ContainerHarness(backend)
-            let container = harness.device("alice").container
-            _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+            let (harness, container) = try await ContainerHarness.withSyncZone(backend)
             try await saveAll([makeRecord("a")], to: container)
             try await container.deleteZoneFromICloudSettings(syncZone)
             let other = harness.device("alice").container

@@ -70,6 +70,28 @@ final class ContainerHarness: Sendable {
     }
 }
 
+extension ContainerHarness {
+    /// A harness on `backend` and a container of alice's on it with the sync zone saved: where most conformance cases
+    /// start.
+    static func withSyncZone(
+        _ backend: Backend
+    ) async throws -> (ContainerHarness, any PrivateContainer & ICloudSettingsControls) {
+        let harness = ContainerHarness(backend)
+        let container = harness.device("alice").container
+        _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+        return (harness, container)
+    }
+
+    /// A container of alice's on `backend` with the sync zone saved, for a case that needs nothing else of its
+    /// harness (which is let go at once, as `ContainerHarness(backend).device("alice").container` lets it go).
+    static func containerWithSyncZone(_ backend: Backend) async throws -> any PrivateContainer & ICloudSettingsControls
+    {
+        let container = ContainerHarness(backend).device("alice").container
+        _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+        return container
+    }
+}
+
 struct Device: Sendable {
     let container: any PrivateContainer & ICloudSettingsControls
     let session: AccountSession
@@ -97,6 +119,21 @@ func saveAll(
         saving: records, deleting: [], savePolicy: policy, atomically: true)
     if let failure = result.partialFailure { throw failure }
     return records.map { try! result.saveResults[$0.recordID]!.get() }
+}
+
+/// The code with which `container` refuses a save of `record` alone (`nil` when it saves it).
+func saveCode(
+    of record: Record, to container: any PrivateContainer, policy: SavePolicy = .ifServerRecordUnchanged,
+    atomically: Bool = true
+) async throws -> CloudError.Code? {
+    let result = try await container.modifyRecords(
+        saving: [record], deleting: [], savePolicy: policy, atomically: atomically)
+    return result.saveResults[record.recordID]?.cloudCode
+}
+
+/// The code with which `container` refuses to list the sync zone's changes from the start (`nil` when it lists them).
+func zoneChangesCode(_ container: any PrivateContainer) async -> CloudError.Code? {
+    await cloudErrorCode { _ = try await container.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil) }
 }
 
 /// The code of the CloudError `body` throws, or `nil` when it throws nothing; any other error fails the test.

@@ -62,11 +62,8 @@ struct FaultInjectingContainerTests {
     func userDeletedZoneDeletesTheZone() async throws {
         let (faulty, script, _) = try await Self.makeFaulty()
         script.add(Fault(.userDeletedZone))
-        let result = try await faulty.modifyRecords(saving: [makeRecord("a")], deleting: [])
-        #expect(result.saveResults[makeRecord("a").recordID]?.cloudCode == .userDeletedZone)
-        #expect(
-            await cloudErrorCode { _ = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil) }
-                == .userDeletedZone)
+        #expect(try await saveCode(of: makeRecord("a"), to: faulty) == .userDeletedZone)
+        #expect(await zoneChangesCode(faulty) == .userDeletedZone)
         let changes = try await faulty.databaseChanges(since: nil, resultsLimit: nil)
         #expect(changes.deletions == [.init(zoneID: syncZone, reason: .purged)])
     }

@@ -29,6 +29,17 @@ private func makeFaulty(
     return (faulty, script)
 }
 
+/// A fault-injecting container over `backend` holding one record (``makeFaulty(_:device:records:)``), with a fault of
+/// `kind` added to its script, and the database's change token from before.
+private func makeFaulty(
+    striking kind: FaultKind, on backend: Backend
+) async throws -> (any PrivateContainer, ChangeToken) {
+    let (faulty, script) = try await makeFaulty(ContainerHarness(backend))
+    let before = try await faulty.databaseChanges(since: nil, resultsLimit: nil).changeToken
+    script.add(Fault(kind))
+    return (faulty, before)
+}
+
 /// The names of a page's records and deletions, in the order delivered.
 private func names(_ page: RecordZoneChanges) -> [String] {
     page.modifications.map(\.recordID.recordName) + page.deletions.map(\.recordID.recordName)
@@ -102,14 +113,9 @@ struct TargetedFaultTests {
         "zone-not-found: the server deletes the zone; changes say deleted; calls fail 26 until it is created again",
         arguments: Backend.allCases)
     func zoneNotFound(backend: Backend) async throws {
-        let (faulty, script) = try await makeFaulty(ContainerHarness(backend))
-        let before = try await faulty.databaseChanges(since: nil, resultsLimit: nil).changeToken
-        script.add(Fault(.zoneNotFound))
-        #expect(
-            await cloudErrorCode { _ = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil) }
-                == .zoneNotFound)
-        let result = try await faulty.modifyRecords(saving: [makeRecord("a")], deleting: [])
-        #expect(result.saveResults[makeRecord("a").recordID]?.cloudCode == .zoneNotFound)
+        let (faulty, before) = try await makeFaulty(striking: .zoneNotFound, on: backend)
+        #expect(await zoneChangesCode(faulty) == .zoneNotFound)
+        #expect(try await saveCode(of: makeRecord("a"), to: faulty) == .zoneNotFound)
         let changes = try await faulty.databaseChanges(since: before, resultsLimit: nil)
         #expect(changes.deletions == [.init(zoneID: syncZone, reason: .deleted)])
         _ = try await faulty.saveZones([RecordZone(zoneID: syncZone)])
@@ -121,14 +127,9 @@ struct TargetedFaultTests {
         "encrypted-data-reset purges the zone with its own reason; calls fail 26 until it is created again",
         arguments: Backend.allCases)
     func encryptedDataReset(backend: Backend) async throws {
-        let (faulty, script) = try await makeFaulty(ContainerHarness(backend))
-        let before = try await faulty.databaseChanges(since: nil, resultsLimit: nil).changeToken
-        script.add(Fault(.encryptedDataReset))
-        let result = try await faulty.modifyRecords(saving: [makeRecord("a")], deleting: [])
-        #expect(result.saveResults[makeRecord("a").recordID]?.cloudCode == .zoneNotFound)
-        #expect(
-            await cloudErrorCode { _ = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil) }
-                == .zoneNotFound)
+        let (faulty, before) = try await makeFaulty(striking: .encryptedDataReset, on: backend)
+        #expect(try await saveCode(of: makeRecord("a"), to: faulty) == .zoneNotFound)
+        #expect(await zoneChangesCode(faulty) == .zoneNotFound)
         let changes = try await faulty.databaseChanges(since: before, resultsLimit: nil)
         #expect(changes.deletions == [.init(zoneID: syncZone, reason: .encryptedDataReset)])
         _ = try await faulty.saveZones([RecordZone(zoneID: syncZone)])
@@ -156,9 +157,7 @@ struct TargetedFaultTests {
             """)
         let (faulty, script) = try await makeFaulty(harness, records: [])
         script.add(Fault(.encryptedDataReset))
-        #expect(
-            await cloudErrorCode { _ = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil) }
-                == .zoneNotFound)
+        #expect(await zoneChangesCode(faulty) == .zoneNotFound)
         let changes = try await faulty.databaseChanges(since: nil, resultsLimit: nil)
         #expect(changes.deletions == [.init(zoneID: syncZone, reason: .encryptedDataReset)])
         #expect(try connection.scalarInt("PRAGMA user_version") == 2)

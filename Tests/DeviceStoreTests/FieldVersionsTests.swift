@@ -75,19 +75,19 @@ struct FieldVersionsTests {
 struct KnownNamesTests {
     @Test("a name is known when the store holds its record or a pending change for it, whatever its characters")
     func knownNames() throws {
-        let directory = TemporaryDirectory()
-        let store = try userStore(in: directory.path)
-        let kept = try store.insert(checkIn, fields: ["mood": .int64(3), "date": someDate], writtenUnder: nil).name
-        let odd = "quote\" back\\slash ;=@ \u{7}"
-        try store.insert(checkIn, fields: ["mood": .int64(1), "date": someDate], writtenUnder: nil, name: "sent")
-        try store.syncTransaction { state in
-            try state.removePendingChange(named: "sent", ifRevision: nil)
-            try state.queue(.delete, name: odd, type: "CheckIn")
+        try withUserStore { store, _ in
+            let kept = try store.insertCheckIn(mood: 3).name
+            let odd = "quote\" back\\slash ;=@ \u{7}"
+            try store.insertCheckIn(mood: 1, name: "sent")
+            try store.syncTransaction { state in
+                try state.removePendingChange(named: "sent", ifRevision: nil)
+                try state.queue(.delete, name: odd, type: "CheckIn")
+            }
+            let known = try store.syncSnapshot { state in
+                try state.knownNames(among: [kept, "sent", odd, "never", "x\"y", "", kept])
+            }
+            #expect(known == [kept, "sent", odd])
+            #expect(try store.syncSnapshot { try $0.knownNames(among: []) }.isEmpty)
         }
-        let known = try store.syncSnapshot { state in
-            try state.knownNames(among: [kept, "sent", odd, "never", "x\"y", "", kept])
-        }
-        #expect(known == [kept, "sent", odd])
-        #expect(try store.syncSnapshot { try $0.knownNames(among: []) }.isEmpty)
     }
 }

@@ -13,7 +13,7 @@ struct RecordStoreTests {
         let folder = TemporaryDirectory()
         let user = try userStore(in: folder.path)
         let local = try localStore(in: folder.path)
-        let note = try user.insert(checkIn, fields: ["mood": .int64(3), "date": someDate], writtenUnder: nil)
+        let note = try user.insertCheckIn(mood: 3)
         let measured = try local.insert(
             baseline,
             fields: ["metric": .string("hrv"), "value": .double(42), "computedAt": someDate, "windowDays": .int64(7)],
@@ -46,7 +46,7 @@ struct RecordStoreTests {
     func writesQueuePendingChanges() throws {
         let folder = TemporaryDirectory()
         let user = try userStore(in: folder.path)
-        let record = try user.insert(checkIn, fields: ["mood": .int64(3), "date": someDate], writtenUnder: nil)
+        let record = try user.insertCheckIn(mood: 3)
         #expect(try user.pendingChanges().map(\.recordName) == [record.name])
         let local = try localStore(in: folder.path)
         _ = try local.insert(
@@ -59,19 +59,19 @@ struct RecordStoreTests {
 
     @Test("pending changes collapse as CKSyncEngine's: one per record, in first-queued order, latest kind")
     func pendingChangesCollapse() throws {
-        let folder = TemporaryDirectory()
-        let store = try userStore(in: folder.path)
-        let a = try store.insert(checkIn, fields: ["mood": .int64(1), "date": someDate], writtenUnder: nil)
-        let b = try store.insert(checkIn, fields: ["mood": .int64(2), "date": someDate], writtenUnder: nil)
-        try store.update(a.name, setting: ["mood": .int64(5)])
-        #expect(try store.pendingChanges().map(\.recordName) == [a.name, b.name])
-        #expect(try store.pendingChanges().map(\.kind) == [.save, .save])
-        let revisionBefore = try #require(try store.pendingChanges().first?.revision)
-        try store.delete(a.name)
-        #expect(try store.pendingChanges().map(\.kind) == [.delete, .save])
-        #expect(
-            try #require(try store.pendingChanges().first?.revision) > revisionBefore,
-            "every queueing gets a new revision")
+        try withUserStore { store, _ in
+            let a = try store.insertCheckIn(mood: 1)
+            let b = try store.insertCheckIn(mood: 2)
+            try store.update(a.name, setting: ["mood": .int64(5)])
+            #expect(try store.pendingChanges().map(\.recordName) == [a.name, b.name])
+            #expect(try store.pendingChanges().map(\.kind) == [.save, .save])
+            let revisionBefore = try #require(try store.pendingChanges().first?.revision)
+            try store.delete(a.name)
+            #expect(try store.pendingChanges().map(\.kind) == [.delete, .save])
+            #expect(
+                try #require(try store.pendingChanges().first?.revision) > revisionBefore,
+                "every queueing gets a new revision")
+        }
     }
 
     @Test(
@@ -87,28 +87,30 @@ struct RecordStoreTests {
             (["mood": .int64(3), "date": .date(Date(timeIntervalSinceReferenceDate: .nan))], .invalidValue),
         ])
     func badWritesAreRefused(fields: [String: FieldValue], code: StoreError.Code) throws {
-        let folder = TemporaryDirectory()
-        let store = try userStore(in: folder.path)
-        let error = #expect(throws: StoreError.self) { try store.insert(checkIn, fields: fields, writtenUnder: nil) }
-        #expect(error?.code == code)
-        #expect(try store.count() == 0)
-        #expect(try store.pendingChangeCount() == 0)
+        try withUserStore { store, _ throws in
+            let error = #expect(throws: StoreError.self) {
+                try store.insert(checkIn, fields: fields, writtenUnder: nil)
+            }
+            #expect(error?.code == code)
+            #expect(try store.count() == 0)
+            #expect(try store.pendingChangeCount() == 0)
+        }
     }
 
     @Test("edits and deletes need the record to be in this store")
     func editAndDeleteFindTheRecord() throws {
-        let folder = TemporaryDirectory()
-        let store = try userStore(in: folder.path)
-        let record = try store.insert(checkIn, fields: ["mood": .int64(3), "date": someDate], writtenUnder: nil)
-        let edited = try store.update(record.name, setting: ["mood": .int64(4), "note": .string("better")])
-        #expect(edited.fields["mood"] == .int64(4))
-        #expect(throws: StoreError.self) { try store.update(record.name, setting: ["mood": nil]) }
-        let missing = #expect(throws: StoreError.self) {
-            try store.update("no-such-record", setting: ["mood": .int64(1)])
+        try withUserStore { store, _ in
+            let record = try store.insertCheckIn(mood: 3)
+            let edited = try store.update(record.name, setting: ["mood": .int64(4), "note": .string("better")])
+            #expect(edited.fields["mood"] == .int64(4))
+            #expect(throws: StoreError.self) { try store.update(record.name, setting: ["mood": nil]) }
+            let missing = #expect(throws: StoreError.self) {
+                try store.update("no-such-record", setting: ["mood": .int64(1)])
+            }
+            #expect(missing?.code == .recordNotFound)
+            try store.delete(record.name)
+            #expect(try store.record(named: record.name) == nil)
         }
-        #expect(missing?.code == .recordNotFound)
-        try store.delete(record.name)
-        #expect(try store.record(named: record.name) == nil)
     }
 
     @Test("an acknowledged write survives closing and reopening the store")
@@ -133,10 +135,10 @@ struct RecordStoreTests {
         let folder = TemporaryDirectory()
         let crash = CrashSwitch()
         let store = try userStore(in: folder.path, crashSwitch: crash)
-        let kept = try store.insert(checkIn, fields: ["mood": .int64(1), "date": someDate], writtenUnder: nil)
+        let kept = try store.insertCheckIn(mood: 1)
         crash.crash()
         let error = #expect(throws: StoreError.self) {
-            try store.insert(checkIn, fields: ["mood": .int64(2), "date": someDate], writtenUnder: nil)
+            try store.insertCheckIn(mood: 2)
         }
         #expect(error?.code == .processCrashed)
         let reopened = try userStore(in: folder.path)
@@ -178,11 +180,11 @@ struct RecordStoreTests {
 
     @Test("field versions record who wrote each field and when, and round-trip through their text")
     func fieldVersions() throws {
-        let folder = TemporaryDirectory()
-        let store = try userStore(in: folder.path)
-        let record = try store.insert(checkIn, fields: ["mood": .int64(3), "date": someDate], writtenUnder: nil)
-        #expect(record.fieldVersions["mood"]?.device == "phone")
-        #expect(FieldVersions(encoded: record.fieldVersions.encoded) == record.fieldVersions)
-        #expect(FieldVersions(encoded: "mood=oops@x") == nil)
+        try withUserStore { store, _ in
+            let record = try store.insertCheckIn(mood: 3)
+            #expect(record.fieldVersions["mood"]?.device == "phone")
+            #expect(FieldVersions(encoded: record.fieldVersions.encoded) == record.fieldVersions)
+            #expect(FieldVersions(encoded: "mood=oops@x") == nil)
+        }
     }
 }

@@ -13,10 +13,10 @@ struct StorePageSizeTests {
 
     @Test("a new store has 8 KiB pages")
     func newStoreHasLargerPages() throws {
-        let folder = TemporaryDirectory()
-        let store = try userStore(in: folder.path)
-        _ = try store.insert(checkIn, fields: ["mood": .int64(3), "date": someDate], writtenUnder: nil)
-        #expect(try Self.pageSize(store.path) == 8192)
+        try withUserStore { store, _ in
+            try store.insertCheckIn(mood: 3)
+            #expect(try Self.pageSize(store.path) == 8192)
+        }
     }
 
     @Test("a store with 4 KiB pages opens, reads and writes, and keeps its page size")
@@ -26,7 +26,7 @@ struct StorePageSizeTests {
         var name = ""
         do {
             let store = try userStore(in: folder.path)
-            name = try store.insert(checkIn, fields: ["mood": .int64(3), "date": someDate], writtenUnder: nil).name
+            name = try store.insertCheckIn(mood: 3).name
             path = store.path
         }
         let connection = try Connection(path: path, mode: .readWrite)

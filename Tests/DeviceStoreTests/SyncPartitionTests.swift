@@ -14,31 +14,19 @@ struct SyncPartitionTests {
             RecordTypeSchema(name: "Steps", fields: [FieldSchema(name: "count", type: .int64)]),
         ])
 
-    @Test("a type in both lists is refused, naming it")
-    func typeInBothLists() {
+    @Test(
+        "a type in both lists, a type in neither list, or an unknown type in a list is refused with its code, naming it",
+        arguments: [
+            (["Note", "Steps"], ["Steps"], SchemaErrorCode.inBothLists, "Steps"),
+            (["Note"], [], .inNeitherList, "Steps"),
+            (["Note", "Ghost"], ["Steps"], .unknownType, "Ghost"),
+        ])
+    func listsAreChecked(userCreated: [String], localOnly: [String], code: SchemaErrorCode, named: String) {
         let error = #expect(throws: SchemaError.self) {
-            try SyncPartition(schema: Self.schema, userCreated: ["Note", "Steps"], localOnly: ["Steps"])
+            try SyncPartition(schema: Self.schema, userCreated: userCreated, localOnly: localOnly)
         }
-        #expect(error?.code == .inBothLists)
-        #expect(error?.message.contains("Steps") == true)
-    }
-
-    @Test("a type in neither list is refused, naming it")
-    func typeInNeitherList() {
-        let error = #expect(throws: SchemaError.self) {
-            try SyncPartition(schema: Self.schema, userCreated: ["Note"], localOnly: [])
-        }
-        #expect(error?.code == .inNeitherList)
-        #expect(error?.message.contains("Steps") == true)
-    }
-
-    @Test("an unknown type in a list is refused, naming it")
-    func unknownTypeInList() {
-        let error = #expect(throws: SchemaError.self) {
-            try SyncPartition(schema: Self.schema, userCreated: ["Note", "Ghost"], localOnly: ["Steps"])
-        }
-        #expect(error?.code == .unknownType)
-        #expect(error?.message.contains("Ghost") == true)
+        #expect(error?.code == code)
+        #expect(error?.message.contains(named) == true)
     }
 
     @Test(

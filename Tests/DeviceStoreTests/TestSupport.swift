@@ -44,3 +44,18 @@ func localStore(in directory: String) throws -> RecordStore<LocalOnly> {
 let checkIn: ModelType<UserCreated> = try! demo.userCreatedType("CheckIn")
 let baseline: ModelType<LocalOnly> = try! demo.localOnlyType("Baseline")
 let someDate = FieldValue.date(Date(timeIntervalSinceReferenceDate: 800_000_000))
+
+/// Runs `body` on a user-created store (``userStore(in:cloud:crashSwitch:)``) in a new temporary folder, given with
+/// the folder's path; the folder is removed afterwards.
+func withUserStore(_ body: (RecordStore<UserCreated>, _ folder: String) throws -> Void) throws {
+    let folder = TemporaryDirectory()
+    try body(try userStore(in: folder.path), folder.path)
+}
+
+extension RecordStore where Kind == UserCreated {
+    /// Inserts a CheckIn of mood `mood` dated ``someDate``, written under no account, named `name` (else by the store).
+    @discardableResult
+    func insertCheckIn(mood: Int64, name: String? = nil) throws(StoreError) -> StoredRecord {
+        try insert(checkIn, fields: ["mood": .int64(mood), "date": someDate], writtenUnder: nil, name: name)
+    }
+}

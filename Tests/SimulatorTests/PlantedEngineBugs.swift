@@ -34,83 +34,65 @@ struct PlantedEngineBugs {
         #expect(invariants.contains(invariant), "'\(bug.rawValue)' caught by \(invariant) at seed \(seed)")
     }
 
-    @Test("planted: a cycle in flight uploads writes made after sync off (behaviour 1)")
-    func uploadsAfterSyncOff() async throws {
-        try await Self.expectCaught(.uploadsAfterSyncOff, by: [.nothingLeavesWhenOff])
+    /// A bug to plant, the invariants that should catch it, and what it does.
+    struct Planted: Sendable, CustomTestStringConvertible {
+        let bug: PlantedBug
+        let invariants: Set<Invariant>
+        let testDescription: String
+
+        init(_ bug: PlantedBug, by invariants: Set<Invariant>, _ description: String) {
+            self.bug = bug
+            self.invariants = invariants
+            self.testDescription = description
+        }
     }
 
-    @Test("planted: a cycle running across start-fresh refills the store with the previous account (behaviour 2)")
-    func cycleSurvivesStartFresh() async throws {
-        // The old cycle writing anything of the previous account into the fresh store: its records, a pause of its
-        // own (a stale cause), or a re-upload to it.
-        try await Self.expectCaught(
+    static let planted: [Planted] = [
+        Planted(
+            .uploadsAfterSyncOff, by: [.nothingLeavesWhenOff],
+            "a cycle in flight uploads writes made after sync off (behaviour 1)"),
+        // The old cycle writing anything of the previous account into the fresh store: its records, a pause of its own
+        // (a stale cause), or a re-upload to it.
+        Planted(
             .cycleSurvivesStartFresh,
-            by: [.accountsNeverMix, .noAcknowledgedWriteLost, .honestStatus, .deletionNeedsConsent])
-    }
-
-    @Test("planted: a conflict inside an atomic batch ends the cycle waiting (behaviour 3)")
-    func batchConflictFailsCycle() async throws {
-        try await Self.expectCaught(.batchConflictFailsCycle, by: [.honestStatus])
-    }
-
-    @Test("planted: the app ignores the account becoming usable until a relaunch (behaviour 4)")
-    func ignoresAccountChange() async throws {
-        try await Self.expectCaught(.ignoresAccountChange, by: [.honestStatus])
-    }
-
-    @Test("planted: an early sync on approves re-uploading after a later deletion (behaviour 5)")
-    func earlyToggleConsents() async throws {
-        try await Self.expectCaught(.earlyToggleConsents, by: [.deletionNeedsConsent])
-    }
-
-    @Test("planted: fetched records take the server's times (behaviour 6)")
-    func serverTimesOnFetch() async throws {
-        try await Self.expectCaught(.serverTimesOnFetch, by: [.healedTimesAgree])
-    }
-
-    @Test("planted: the reduced batch size is forgotten at the next round (behaviour 7)")
-    func forgetsBatchSize() async throws {
-        try await Self.expectCaught(.forgetsBatchSize, by: [.boundedRefusals])
-    }
-
-    @Test("planted: a merge over the record size limit is retried for ever (behaviour 8)")
-    func keepsOversizedMerge() async throws {
-        try await Self.expectCaught(
+            by: [.accountsNeverMix, .noAcknowledgedWriteLost, .honestStatus, .deletionNeedsConsent],
+            "a cycle running across start-fresh refills the store with the previous account (behaviour 2)"),
+        Planted(
+            .batchConflictFailsCycle, by: [.honestStatus],
+            "a conflict inside an atomic batch ends the cycle waiting (behaviour 3)"),
+        Planted(
+            .ignoresAccountChange, by: [.honestStatus],
+            "the app ignores the account becoming usable until a relaunch (behaviour 4)"),
+        Planted(
+            .earlyToggleConsents, by: [.deletionNeedsConsent],
+            "an early sync on approves re-uploading after a later deletion (behaviour 5)"),
+        Planted(.serverTimesOnFetch, by: [.healedTimesAgree], "fetched records take the server's times (behaviour 6)"),
+        Planted(
+            .forgetsBatchSize, by: [.boundedRefusals],
+            "the reduced batch size is forgotten at the next round (behaviour 7)"),
+        Planted(
             .keepsOversizedMerge,
-            by: [.healedTimesAgree, .convergence, .mergeRule, .honestStatus, .noAcknowledgedWriteLost])
-    }
-
-    @Test("planted: the device's own echo goes to the resolver while an edit is pending (behaviour 12)")
-    func resolvesOwnEcho() async throws {
-        try await Self.expectCaught(.resolvesOwnEcho, by: [.mergeRule, .noAcknowledgedWriteLost, .convergence])
-    }
-
-    @Test("planted: a record and its pending change commit in two transactions")
-    func pendingChangeInSecondTransaction() async throws {
-        try await Self.expectCaught(
+            by: [.healedTimesAgree, .convergence, .mergeRule, .honestStatus, .noAcknowledgedWriteLost],
+            "a merge over the record size limit is retried for ever (behaviour 8)"),
+        Planted(
+            .resolvesOwnEcho, by: [.mergeRule, .noAcknowledgedWriteLost, .convergence],
+            "the device's own echo goes to the resolver while an edit is pending (behaviour 12)"),
+        Planted(
             .pendingChangeInSecondTransaction,
-            by: [.noAcknowledgedWriteLost, .convergence, .mergeRule, .healedTimesAgree])
-    }
+            by: [.noAcknowledgedWriteLost, .convergence, .mergeRule, .healedTimesAgree],
+            "a record and its pending change commit in two transactions"),
+        Planted(
+            .keepsExpiredZoneToken, by: [.convergence, .healedTimesAgree, .mergeRule, .noAcknowledgedWriteLost],
+            "an expired zone token is kept and retried for ever"),
+        Planted(
+            .saveClearsAnyRevision, by: [.mergeRule, .noAcknowledgedWriteLost, .convergence, .healedTimesAgree],
+            "a successful save clears the pending change whatever its revision"),
+        Planted(.consentNeverSpent, by: [.deletionNeedsConsent], "the consent to re-upload is never spent"),
+        Planted(.wrongPauseReason, by: [.honestStatus], "a pause is reported with the wrong reason"),
+    ]
 
-    @Test("planted: an expired zone token is kept and retried for ever")
-    func keepsExpiredZoneToken() async throws {
-        try await Self.expectCaught(
-            .keepsExpiredZoneToken, by: [.convergence, .healedTimesAgree, .mergeRule, .noAcknowledgedWriteLost])
-    }
-
-    @Test("planted: a successful save clears the pending change whatever its revision")
-    func saveClearsAnyRevision() async throws {
-        try await Self.expectCaught(
-            .saveClearsAnyRevision, by: [.mergeRule, .noAcknowledgedWriteLost, .convergence, .healedTimesAgree])
-    }
-
-    @Test("planted: the consent to re-upload is never spent")
-    func consentNeverSpent() async throws {
-        try await Self.expectCaught(.consentNeverSpent, by: [.deletionNeedsConsent])
-    }
-
-    @Test("planted: a pause is reported with the wrong reason")
-    func wrongPauseReason() async throws {
-        try await Self.expectCaught(.wrongPauseReason, by: [.honestStatus])
+    @Test("each planted bug is caught within 300 seeds by an invariant that should catch it", arguments: planted)
+    func plantedBugIsCaught(_ planted: Planted) async throws {
+        try await Self.expectCaught(planted.bug, by: planted.invariants)
     }
 }

@@ -35,6 +35,26 @@ struct CLIBadInputTests {
         #"{"seeds": 1, "steps": 2, "simulatedSeconds": 3, "faults": {}, "crashes": 0, "invariantChecks": 4, "failures": []}"#
     )
 
+    /// `record add TYPE --device phone`, then `rest`.
+    static func add(_ type: String, _ rest: String...) -> [String] {
+        ["record", "add", type, "--device", "phone"] + rest
+    }
+
+    /// `record add CheckIn --device phone`, then `rest`, then a valid mood and date (`--field mood=1 --field date=now`).
+    static func addCheckIn(_ rest: String...) -> [String] {
+        ["record", "add", "CheckIn", "--device", "phone"] + rest + ["--field", "mood=1", "--field", "date=now"]
+    }
+
+    /// `fault inject KIND`, then `rest`.
+    static func inject(_ kind: String, _ rest: String...) -> [String] {
+        ["fault", "inject", kind] + rest
+    }
+
+    /// `cloud record put --account alice --type TYPE`, then `rest`.
+    static func put(_ type: String, _ rest: String...) -> [String] {
+        ["cloud", "record", "put", "--account", "alice", "--type", type] + rest
+    }
+
     static let cases: [Case] = [
         // Usage (64): the command line does not fit.
         Case(arguments: ["frobnicate"], code: 64, message: "unknown command 'frobnicate'"),
@@ -42,8 +62,7 @@ struct CLIBadInputTests {
             arguments: ["sync", "now", "--device", "phone", "--send-only", "--fetch-only"], code: 64,
             message: "cannot be given together"),
         Case(
-            arguments: ["sync", "now", "--device", "phone", "--verbose", "x"], code: 64,
-            message: "unexpected argument"),
+            arguments: ["sync", "now", "--device", "phone", "--verbose", "x"], code: 64, message: "unexpected argument"),
         Case(arguments: ["sync", "reset"], code: 64, message: "--device"),
         Case(arguments: ["sync", "reset", "--device", "ghost"], code: 66, message: "ghost"),
         Case(arguments: ["sync", "reset", "--device", "a/b"], code: 65, message: "a/b"),
@@ -63,7 +82,7 @@ struct CLIBadInputTests {
         Case(
             arguments: ["sync", "status", "--device", "phone", "--device", "tablet"], code: 64,
             message: "more than once"),
-        Case(arguments: ["fault", "inject", "gremlins"], code: 64, message: "'gremlins' is not a valid KIND"),
+        Case(arguments: inject("gremlins"), code: 64, message: "'gremlins' is not a valid KIND"),
         Case(
             arguments: ["account", "status", "--device", "phone", "--set", "happy"], code: 64,
             message: "not a valid value"),
@@ -78,54 +97,30 @@ struct CLIBadInputTests {
         Case(arguments: ["device", "add", "x", "--account", "a/b"], code: 65, message: "invalid account"),
         Case(arguments: ["device", "add", "x", "--account", "alïce"], code: 65, message: "non-ASCII"),
         Case(arguments: ["account", "sign-in", "../bob", "--device", "phone"], code: 65, message: "invalid account"),
+        Case(arguments: add("Steps"), code: 65, message: "unknown record type 'Steps'"),
+        Case(arguments: add("CheckIn", "--field", "mood=3"), code: 65, message: "needs a value for date"),
         Case(
-            arguments: ["record", "add", "Steps", "--device", "phone"], code: 65, message: "unknown record type 'Steps'"
-        ),
-        Case(
-            arguments: ["record", "add", "CheckIn", "--device", "phone", "--field", "mood=3"], code: 65,
-            message: "needs a value for date"),
-        Case(
-            arguments: [
-                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=three", "--field", "date=now",
-            ], code: 65,
+            arguments: add("CheckIn", "--field", "mood=three", "--field", "date=now"), code: 65,
             message: "not a 64-bit integer"),
         Case(
-            arguments: [
-                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=yesterday",
-            ], code: 65,
-            message: "not a date"),
+            arguments: add("CheckIn", "--field", "mood=3", "--field", "date=yesterday"), code: 65, message: "not a date"
+        ),
         Case(
-            arguments: [
-                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=now", "--field",
-                "colour=red",
-            ],
-            code: 65, message: "has no field 'colour'"),
+            arguments: add("CheckIn", "--field", "mood=3", "--field", "date=now", "--field", "colour=red"), code: 65,
+            message: "has no field 'colour'"),
+        Case(arguments: add("CheckIn", "--field", "mood"), code: 65, message: "needs KEY=VALUE"),
         Case(
-            arguments: ["record", "add", "CheckIn", "--device", "phone", "--field", "mood"], code: 65,
-            message: "needs KEY=VALUE"),
+            arguments: add("CheckIn", "--field", "mood=1", "--field", "mood=2", "--field", "date=now"), code: 65,
+            message: "given twice"),
         Case(
-            arguments: [
-                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=1", "--field", "mood=2", "--field",
-                "date=now",
-            ],
-            code: 65, message: "given twice"),
-        Case(
-            arguments: [
-                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=now", "--field",
-                "note=@\(bigFile)",
-            ],
+            arguments: add("CheckIn", "--field", "mood=3", "--field", "date=now", "--field", "note=@\(bigFile)"),
             code: 65, message: "CloudKit allows 1048576"),
         Case(
-            arguments: [
-                "record", "add", "Baseline", "--device", "phone", "--field", "metric=m", "--field", "value=nan",
-                "--field", "computedAt=now", "--field", "windowDays=1",
-            ],
-            code: 65, message: "not a finite number"),
+            arguments: add(
+                "Baseline", "--field", "metric=m", "--field", "value=nan", "--field", "computedAt=now", "--field",
+                "windowDays=1"), code: 65, message: "not a finite number"),
         Case(
-            arguments: [
-                "record", "add", "Goal", "--device", "phone", "--field", "title=t", "--field", "progress=1", "--field",
-                "achieved=perhaps",
-            ],
+            arguments: add("Goal", "--field", "title=t", "--field", "progress=1", "--field", "achieved=perhaps"),
             code: 65, message: "not true or false"),
         Case(
             arguments: ["record", "list", "--device", "phone", "--type", "Nope"], code: 65,
@@ -136,15 +131,10 @@ struct CLIBadInputTests {
             message: "starts with an underscore"),
         Case(arguments: ["record", "delete", longName, "--device", "phone"], code: 65, message: "at most 255"),
         Case(arguments: ["record", "delete", "rëcord", "--device", "phone"], code: 65, message: "non-ASCII"),
-        Case(arguments: ["fault", "inject", "network-failure", "--count", "0"], code: 65, message: "--count must be"),
-        Case(
-            arguments: ["fault", "inject", "network-failure", "--count", "many"], code: 65, message: "--count must be"),
-        Case(
-            arguments: ["fault", "inject", "rate-limited", "--retry-after", "-5"], code: 65,
-            message: "--retry-after must be"),
-        Case(
-            arguments: ["fault", "inject", "rate-limited", "--retry-after", "soon"], code: 65,
-            message: "--retry-after must be"),
+        Case(arguments: inject("network-failure", "--count", "0"), code: 65, message: "--count must be"),
+        Case(arguments: inject("network-failure", "--count", "many"), code: 65, message: "--count must be"),
+        Case(arguments: inject("rate-limited", "--retry-after", "-5"), code: 65, message: "--retry-after must be"),
+        Case(arguments: inject("rate-limited", "--retry-after", "soon"), code: 65, message: "--retry-after must be"),
         Case(
             arguments: ["account", "status", "--device", "ghost", "--set", "restricted"], code: 66,
             message: "no device named ghost"),
@@ -182,17 +172,12 @@ struct CLIBadInputTests {
         Case(arguments: ["inspect", "--html", "w.html", "--device", "phone"], code: 64, message: "without --device"),
         Case(arguments: ["inspect", "--html", "w.html", "--json"], code: 64, message: "not both"),
         Case(
-            arguments: [
-                "record", "add", "Note", "--device", "phone", "--field", "title=t", "--field", "body=b", "--field",
-                "date=now", "--field", "tags=[]", "--field", "colour=x",
-            ],
-            code: 65, message: "has no field 'colour'"),
+            arguments: add(
+                "Note", "--field", "title=t", "--field", "body=b", "--field", "date=now", "--field", "tags=[]",
+                "--field", "colour=x"), code: 65, message: "has no field 'colour'"),
         Case(
-            arguments: [
-                "record", "add", "WeightEntry", "--device", "phone", "--field", "date=now", "--field",
-                "kilograms=heavy",
-            ],
-            code: 65, message: "WeightEntry.kilograms holds double values"),
+            arguments: add("WeightEntry", "--field", "date=now", "--field", "kilograms=heavy"), code: 65,
+            message: "WeightEntry.kilograms holds double values"),
         Case(arguments: ["record", "edit", "NAME", "--device", "phone"], code: 66, message: "no record named"),
         Case(arguments: ["init", "--schema", "/no/such/schema.json"], code: 66, message: "does not exist"),
         // Missing things (66).
@@ -205,58 +190,24 @@ struct CLIBadInputTests {
             arguments: ["record", "edit", "NO-SUCH-RECORD", "--device", "phone", "--field", "mood=1"], code: 66,
             message: "no record named"),
         Case(
-            arguments: [
-                "record", "add", "CheckIn", "--device", "phone", "--field", "mood=3", "--field", "date=now", "--field",
-                "note=@/no/such/file",
-            ],
+            arguments: add("CheckIn", "--field", "mood=3", "--field", "date=now", "--field", "note=@/no/such/file"),
             code: 66, message: "cannot read the value of 'note'"),
         // Chosen record names (record add --name).
-        Case(
-            arguments: [
-                "record", "add", "CheckIn", "--device", "phone", "--name", "_x", "--field", "mood=1", "--field",
-                "date=now",
-            ], code: 65, message: "starts with an underscore"),
-        Case(
-            arguments: [
-                "record", "add", "CheckIn", "--device", "phone", "--name", "", "--field", "mood=1", "--field",
-                "date=now",
-            ], code: 65, message: "must not be empty"),
-        Case(
-            arguments: [
-                "record", "add", "CheckIn", "--device", "phone", "--name", longName, "--field", "mood=1", "--field",
-                "date=now",
-            ], code: 65, message: "at most 255"),
-        Case(
-            arguments: [
-                "record", "add", "CheckIn", "--device", "phone", "--name", "c1", "--field", "mood=1", "--field",
-                "date=now",
-            ], code: 65, message: "a record named \"c1\" already exists"),
-        Case(
-            arguments: ["record", "add", "CheckIn", "--device", "phone", "--name"], code: 64, message: "needs a value"),
+        Case(arguments: addCheckIn("--name", "_x"), code: 65, message: "starts with an underscore"),
+        Case(arguments: addCheckIn("--name", ""), code: 65, message: "must not be empty"),
+        Case(arguments: addCheckIn("--name", longName), code: 65, message: "at most 255"),
+        Case(arguments: addCheckIn("--name", "c1"), code: 65, message: "a record named \"c1\" already exists"),
+        Case(arguments: add("CheckIn", "--name"), code: 64, message: "needs a value"),
         // Bulk adds (record add --count).
         Case(
-            arguments: [
-                "record", "add", "CheckIn", "--device", "phone", "--count", "0", "--field", "mood=1", "--field",
-                "date=now",
-            ],
-            code: 65, message: "--count must be a whole number from 1 to 10000"),
+            arguments: addCheckIn("--count", "0"), code: 65, message: "--count must be a whole number from 1 to 10000"),
         Case(
-            arguments: [
-                "record", "add", "CheckIn", "--device", "phone", "--count", "10001", "--field", "mood=1", "--field",
-                "date=now",
-            ],
-            code: 65, message: "--count must be a whole number from 1 to 10000"),
+            arguments: addCheckIn("--count", "10001"), code: 65,
+            message: "--count must be a whole number from 1 to 10000"),
+        Case(arguments: addCheckIn("--count", "x"), code: 65, message: "--count must be a whole number"),
         Case(
-            arguments: [
-                "record", "add", "CheckIn", "--device", "phone", "--count", "x", "--field", "mood=1", "--field",
-                "date=now",
-            ],
-            code: 65, message: "--count must be a whole number"),
-        Case(
-            arguments: [
-                "record", "add", "CheckIn", "--device", "phone", "--count", "2", "--name", "n", "--field", "mood=1",
-                "--field", "date=now",
-            ], code: 64, message: "it takes neither --name nor --json"),
+            arguments: addCheckIn("--count", "2", "--name", "n"), code: 64,
+            message: "it takes neither --name nor --json"),
         // Writes by other clients (cloud ...).
         Case(
             arguments: ["cloud", "record", "put", "--type", "Note"], code: 64, message: "missing option '--account ID'"),
@@ -269,38 +220,16 @@ struct CLIBadInputTests {
         Case(
             arguments: ["cloud", "record", "put", "--account", "a/b", "--type", "Note"], code: 65,
             message: "invalid account"),
-        Case(
-            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "9Note"], code: 65,
-            message: "must start with an ASCII letter"),
-        Case(
-            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "Note", "--name", "_n"], code: 65,
-            message: "starts with an underscore"),
-        Case(
-            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "Note", "--zone", "_bad"], code: 65,
-            message: "invalid zone name"),
-        Case(
-            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "Note", "--field", "9k=1"], code: 65,
-            message: "invalid field"),
-        Case(
-            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "Note", "--field", "k:colour=1"],
-            code: 65, message: "unknown field type 'colour'"),
-        Case(
-            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "Note", "--field", "k:int64=x"],
-            code: 65, message: "not a 64-bit integer"),
-        Case(
-            arguments: [
-                "cloud", "record", "put", "--account", "alice", "--type", "Note", "--field", "k=1", "--field", "k=2",
-            ], code: 65, message: "given twice"),
-        Case(
-            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "Note", "--field", "k"], code: 65,
-            message: "needs KEY=VALUE or KEY:TYPE=VALUE"),
-        Case(
-            arguments: ["cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--name", "c1"], code: 65,
-            message: "already exists"),
-        Case(
-            arguments: [
-                "cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--field", "mood:string=x",
-            ], code: 65, message: "holds int64 values"),
+        Case(arguments: put("9Note"), code: 65, message: "must start with an ASCII letter"),
+        Case(arguments: put("Note", "--name", "_n"), code: 65, message: "starts with an underscore"),
+        Case(arguments: put("Note", "--zone", "_bad"), code: 65, message: "invalid zone name"),
+        Case(arguments: put("Note", "--field", "9k=1"), code: 65, message: "invalid field"),
+        Case(arguments: put("Note", "--field", "k:colour=1"), code: 65, message: "unknown field type 'colour'"),
+        Case(arguments: put("Note", "--field", "k:int64=x"), code: 65, message: "not a 64-bit integer"),
+        Case(arguments: put("Note", "--field", "k=1", "--field", "k=2"), code: 65, message: "given twice"),
+        Case(arguments: put("Note", "--field", "k"), code: 65, message: "needs KEY=VALUE or KEY:TYPE=VALUE"),
+        Case(arguments: put("CheckIn", "--name", "c1"), code: 65, message: "already exists"),
+        Case(arguments: put("CheckIn", "--field", "mood:string=x"), code: 65, message: "holds int64 values"),
         Case(
             arguments: ["cloud", "record", "edit", "c1", "--account", "alice", "--stale", "--field", "mood=x"],
             code: 65, message: "not a 64-bit integer"),
@@ -325,27 +254,15 @@ struct CLIBadInputTests {
             arguments: ["cloud", "zone", "delete", "Missing", "--account", "alice"], code: 66, message: "zoneNotFound"),
         Case(arguments: ["cloud", "zone", "delete", "Missing", "--account", "bob"], code: 66, message: "no container"),
         // Aimed faults (fault inject --device/--record/--after).
-        Case(arguments: ["fault", "inject", "network-failure", "--after", "-1"], code: 65, message: "--after must be"),
-        Case(
-            arguments: ["fault", "inject", "network-failure", "--after", "many"], code: 65, message: "--after must be"),
-        Case(
-            arguments: ["fault", "inject", "network-failure", "--after", "1000001"], code: 65,
-            message: "--after must be"),
-        Case(
-            arguments: ["fault", "inject", "network-failure", "--count", "1000001"], code: 65,
-            message: "--count must be"),
-        Case(
-            arguments: ["fault", "inject", "partial-failure", "--record", "_x"], code: 65,
-            message: "starts with an underscore"),
-        Case(
-            arguments: ["fault", "inject", "partial-failure", "--record", ""], code: 65, message: "must not be empty"),
-        Case(
-            arguments: ["fault", "inject", "zone-not-found", "--device", "a/b"], code: 65,
-            message: "invalid device name"),
-        Case(
-            arguments: ["fault", "inject", "zone-not-found", "--device", "ghost"], code: 66,
-            message: "no device named ghost"),
-        Case(arguments: ["fault", "inject", "delayed-delivery", "--after"], code: 64, message: "needs a value"),
+        Case(arguments: inject("network-failure", "--after", "-1"), code: 65, message: "--after must be"),
+        Case(arguments: inject("network-failure", "--after", "many"), code: 65, message: "--after must be"),
+        Case(arguments: inject("network-failure", "--after", "1000001"), code: 65, message: "--after must be"),
+        Case(arguments: inject("network-failure", "--count", "1000001"), code: 65, message: "--count must be"),
+        Case(arguments: inject("partial-failure", "--record", "_x"), code: 65, message: "starts with an underscore"),
+        Case(arguments: inject("partial-failure", "--record", ""), code: 65, message: "must not be empty"),
+        Case(arguments: inject("zone-not-found", "--device", "a/b"), code: 65, message: "invalid device name"),
+        Case(arguments: inject("zone-not-found", "--device", "ghost"), code: 66, message: "no device named ghost"),
+        Case(arguments: inject("delayed-delivery", "--after"), code: 64, message: "needs a value"),
     ]
 
     @Test("each bad input gets its exit code and a precise message, and the world is unchanged", arguments: cases)

@@ -10,12 +10,6 @@ import SimulatedWorld
     import Foundation
 #endif
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// `big_world_rss_mb`: one device holding many records syncs them to a second device, through the file container.
 extension Bench {
     /// What one big-world run measured: the peak memory of the upload and of the download, each in a process of its
@@ -48,9 +42,7 @@ extension Bench {
     /// The holder's store is filled 1,000 records a transaction through the engine's own store interface (the
     /// record and its pending change together, as `insert` writes them); that part is not measured.
     static func bigWorld(at home: String, records: Int) async throws -> BigWorld {
-        let world = try World.create(
-            at: home, partition: BenchSchema.partition, containerIdentifier: identifier,
-            options: World.Options(backend: .file))
+        let world = try newWorld(at: home)
         try world.addDevice("holder", account: alice, syncPreference: true)
         try world.addDevice("receiver", account: alice, syncPreference: true)
         try fill(try world.launch("holder"), records: 0..<records)
@@ -86,7 +78,7 @@ extension Bench {
 
     /// The child: the holder syncs until nothing waits; prints seconds and peak RSS (KB).
     static func bigWorldUploadChild(home: String, records: Int) async {
-        do {
+        await exitOnFailure("big-world-upload") {
             let world = try World.open(at: home)
             let app = try world.resume("holder")
             let seconds = try await time {
@@ -97,20 +89,14 @@ extension Bench {
                 }
             }
             print("\(seconds) \(try peakResidentKilobytes())")
-        } catch {
-            writeError("big-world-upload failed: \(error)")
-            exit(70)
         }
     }
 
     /// The child: the receiver launches and syncs until its first download finished; prints seconds and peak RSS.
     static func bigWorldDownloadChild(home: String, records: Int) async {
-        do {
+        await exitOnFailure("big-world-download") {
             let world = try World.open(at: home)
             try await printFirstDownload(of: world.launch("receiver"), records: records, device: "the receiver")
-        } catch {
-            writeError("big-world-download failed: \(error)")
-            exit(70)
         }
     }
 

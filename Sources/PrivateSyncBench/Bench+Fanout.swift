@@ -21,9 +21,7 @@ extension Bench {
     ///
     /// Each device's share is written before the clock starts (see ``fill(_:records:)``). The rounds are timed.
     static func fanout(at home: String, devices: Int, records: Int) async throws -> Fanout {
-        let world = try World.create(
-            at: home, partition: BenchSchema.partition, containerIdentifier: identifier,
-            options: World.Options(backend: .file))
+        let world = try newWorld(at: home)
         var apps: [LaunchedApp] = []
         let share = records / devices
         for index in 0..<devices {

@@ -6,12 +6,6 @@ import PrivateSyncSQLite
 import SimulatedWorld
 import Simulator
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -27,19 +21,10 @@ struct Bench {
         let value: Double
         /// What must hold (issue 14's floor), as `>= 0.6` or `<= 2`.
         let floor: String
-        /// What to aim at, when more than the floor.
-        let goal: String
+        /// What to aim at, when more than the floor (none by default).
+        var goal = ""
         let met: Bool
         let inputs: String
-
-        init(name: String, value: Double, floor: String, goal: String = "", met: Bool, inputs: String) {
-            self.name = name
-            self.value = value
-            self.floor = floor
-            self.goal = goal
-            self.met = met
-            self.inputs = inputs
-        }
     }
 
     static let identifier = try! ContainerIdentifier("iCloud.com.example.bench")
@@ -48,19 +33,16 @@ struct Bench {
 
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments.first == "initial-sync", arguments.count == 3, let count = Int(arguments[2]) {
+        // A subcommand that takes a number takes it last.
+        let number = arguments.last.flatMap { Int($0) }
+        switch (arguments.first ?? "", arguments.count, number) {
+        case ("initial-sync", 3, let count?):
             await initialSyncChild(home: arguments[1], records: count)
-            return
-        }
-        if arguments.first == "big-world-upload", arguments.count == 3, let count = Int(arguments[2]) {
+        case ("big-world-upload", 3, let count?):
             await bigWorldUploadChild(home: arguments[1], records: count)
-            return
-        }
-        if arguments.first == "big-world-download", arguments.count == 3, let count = Int(arguments[2]) {
+        case ("big-world-download", 3, let count?):
             await bigWorldDownloadChild(home: arguments[1], records: count)
-            return
-        }
-        if arguments.first == "big-world-only", arguments.count == 2, let count = Int(arguments[1]) {
+        case ("big-world-only", 2, let count?):
             // One big world alone: `privatesync-bench big-world-only N`.
             await standalone { scratch in
                 let run = try await bigWorld(at: scratch + "/big-world", records: count)
@@ -68,20 +50,16 @@ struct Bench {
                     "big_world records=\(count) upload_mb=\(format(run.uploadMB)) download_mb=\(format(run.downloadMB)) "
                         + "upload_s=\(format(run.uploadSeconds)) download_s=\(format(run.downloadSeconds))")
             }
-            return
-        }
-        if arguments.first == "fanout-only", arguments.count == 2, let devices = Int(arguments[1]) {
+        case ("fanout-only", 2, let devices?):
             // One fan-out alone: `privatesync-bench fanout-only DEVICES`.
             await standalone { scratch in
                 let run = try await fanout(at: scratch + "/fanout", devices: devices, records: 10_000)
                 print("fanout devices=\(devices) rounds=\(run.rounds) per_device_ms=\(format(run.perDevice * 1000))")
             }
-            return
-        }
-        if arguments.first == "save-ratio-only", arguments.count == 2, let count = Int(arguments[1]) {
+        case ("save-ratio-only", 2, let count?):
             // `container_save_ratio` alone, over `count` records: `privatesync-bench save-ratio-only 100000`.
             await standalone { scratch in
-                let records = (0..<count).map { BenchSchema.record($0, zone: zone) }
+                let records = BenchSchema.records(count, zone: zone)
                 let (_, container) = try await world(at: scratch + "/big", records: [])
                 let raw = try RawInserter(path: scratch + "/raw.sqlite", records: records)
                 let rates = try await saveRates(records, container: container, raw: raw)
@@ -89,12 +67,10 @@ struct Bench {
                     "container_save_ratio \(format(rates.container / rates.raw)) container=\(Int(rates.container))/s "
                         + "sqlite=\(Int(rates.raw))/s")
             }
-            return
-        }
-        if arguments.first == "initial-sync-ratio-only", arguments.count == 2, let count = Int(arguments[1]) {
+        case ("initial-sync-ratio-only", 2, let count?):
             // `initial_sync_ratio` alone, over `count` records: `privatesync-bench initial-sync-ratio-only 100000`.
             await standalone { scratch in
-                let records = (0..<count).map { BenchSchema.record($0, zone: zone) }
+                let records = BenchSchema.records(count, zone: zone)
                 let (world, _) = try await world(at: scratch + "/big", records: records[...])
                 let rawBefore = try rawInsertRate(records, path: scratch + "/raw-before-pull.sqlite")
                 let pull = try initialSync(home: world.home, records: count)
@@ -105,25 +81,17 @@ struct Bench {
                     "initial_sync_ratio \(format(pullRate / baseline)) device=\(Int(pullRate))/s "
                         + "sqlite=\(Int(baseline))/s (\(Int(rawBefore))/\(Int(rawAfter))) rss_mb=\(format(pull.rssMB))")
             }
-            return
-        }
-        if arguments.first == "prepare-initial-sync", arguments.count == 3, let count = Int(arguments[2]) {
+        case ("prepare-initial-sync", 3, let count?):
             // A world whose container holds `count` records, for profiling `initial-sync HOME COUNT` on it.
-            do {
-                _ = try await world(
-                    at: arguments[1], records: (0..<count).map { BenchSchema.record($0, zone: zone) }[...])
-            } catch {
-                writeError("prepare-initial-sync failed: \(error)")
-                exit(70)
+            await exitOnFailure("prepare-initial-sync") {
+                _ = try await world(at: arguments[1], records: BenchSchema.records(count, zone: zone)[...])
             }
-            return
-        }
-        if arguments.first == "status-only", arguments.count == 2 {
+        case ("status-only", 2, _):
             // `status_vs_sqlite3` alone, on a world like the bench's small one: `privatesync-bench status-only CLI`.
             let cli = arguments[1]
             await standalone { scratch in
                 let (small, _) = try await world(
-                    at: scratch + "/small", records: (0..<1000).map { BenchSchema.record($0, zone: zone) }[...])
+                    at: scratch + "/small", records: BenchSchema.records(1000, zone: zone)[...])
                 try await seedSmallDevice(small)
                 _ = try await incrementalSync(small, device: "fresh-1000")
                 let figure = try statusFigure(
@@ -134,38 +102,44 @@ struct Bench {
                     print("world kept at \(keep)")
                 }
             }
-            return
-        }
-        if arguments == ["simulate-only"] {
+        case ("simulate-only", 1, _):
             // `simulated_speedup` alone: `privatesync-bench simulate-only`.
             let figure = await simulatedSpeedup()
             print("\(figure.name) \(format(figure.value)) \(figure.inputs)")
-            return
-        }
-        if arguments.first == "save-only", arguments.count == 2, let count = Int(arguments[1]) {
+        case ("save-only", 2, let count?):
             // For profiling the container's save path alone: `valgrind --tool=callgrind privatesync-bench save-only N`.
             await saveOnly(records: count)
-            return
+        default:
+            let cli = arguments.firstIndex(of: "--cli").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+            await exitOnFailure("bench") { try await run(cli: cli, keep: arguments.contains("--keep")) }
         }
-        var cli: String?
-        if let index = arguments.firstIndex(of: "--cli"), index + 1 < arguments.count { cli = arguments[index + 1] }
+    }
+
+    /// Runs `body`; when it throws, writes `task failed: ERROR` to standard error and exits 70, as every subcommand
+    /// and child process of the bench does.
+    ///
+    /// - Parameters:
+    ///   - task: What the message names as failed.
+    ///   - body: The work.
+    static func exitOnFailure(_ task: String, _ body: @Sendable () async throws -> Void) async {
         do {
-            try await run(cli: cli, keep: arguments.contains("--keep"))
+            try await body()
         } catch {
-            writeError("bench failed: \(error)")
+            writeError("\(task) failed: \(error)")
             exit(70)
         }
     }
 
     /// Runs `body` in a scratch folder, removed afterwards; exits 70 when it throws.
-    static func standalone(_ body: @Sendable (String) async throws -> Void) async {
-        do {
+    ///
+    /// - Parameters:
+    ///   - task: What the message names as failed when `body` throws.
+    ///   - body: The work, given the scratch folder.
+    static func standalone(_ task: String = "bench", _ body: @Sendable (String) async throws -> Void) async {
+        await exitOnFailure(task) {
             let scratch = try temporaryFolder()
             defer { try? FileSystem.removeItem(scratch) }
             try await body(scratch)
-        } catch {
-            writeError("bench failed: \(error)")
-            exit(70)
         }
     }
 
@@ -186,7 +160,7 @@ struct Bench {
         }
 
         // 1. Saving through the container against raw SQLite inserting the same rows.
-        let records = (0..<100_000).map { BenchSchema.record($0, zone: zone) }
+        let records = BenchSchema.records(100_000, zone: zone)
         let (big, bigContainer) = try await world(at: scratch + "/big", records: [])
         let raw = try RawInserter(path: scratch + "/raw.sqlite", records: records)
         let (containerRate, rawRate) = try await saveRates(records, container: bigContainer, raw: raw)
@@ -334,6 +308,17 @@ struct Bench {
                 + "wall_speedup=\(Int(simulated / simulationSeconds)) real_s=\(format(simulationSeconds))")
     }
 
+    /// A new world with the bench schema and container, on the file backend, with no device yet.
+    ///
+    /// - Parameter home: The world's folder.
+    /// - Returns: The world.
+    /// - Throws: What creating the world throws.
+    static func newWorld(at home: String) throws -> World {
+        try World.create(
+            at: home, partition: BenchSchema.partition, containerIdentifier: identifier,
+            options: World.Options(backend: .file))
+    }
+
     /// Saves `records` through the container and inserts them raw, 400 at a time; returns both rates (records per
     /// second). Batch by batch, alternately, so that both meet the same disk: an fsync's cost drifts within a run.
     static func saveRates(
@@ -356,9 +341,7 @@ struct Bench {
 
     /// A world with the bench schema, and alice's container holding `records` (saved 400 at a time).
     static func world(at home: String, records: ArraySlice<Record>) async throws -> (World, FileContainer) {
-        let world = try World.create(
-            at: home, partition: BenchSchema.partition, containerIdentifier: identifier,
-            options: World.Options(backend: .file))
+        let world = try newWorld(at: home)
         let container = FileContainer(
             cloudRoot: world.cloudRoot, identifier: identifier, session: AccountSession(account: alice))
         _ = try await container.saveZones([RecordZone(zoneID: zone)])
@@ -493,14 +476,11 @@ struct Bench {
 
     /// The child: add a device, launch it, sync until the first download finished; print seconds and peak RSS (KB).
     static func initialSyncChild(home: String, records: Int) async {
-        do {
+        await exitOnFailure("initial-sync") {
             let world = try World.open(at: home)
             let name = "fresh-\(records)"
             try world.addDevice(name, account: alice, syncPreference: true)
             try await printFirstDownload(of: world.launch(name), records: records, device: "the device")
-        } catch {
-            writeError("initial-sync failed: \(error)")
-            exit(70)
         }
     }
 
@@ -548,10 +528,8 @@ struct Bench {
 
     /// Saves `count` records through the file container, 400 at a time, in a scratch world; prints the rate.
     static func saveOnly(records count: Int) async {
-        do {
-            let scratch = try temporaryFolder()
-            defer { try? FileSystem.removeItem(scratch) }
-            let records = (0..<count).map { BenchSchema.record($0, zone: zone) }
+        await standalone("save-only") { scratch in
+            let records = BenchSchema.records(count, zone: zone)
             let (_, container) = try await world(at: scratch + "/save", records: [])
             let seconds = try await time {
                 for start in stride(from: 0, to: records.count, by: 400) {
@@ -561,9 +539,6 @@ struct Bench {
                 }
             }
             print("container_save records=\(count) rate=\(Int(Double(count) / seconds))/s")
-        } catch {
-            writeError("save-only failed: \(error)")
-            exit(70)
         }
     }
 

@@ -42,4 +42,14 @@ enum BenchSchema {
         for (key, value) in fields(index) { record[key] = value }
         return record
     }
+
+    /// Entries `0..<count` as CloudKit records in `zone`.
+    ///
+    /// - Parameters:
+    ///   - count: How many entries.
+    ///   - zone: Their zone.
+    /// - Returns: The records, in order.
+    static func records(_ count: Int, zone: ZoneID) -> [Record] {
+        (0..<count).map { record($0, zone: zone) }
+    }
 }

@@ -4,12 +4,6 @@ import PrivateSync
 import PrivateSyncFileSystem
 import SimulatedWorld
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -84,7 +78,8 @@ struct Demo {
         Terminal.line("5. Two devices on alice's account write records of both kinds and sync")
         try world.addDevice("tablet", account: try AccountID("alice"), syncPreference: true)
         let tablet = try world.launch("tablet")
-        let now = Date()
+        // The world's clock, as `record add` reads "now".
+        let now = world.options.clock.now()
         try phone.add("CheckIn", fields: ["mood": .int64(4), "date": .date(now), "note": .string("slept well")])
         try phone.add("CheckIn", fields: ["mood": .int64(2), "date": .date(now)])
         try phone.add(

@@ -1,0 +1,40 @@
+import ArgumentParsing
+import DeviceStore
+import PrivateSync
+
+/// `privatesync sync on` and `sync off`: the settings switch, one command for each position. The two differ only in
+/// the position they set, so their name, their help and their work are written once, here.
+protocol SyncSwitchCommand: RunnableCommand {
+    /// The position the command sets: `true` for `sync on`.
+    static var turnsOn: Bool { get }
+    /// The device whose switch it flips.
+    var device: String { get }
+    /// Whether to print JSON.
+    var json: Bool { get }
+}
+
+extension SyncSwitchCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: turnsOn ? "on" : "off",
+            abstract: "Turn sync \(turnsOn ? "on" : "off"), as the settings switch does.")
+    }
+
+    /// Flips the sync switch on the device, then prints what was done and the status it leads to.
+    ///
+    /// - Parameter cli: The world's folder, and the steps commands share.
+    /// - Returns: Success.
+    /// - Throws: What opening the world and resuming the device's app throw, and a refused switch.
+    func run(_ cli: CLI) throws -> ExitCode {
+        let world = try cli.world()
+        let app = try cli.resumedApp(device, in: world).setSyncEnabled(Self.turnsOn)
+        let status = try app.status()
+        if !json {
+            Terminal.line(
+                "Turned sync \(Self.turnsOn ? "on" : "off") on \(app.device.name); the user-created store is now \(app.record.userCreatedStore.rawValue)"
+            )
+        }
+        cli.printStatus(status, device: app.device.name, json: json)
+        return .success
+    }
+}

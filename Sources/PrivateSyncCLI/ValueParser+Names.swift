@@ -1,42 +1,42 @@
 import ArgumentParsing
 import PrivateCloud
 
-extension ValueParser where Value == AccountID {
-    /// An iCloud account, checked as ``AccountID`` checks one.
-    static var account: ValueParser<AccountID> {
+extension ValueParser {
+    /// A value made by a checking initializer; a text it refuses is refused with the words of its error.
+    ///
+    /// - Parameters:
+    ///   - make: Makes the value from the text, or throws.
+    ///   - refusal: The message for what `make` threw.
+    /// - Returns: The parser.
+    fileprivate static func checked<Failure: Error>(
+        _ make: @escaping (String) throws(Failure) -> Value, refusal: @escaping (Failure) -> String
+    ) -> ValueParser<Value> {
         ValueParser { text, _ in
-            do throws(IdentifierError) {
-                return .success(try AccountID(text))
+            do throws(Failure) {
+                return .success(try make(text))
             } catch {
-                return .failure(ValueError(error.description))
+                return .failure(ValueError(refusal(error)))
             }
         }
     }
 }
 
+extension ValueParser where Value == AccountID {
+    /// An iCloud account, checked as ``AccountID`` checks one.
+    static var account: ValueParser<AccountID> { .checked(AccountID.init, refusal: \.description) }
+}
+
 extension ValueParser where Value == ContainerIdentifier {
     /// A container identifier, checked as ``ContainerIdentifier`` checks one.
     static var containerIdentifier: ValueParser<ContainerIdentifier> {
-        ValueParser { text, _ in
-            do throws(IdentifierError) {
-                return .success(try ContainerIdentifier(text))
-            } catch {
-                return .failure(ValueError(error.description))
-            }
-        }
+        .checked(ContainerIdentifier.init, refusal: \.description)
     }
 }
 
 extension ValueParser where Value == ZoneID {
     /// A zone, its name checked as CloudKit checks zone names.
     static var zone: ValueParser<ZoneID> {
-        ValueParser { text, _ in
-            do throws(CloudError) {
-                return .success(try ZoneID(text))
-            } catch {
-                return .failure(ValueError("invalid zone name: \(error.message)"))
-            }
-        }
+        .checked(ZoneID.init) { error in "invalid zone name: \(error.message)" }
     }
 }
 

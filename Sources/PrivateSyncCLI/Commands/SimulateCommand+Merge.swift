@@ -51,25 +51,19 @@ extension SimulateCommand {
             let merged = try SweepReport.merge(reports.map { (TextEscaping.escape($0.file), $0.report) })
             if json {
                 Terminal.json(merged)
-                return merged.failures.isEmpty ? .success : .checkFailed
+                return merged.exitCode
             }
-            for failure in merged.failures.prefix(5) {
-                Terminal.line("Seed \(failure.seed) \(failure.verdict) at step \(failure.step):")
-                Terminal.line("  \(failure.message)")
-                Terminal.line("  replay: \(failure.replay)")
-            }
+            for failure in merged.failures.prefix(5) { failure.printText(lastSteps: false) }
             if merged.failures.count > 5 {
                 Terminal.line("... and \(merged.failures.count - 5) more failing seeds:")
                 for failure in merged.failures.dropFirst(5) { Terminal.line("  replay: \(failure.replay)") }
             }
-            let faults = merged.faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(
-                separator: ", ")
             Terminal.line(
                 "Merged \(merged.shards ?? 0) shard(s): \(merged.seeds) seed(s), \(merged.steps) steps, "
                     + "\(Int(merged.simulatedSeconds)) simulated seconds, \(merged.crashes) crashes, "
                     + "\(merged.invariantChecks) invariant checks, \(merged.failures.count) failure(s)")
-            Terminal.line("Faults injected: \(faults.isEmpty ? "none" : faults)")
-            return merged.failures.isEmpty ? .success : .checkFailed
+            Terminal.line("Faults injected: \(merged.faultsText)")
+            return merged.exitCode
         }
     }
 }

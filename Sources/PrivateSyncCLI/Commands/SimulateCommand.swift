@@ -145,25 +145,18 @@ struct SimulateCommand: RunnableCommand {
                 backend: backend.rawValue, plant: plant?.rawValue))
         if json {
             Terminal.json(report)
-            return summary.failures.isEmpty ? .success : .checkFailed
+            return report.exitCode
         }
-        for run in summary.failures.prefix(5) {
-            Terminal.line("Seed \(run.seed) \(run.failure!.kind.verdict) at step \(run.failure!.step):")
-            Terminal.line("  \(run.failure!.message)")
-            Terminal.line("  last steps:")
-            for line in run.trace.suffix(20) { Terminal.line("    \(line)") }
-            Terminal.line("  replay: \(replay(run.seed))")
-        }
+        for failure in report.failures.prefix(5) { failure.printText(lastSteps: true) }
         if summary.failures.count > 5 { Terminal.line("... and \(summary.failures.count - 5) more failing seeds") }
-        let faults = summary.faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         Terminal.line(
             "Simulated \(summary.seeds) seed(s): \(summary.steps) steps, \(Int(summary.simulatedSeconds)) simulated seconds, "
                 + "\(summary.crashes) crashes, \(summary.interleavings) interleaved actions, "
                 + "\(summary.invariantChecks) invariant checks, \(summary.failures.count) failure(s)"
         )
         Terminal.line(
-            "Faults injected: \(faults.isEmpty ? "none" : faults); requests refused by persistent faults: \(summary.persistentRefusals)"
+            "Faults injected: \(report.faultsText); requests refused by persistent faults: \(summary.persistentRefusals)"
         )
-        return summary.failures.isEmpty ? .success : .checkFailed
+        return report.exitCode
     }
 }

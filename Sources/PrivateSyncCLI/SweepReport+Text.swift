@@ -1,0 +1,30 @@
+import Simulator
+
+/// A sweep's report as `simulate` and `simulate merge` show it: the same exit code, fault list and failure lines
+/// for a sweep and for the shards merged into one.
+extension SweepReport {
+    /// The exit code of a sweep: 0 when no seed failed, 1 when some did.
+    var exitCode: ExitCode { failures.isEmpty ? .success : .checkFailed }
+
+    /// The faults injected, `kind count` by kind in name order and separated by commas, or `none`.
+    var faultsText: String {
+        faults.isEmpty
+            ? "none" : faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    }
+}
+
+extension SweepReport.Failure {
+    /// Prints the failing seed: what it broke and where, what was found, the trace's last steps when asked for, and
+    /// the command that replays it.
+    ///
+    /// - Parameter lastSteps: Whether to print the trace's last steps (a sweep does; a merge leaves them out).
+    func printText(lastSteps: Bool) {
+        Terminal.line("Seed \(seed) \(verdict) at step \(step):")
+        Terminal.line("  \(message)")
+        if lastSteps {
+            Terminal.line("  last steps:")
+            for line in self.lastSteps { Terminal.line("    \(line)") }
+        }
+        Terminal.line("  replay: \(replay)")
+    }
+}

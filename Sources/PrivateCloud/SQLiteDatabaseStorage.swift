@@ -292,6 +292,24 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
                 lastModifiedUserRecordID: UserRecordID(recordName: row.text(c + 6))))
     }
 
+    /// Binds a row to parameters 1 to 8 of the statement that writes it, numbered alike in the insert and the update:
+    /// zone, name, type, fields, change tag, sequence, time, user.
+    ///
+    /// - Parameters:
+    ///   - row: The row.
+    ///   - statement: The insert or the update.
+    /// - Throws: ``SQLiteError`` when a value cannot be bound.
+    private static func bind(_ row: RecordRow, to statement: Statement) throws(SQLiteError) {
+        try statement.bind(row.zone, at: 1)
+        try statement.bind(row.name, at: 2)
+        try statement.bind(row.recordType, at: 3)
+        try statement.bindText(row.encodedFields, at: 4)
+        try statement.bind(row.changeTag, at: 5)
+        try statement.bind(row.sequence, at: 6)
+        try statement.bind(row.date.timeIntervalSinceReferenceDate, at: 7)
+        try statement.bind(row.user.recordName, at: 8)
+    }
+
     func insertRecord(_ row: RecordRow) throws -> Bool {
         let insert = try connection.cachedStatement(
             literal: """
@@ -299,14 +317,7 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
                     modified_at, creator, last_modifier)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?8) ON CONFLICT DO NOTHING
                 """)
-        try insert.bind(row.zone, at: 1)
-        try insert.bind(row.name, at: 2)
-        try insert.bind(row.recordType, at: 3)
-        try insert.bindText(row.encodedFields, at: 4)
-        try insert.bind(row.changeTag, at: 5)
-        try insert.bind(row.sequence, at: 6)
-        try insert.bind(row.date.timeIntervalSinceReferenceDate, at: 7)
-        try insert.bind(row.user.recordName, at: 8)
+        try Self.bind(row, to: insert)
         try insert.run()
         guard connection.changes == 1 else { return false }
         let hasTombstones: Bool
@@ -335,14 +346,7 @@ final class SQLiteDatabaseStorage: DatabaseStorage {
                 RETURNING created_at, creator
                 """)
         defer { update.reset() }
-        try update.bind(row.zone, at: 1)
-        try update.bind(row.name, at: 2)
-        try update.bind(row.recordType, at: 3)
-        try update.bindText(row.encodedFields, at: 4)
-        try update.bind(row.changeTag, at: 5)
-        try update.bind(row.sequence, at: 6)
-        try update.bind(row.date.timeIntervalSinceReferenceDate, at: 7)
-        try update.bind(row.user.recordName, at: 8)
+        try Self.bind(row, to: update)
         try update.bind(expectedChangeTag, at: 9)
         guard try update.step() else { return nil }
         let result = (Date(timeIntervalSinceReferenceDate: update.double(0)), UserRecordID(recordName: update.text(1)))

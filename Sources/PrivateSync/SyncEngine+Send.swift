@@ -239,9 +239,10 @@ extension SyncEngine {
             let name = item.pending.recordName
             let id = RecordID(uncheckedName: name, zoneID: zoneID)
             let failure: CloudError
+            // An item the answer leaves out failed like any other: it is classified below.
             if item.record != nil {
-                switch result.saveResults[id] {
-                case .success(let saved)?:
+                switch result.saveResults[id] ?? .failure(Self.noResult(for: name)) {
+                case .success(let saved):
                     guard let serverFields = saved.systemFields else {
                         failure = CloudError(
                             .internalError, "the container returned \(name) as saved, without its system fields")
@@ -254,42 +255,46 @@ extension SyncEngine {
                     outcome.saves += 1
                     outcome.progressed = true
                     continue
-                case .failure(let error)? where error.code == .serverRecordChanged:
+                case .failure(let error) where error.code == .serverRecordChanged:
                     try merge(error, name: name, pending: item.pending, &outcome, state)
                     continue
-                case .failure(let error)? where error.code == .unknownItem:
+                case .failure(let error) where error.code == .unknownItem:
                     // The record was deleted on the server after this device last saw it: the delete wins.
                     try state.deleteRecord(named: name)
                     try state.removePendingChange(named: name, ifRevision: nil)
                     outcome.deleteWins.append(name)
                     outcome.progressed = true
                     continue
-                case .failure(let error)?:
+                case .failure(let error):
                     failure = error
-                case nil:
-                    failure = CloudError(.internalError, "the container returned no result for \(name)")
                 }
             } else {
-                switch result.deleteResults[id] {
-                case .success?:
+                switch result.deleteResults[id] ?? .failure(Self.noResult(for: name)) {
+                case .success:
                     try state.removePendingChange(named: name, ifRevision: item.pending.revision)
                     outcome.deletes += 1
                     outcome.progressed = true
                     continue
-                case .failure(let error)? where error.code == .unknownItem:
+                case .failure(let error) where error.code == .unknownItem:
                     // Already gone: the delete is settled.
                     try state.removePendingChange(named: name, ifRevision: item.pending.revision)
                     outcome.progressed = true
                     continue
-                case .failure(let error)?:
+                case .failure(let error):
                     failure = error
-                case nil:
-                    failure = CloudError(.internalError, "the container returned no result for \(name)")
                 }
             }
             classify(failure, name: name, &outcome)
         }
         return outcome
+    }
+
+    /// The failure of an item that a modify request's answer leaves out.
+    ///
+    /// - Parameter name: The item's record name.
+    /// - Returns: An `internalError` naming it.
+    private static func noResult(for name: String) -> CloudError {
+        CloudError(.internalError, "the container returned no result for \(name)")
     }
 
     /// Merges a conflicting save INTO the server's version: its change tag is the only one the next save can

@@ -192,11 +192,39 @@ extension SyncEngine {
             return true
         }
         guard consent else {
+            await countDeletionsLearned(cycle, &report)
             throw .pause(
                 .userDeletedZone, persistent: true, message: "zone \(zoneID) is gone: the app's iCloud data was deleted"
             )
         }
         try await ensureZone(for: cycle.user, &report)
+    }
+
+    /// Counts the deletions of the zone the account's history holds after the kept token, when the device learned of
+    /// a deletion from a call's error rather than from database changes: the user may have deleted the app's data
+    /// more than once (and another device re-created the zone in between), and a consent given from now on covers
+    /// every deletion made so far. Without it, the consent covered one, and the next cycle paused again for a
+    /// deletion the user had already answered (the 10,000-seed sweep, seed 369). The token does not move: the next
+    /// cycle reads the same deletions and spends the consent on them. A failed read keeps the count at one.
+    private func countDeletionsLearned(_ cycle: CycleGuard, _ report: inout SyncReport) async {
+        guard let start = try? transaction({ try $0.engineState().databaseChangeToken }) else { return }
+        var token = start
+        var deletions = 0
+        for _ in 0..<100 {
+            let outcome: Result<DatabaseChanges, CloudError> = await asRequest(for: cycle.user) {
+                do throws(CloudError) {
+                    return .success(try await self.container.databaseChanges(since: token, resultsLimit: nil))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            guard case .success(let page) = log(.databaseChanges, outcome, &report) else { return }
+            deletions += page.deletions.count { $0.zoneID == zoneID }
+            token = page.changeToken
+            if !page.moreComing { break }
+        }
+        let counted = deletions
+        _ = try? transaction(cycle) { _, state in state.deletionsLearned = max(state.deletionsLearned, counted) }
     }
 
     /// Called when the user turns sync on: the end of a pause that only the user could end and, when this device

@@ -35,6 +35,36 @@ struct SyncEngineAppDataDeletionTests {
         #expect(try consenting.status().isOn)
     }
 
+    @Test("a deletion learned from a call's error counts every deletion since the token: one consent answers them all")
+    func consentCoversEveryDeletionLearnedFromAnError() async throws {
+        let world = try TestWorld()
+        try world.addDevice("phone", account: "alice", sync: true)
+        let (phone, container) = try InterferingContainer.launch(world, "phone")
+        for mood in 1...3 { try phone.checkIn(Int64(mood)) }
+        await phone.sync()
+        // While a send is in flight (after its database changes were read), the user deletes the app's data twice
+        // (another client creating the zone again in between): the device learns of it from the modify request's
+        // error, not from database changes.
+        let settings = try #require(container.base as? any ICloudSettingsControls)
+        let base = container.base
+        container.beforeModify.withLock { hook in
+            hook = {
+                let zone = InterferingContainer.engineZone
+                try? await settings.deleteZoneFromICloudSettings(zone)
+                _ = try? await base.saveZones([RecordZone(zoneID: zone)])
+                try? await settings.deleteZoneFromICloudSettings(zone)
+            }
+        }
+        try phone.checkIn(4)
+        #expect(await phone.engine?.sendChanges().outcome == .paused(.userDeletedZone))
+        // Turning sync on after seeing the pause answers every deletion made so far: the next cycle re-uploads
+        // instead of pausing again for the second one (the 10,000-seed sweep, seed 369).
+        let consenting = try phone.setSyncEnabled(false).setSyncEnabled(true)
+        #expect(await consenting.sync()?.outcome == .succeeded)
+        #expect(try consenting.status().isOn)
+        #expect(try world.containerRecords(account: "alice").count == 4)
+    }
+
     @Test("a delete into a zone the user deleted pauses, as a save does")
     func deletesIntoADeletedZonePause() async throws {
         let (world, phone, names) = try await syncedPhone(checkIns: 3)

@@ -192,7 +192,7 @@ extension SyncEngine {
             return true
         }
         guard consent else {
-            await countDeletionsLearned(cycle, &report)
+            try await countDeletionsLearned(cycle, &report)
             throw .pause(
                 .userDeletedZone, persistent: true, message: "zone \(zoneID) is gone: the app's iCloud data was deleted"
             )
@@ -206,7 +206,10 @@ extension SyncEngine {
     /// every deletion made so far. Without it, the consent covered one, and the next cycle paused again for a
     /// deletion the user had already answered (the 10,000-seed sweep, seed 369). The token does not move: the next
     /// cycle reads the same deletions and spends the consent on them. A failed read keeps the count at one.
-    private func countDeletionsLearned(_ cycle: CycleGuard, _ report: inout SyncReport) async {
+    ///
+    /// - Throws: `Stop` when the cycle was overtaken meanwhile (the store started afresh, or was bound anew): its
+    ///   pause then belongs to no one (the 10,000-seed sweep of this change, seed 2184).
+    private func countDeletionsLearned(_ cycle: CycleGuard, _ report: inout SyncReport) async throws(Stop) {
         guard let start = try? transaction({ try $0.engineState().databaseChangeToken }) else { return }
         var token = start
         var deletions = 0
@@ -218,13 +221,13 @@ extension SyncEngine {
                     return .failure(error)
                 }
             }
-            guard case .success(let page) = log(.databaseChanges, outcome, &report) else { return }
+            guard case .success(let page) = log(.databaseChanges, outcome, &report) else { break }
             deletions += page.deletions.count { $0.zoneID == zoneID }
             token = page.changeToken
             if !page.moreComing { break }
         }
         let counted = deletions
-        _ = try? transaction(cycle) { _, state in state.deletionsLearned = max(state.deletionsLearned, counted) }
+        try transaction(cycle) { _, state in state.deletionsLearned = max(state.deletionsLearned, counted) }
     }
 
     /// Called when the user turns sync on: the end of a pause that only the user could end and, when this device

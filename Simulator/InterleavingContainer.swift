@@ -88,6 +88,15 @@ final class InterleavingContainer: ForwardingContainer {
             return false
         }
         if !accepted.isEmpty { scheduler.accepted(device: device, saved: accepted) }
+        // A record refused as too large that is over CloudKit's size limit can never be accepted: sending it starts
+        // an endless retry (behaviour 8). Measured only on items refused with limitExceeded, which are rare: the
+        // fault injector refuses fitting records the same way.
+        let oversized = saving.filter { record in
+            guard case .failure(let error)? = result.saveResults[record.recordID], error.code == .limitExceeded
+            else { return false }
+            return record.encodedSize > CloudLimits.cloudKit.maximumRecordBytes
+        }
+        if !oversized.isEmpty { scheduler.sentOversized(device: device, records: oversized) }
         var own: [(String, String)] = []
         var received: [(String, String)] = []
         for (id, outcome) in result.saveResults {

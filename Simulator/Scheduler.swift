@@ -57,4 +57,13 @@ final class Scheduler: @unchecked Sendable {
     func accepted(device: String, saved: [Record]) {
         simulation?.noteAccepted(device: device, saved: saved)
     }
+
+    /// Called after a modify request returned, with the saves refused for being over CloudKit's record size limit.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - records: The records refused, as sent.
+    func sentOversized(device: String, records: [Record]) {
+        simulation?.noteOversized(device: device, records: records)
+    }
 }

@@ -203,6 +203,18 @@ extension Simulation {
         }
     }
 
+    /// Invariant 11 on a record sent over CloudKit's size limit: the server refuses it every time, so a device that
+    /// sends one retries for ever (behaviour 8). Local writes over the limit are refused before they are stored, so
+    /// only a merge can make one, and a merge over the limit must keep the server's side.
+    func noteOversized(device name: String, records: [Record]) {
+        for record in records {
+            check(
+                .boundedRefusals, false,
+                "\(name) sent \(record.recordType) \(record.recordID.recordName) of \(record.encodedSize) bytes, over CloudKit's \(CloudLimits.cloudKit.maximumRecordBytes)-byte record limit: the server refuses it every time"
+            )
+        }
+    }
+
     /// Notes the change tags a device's call brought back.
     func noteTags(device name: String, own: [(String, String)], received: [(String, String)]) {
         guard let device = devices.first(where: { $0.name == name }) else { return }

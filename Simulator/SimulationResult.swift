@@ -24,7 +24,8 @@ public enum Invariant: Int, Sendable, Hashable, CaseIterable, CustomStringConver
     case healedTimesAgree = 9
     /// No device uploads a record the server already accepted from it, unchanged.
     case noRedundantUpload = 10
-    /// Requests refused as too large stay bounded under a persistent low limit.
+    /// Requests refused as too large stay bounded: under a persistent low limit, about log2(400/limit)+1 per episode;
+    /// and no record over CloudKit's size limit is ever sent, as the server would refuse it for ever.
     case boundedRefusals = 11
     /// After heal, every field holds the value the documented merge rule picks from the writes that happened.
     case mergeRule = 12
@@ -41,7 +42,8 @@ public enum Invariant: Int, Sendable, Hashable, CaseIterable, CustomStringConver
         case .deletionNeedsConsent: "8 (a deletion of the app's data is undone only with consent)"
         case .healedTimesAgree: "9 (record times agree and nothing pending after heal)"
         case .noRedundantUpload: "10 (no unchanged record uploaded again)"
-        case .boundedRefusals: "11 (refused requests bounded under a low limit)"
+        case .boundedRefusals:
+            "11 (refused requests bounded: under a low limit, and no record over the size limit sent)"
         case .mergeRule: "12 (merges follow the documented rule)"
         }
     }

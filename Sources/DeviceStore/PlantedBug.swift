@@ -31,6 +31,9 @@ package enum PlantedBug: String, Sendable, Hashable, CaseIterable {
     case consentNeverSpent = "consent-never-spent"
     /// A pause is reported with the wrong reason (quota exceeded for a deleted zone).
     case wrongPauseReason = "wrong-pause-reason"
+    /// The cycle that creates the zone uploads into it without reading database changes again, so a deletion of
+    /// the app's data made between its first read and the zone's creation is undone (the sweep's seed 787).
+    case zoneSavedUnread = "zone-saved-unread"
     /// A fetched deletion removes a record created anew under the deleted record's name (found by the scenario
     /// tests of issue 12; the simulator never reused a name).
     case deleteEchoRemovesNewRecord = "delete-echo-removes-new-record"

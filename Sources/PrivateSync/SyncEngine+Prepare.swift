@@ -48,7 +48,7 @@ extension SyncEngine {
         case .bound: break
         }
         try await readDatabaseChanges(cycle, &report)
-        try await ensureZone(for: user, &report)
+        try await ensureZone(cycle, &report)
         // The user's consent to upload again covers the deletion just read, if any; it is spent once the zone
         // exists again, so it cannot approve a deletion that happens later.
         if !isPlanted(.consentNeverSpent) {
@@ -81,24 +81,39 @@ extension SyncEngine {
         if current != user { throw .accountUnusable(.accountChanged) }
     }
 
-    /// Creates the engine's zone unless the store knows it exists.
-    func ensureZone(for user: UserRecordID, _ report: inout SyncReport) async throws(Stop) {
-        let ready = try transaction { try $0.engineState().zoneReady }
-        guard !ready else { return }
-        do {
-            let outcome: Result<[RecordZone], CloudError> = await asRequest(for: user) {
-                do throws(CloudError) {
-                    return .success(try await self.container.saveZones([RecordZone(zoneID: self.zoneID)]))
-                } catch {
-                    return .failure(error)
+    /// Creates the engine's zone unless the store knows it exists, then reads database changes again before
+    /// anything is uploaded into it.
+    ///
+    /// The second read closes a race: the user may delete the app's data after the cycle read the database's changes
+    /// and before this save, which then re-creates the zone they deleted without the device knowing. Read again, the
+    /// deletion pauses the cycle before a record is sent, and the zone stays empty (the 10,000-seed sweep, seed 787).
+    /// It costs one request, only in the cycles that create the zone. A deletion that lands after the second read
+    /// meets the upload itself, which the server refuses (`zoneNotFound`).
+    ///
+    /// - Parameters:
+    ///   - cycle: The cycle.
+    ///   - report: The cycle's report.
+    /// - Throws: `Stop` when a call fails, the cycle is overtaken, or the second read finds a deletion.
+    func ensureZone(_ cycle: CycleGuard, _ report: inout SyncReport) async throws(Stop) {
+        // More than once only when the second read finds a deletion the user already consented to (or a reset of
+        // their keys), which makes the zone to be created again.
+        while try !transaction({ try $0.engineState().zoneReady }) {
+            do {
+                let outcome: Result<[RecordZone], CloudError> = await asRequest(for: cycle.user) {
+                    do throws(CloudError) {
+                        return .success(try await self.container.saveZones([RecordZone(zoneID: self.zoneID)]))
+                    } catch {
+                        return .failure(error)
+                    }
                 }
+                _ = try log(.saveZones, zone: zoneID, outcome, &report).get()
+            } catch {
+                throw stop(for: error)
             }
-            _ = try log(.saveZones, zone: zoneID, outcome, &report).get()
-        } catch {
-            throw stop(for: error)
+            try transaction(cycle) { _, state in state.zoneReady = true }
+            emit(.zoneCreated(zoneID), &report)
+            if !isPlanted(.zoneSavedUnread) { try await readDatabaseChanges(cycle, &report) }
         }
-        try transaction { try $0.updateEngineState { $0.zoneReady = true } }
-        emit(.zoneCreated(zoneID), &report)
     }
 
     /// Reads database changes to learn whether the zone was deleted, by the user or otherwise.
@@ -197,7 +212,7 @@ extension SyncEngine {
                 .userDeletedZone, persistent: true, message: "zone \(zoneID) is gone: the app's iCloud data was deleted"
             )
         }
-        try await ensureZone(for: cycle.user, &report)
+        try await ensureZone(cycle, &report)
     }
 
     /// Counts the deletions of the zone the account's history holds after the kept token, when the device learned of

@@ -3,8 +3,8 @@ import PrivateSyncTesting
 import Synchronization
 
 /// A pass-through container whose calls a test can interfere with, to make a user's action (or a server's answer)
-/// land between two requests of one cycle: a hook before a zone fetch, after it returned, and before a modify
-/// request; a request limit that stays low; a page size for database changes; and a failure of the n-th
+/// land between two requests of one cycle: a hook before a zone is saved, before a zone fetch, after it returned,
+/// and before a modify request; a request limit that stays low; a page size for database changes; and a failure of the n-th
 /// database-changes call.
 final class InterferingContainer: ForwardingContainer {
     let base: any PrivateContainer
@@ -12,6 +12,7 @@ final class InterferingContainer: ForwardingContainer {
     let failingDatabaseCall: Int?
     /// The most items a modify request may carry before the server refuses it with `limitExceeded`.
     let itemLimit: Int?
+    let beforeZoneSave = Mutex<(@Sendable () async -> Void)?>(nil)
     let beforeZoneFetch = Mutex<(@Sendable () async -> Void)?>(nil)
     let afterZoneFetch = Mutex<(@Sendable () async -> Void)?>(nil)
     let beforeModify = Mutex<(@Sendable () async -> Void)?>(nil)
@@ -35,6 +36,11 @@ final class InterferingContainer: ForwardingContainer {
             defer { hook = nil }
             return hook
         }
+    }
+
+    func saveZones(_ zones: [RecordZone]) async throws(CloudError) -> [RecordZone] {
+        if let hook = Self.take(beforeZoneSave) { await hook() }
+        return try await base.saveZones(zones)
     }
 
     func modifyRecords(

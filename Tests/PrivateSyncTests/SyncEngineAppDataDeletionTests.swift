@@ -65,6 +65,28 @@ struct SyncEngineAppDataDeletionTests {
         #expect(try world.containerRecords(account: "alice").count == 4)
     }
 
+    @Test("a deletion made while the cycle creates the zone pauses it before anything is uploaded into the new zone")
+    func deletionBeforeTheZoneIsCreatedPauses() async throws {
+        let world = try TestWorld()
+        try world.addDevice("phone", account: "alice", sync: true)
+        try world.addDevice("tablet", account: "alice", sync: true)
+        let phone = try world.launch("phone")
+        for mood in 1...3 { try phone.checkIn(Int64(mood)) }
+        await phone.sync()
+        let (tablet, container) = try InterferingContainer.launch(world, "tablet")
+        try tablet.checkIn(4)
+        // The tablet's first cycle has read the database's changes (no deletion yet) and is about to create the
+        // zone when the user deletes the app's data: the save re-creates the zone they deleted (the 10,000-seed
+        // sweep, seed 787).
+        let settings = try #require(container.base as? any ICloudSettingsControls)
+        container.beforeZoneSave.withLock { hook in
+            hook = { try? await settings.deleteZoneFromICloudSettings(InterferingContainer.engineZone) }
+        }
+        #expect(await tablet.sync()?.outcome == .paused(.userDeletedZone))
+        #expect(try world.containerRecords(account: "alice").isEmpty)
+        #expect(try tablet.status().state == .paused(.userDeletedZone))
+    }
+
     @Test("a delete into a zone the user deleted pauses, as a save does")
     func deletesIntoADeletedZonePause() async throws {
         let (world, phone, names) = try await syncedPhone(checkIns: 3)

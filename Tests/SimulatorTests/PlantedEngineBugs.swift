@@ -72,7 +72,7 @@ struct PlantedEngineBugs {
             "the reduced batch size is forgotten at the next round (behaviour 7)"),
         Planted(
             .keepsOversizedMerge,
-            by: [.healedTimesAgree, .convergence, .mergeRule, .honestStatus, .noAcknowledgedWriteLost],
+            by: [.boundedRefusals, .healedTimesAgree, .convergence, .mergeRule, .honestStatus, .noAcknowledgedWriteLost],
             "a merge over the record size limit is retried for ever (behaviour 8)"),
         Planted(
             .resolvesOwnEcho, by: [.mergeRule, .noAcknowledgedWriteLost, .convergence],
@@ -88,6 +88,9 @@ struct PlantedEngineBugs {
             .saveClearsAnyRevision, by: [.mergeRule, .noAcknowledgedWriteLost, .convergence, .healedTimesAgree],
             "a successful save clears the pending change whatever its revision"),
         Planted(.consentNeverSpent, by: [.deletionNeedsConsent], "the consent to re-upload is never spent"),
+        Planted(
+            .zoneSavedUnread, by: [.deletionNeedsConsent],
+            "the cycle that creates the zone uploads without reading database changes again"),
         Planted(.wrongPauseReason, by: [.honestStatus], "a pause is reported with the wrong reason"),
     ]
 

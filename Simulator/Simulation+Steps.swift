@@ -139,7 +139,21 @@ extension Simulation {
         trace("\(device.name): \(why)")
         mark(.crash, device.name, why)
         launch(device, why: "relaunch after the crash")
-        if let app = device.app { options.hooks.afterCrash?(app) }
+        if let app = device.app {
+            options.hooks.afterCrash?(app)
+            checkNothingStranded(device, app: app)
+        }
+    }
+
+    /// Invariant 3 after a crash: every record of the user-created store that no server confirmed is queued to be
+    /// sent. A record committed without its pending change (a crash between two transactions) would never leave the
+    /// device, and the next edit of it would hide the loss from the end state.
+    func checkNothingStranded(_ device: Device, app: LaunchedApp) {
+        guard let stranded = try? app.stores.userCreated.unqueuedUnconfirmedNames() else { return }
+        check(
+            .noAcknowledgedWriteLost, stranded.isEmpty,
+            "\(device.name): after the crash, \(stranded.count) record(s) no server confirmed have no pending change and will never be sent (\(stranded.prefix(3).joined(separator: ", ")))"
+        )
     }
 
     // MARK: The user

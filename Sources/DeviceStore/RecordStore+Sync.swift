@@ -66,6 +66,20 @@ extension RecordStore where Kind == UserCreated {
     public func pendingChanges() throws(StoreError) -> [PendingChangeRow] {
         try syncSnapshot { try $0.pendingChanges(limit: Int.max) }
     }
+
+    /// The records no server ever confirmed (they carry no change tag) and no pending change will send, in name
+    /// order: records that would never leave the device. A store's writes queue the change in the record's own
+    /// transaction, so a crash can never leave one; the simulator checks it after every crash.
+    public func unqueuedUnconfirmedNames() throws(StoreError) -> [String] {
+        try read { connection in
+            try connection.query(
+                literal: """
+                    SELECT record_name FROM records WHERE server_change_tag IS NULL
+                        AND record_name NOT IN (SELECT record_name FROM pending_changes) ORDER BY record_name
+                    """
+            ) { $0.text(0) }
+        }
+    }
 }
 
 /// The user-created store, as the sync engine sees it inside one transaction.

@@ -72,7 +72,9 @@ struct PlantedEngineBugs {
             "the reduced batch size is forgotten at the next round (behaviour 7)"),
         Planted(
             .keepsOversizedMerge,
-            by: [.boundedRefusals, .healedTimesAgree, .convergence, .mergeRule, .honestStatus, .noAcknowledgedWriteLost],
+            by: [
+                .boundedRefusals, .healedTimesAgree, .convergence, .mergeRule, .honestStatus, .noAcknowledgedWriteLost,
+            ],
             "a merge over the record size limit is retried for ever (behaviour 8)"),
         Planted(
             .resolvesOwnEcho, by: [.mergeRule, .noAcknowledgedWriteLost, .convergence],

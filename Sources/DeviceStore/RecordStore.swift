@@ -23,12 +23,18 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             applicationID: 0x5053_5331, version: 1, name: "PrivateSync device store",
             schema: [
                 "CREATE TABLE store_meta (key TEXT PRIMARY KEY, value ANY NOT NULL) WITHOUT ROWID",
+                // The large columns last: a column stored after a value that overflows its page is reached only by
+                // reading the overflow chain, so the dates, owner and server fields that scans read come first (the
+                // range check at every open, listings in date order, the sync's owner filters) and the fields (up to
+                // 1 MB) at the end: the simulator, whose pasted texts near 1 MB, ran 7% faster (`make bench`,
+                // `simulated_speedup`). Stores made before keep their order, which every query reads alike, as it
+                // names its columns.
                 """
                 CREATE TABLE records (
-                    record_name TEXT PRIMARY KEY, record_type TEXT NOT NULL, fields TEXT NOT NULL,
-                    field_versions TEXT NOT NULL, origin_user TEXT, created_at REAL NOT NULL,
-                    modified_at REAL NOT NULL, server_change_tag TEXT, server_created_at REAL,
-                    server_modified_at REAL, server_creator TEXT, server_last_modifier TEXT)
+                    record_name TEXT PRIMARY KEY, record_type TEXT NOT NULL, origin_user TEXT,
+                    created_at REAL NOT NULL, modified_at REAL NOT NULL, server_change_tag TEXT,
+                    server_created_at REAL, server_modified_at REAL, server_creator TEXT,
+                    server_last_modifier TEXT, field_versions TEXT NOT NULL, fields TEXT NOT NULL)
                 """,
                 """
                 CREATE TABLE pending_changes (

@@ -236,7 +236,37 @@ package enum DatabaseFile {
         guard fd >= 0 else {
             throw DatabaseFileError(.cannotCreate, path: path, detail: describe(errno: errno))
         }
-        close(fd)
+        if let image = emptyImage(of: format) {
+            let code = writeAll(fd, image)
+            close(fd)
+            guard code == 0 else {
+                unlink(temporary)
+                throw DatabaseFileError(.cannotCreate, path: path, detail: describe(errno: code))
+            }
+        } else {
+            close(fd)
+            try build(temporary, format: format, finalPath: path)
+            rememberEmptyImage(of: format, from: temporary)
+        }
+        try syncFile(temporary, finalPath: path)
+        // link() refuses to replace: if another process created the file meanwhile, theirs wins and is opened.
+        if link(temporary, path) != 0 {
+            let code = errno
+            unlink(temporary)
+            if code == EEXIST { return }
+            throw DatabaseFileError(.cannotCreate, path: path, detail: describe(errno: code))
+        }
+        unlink(temporary)
+        FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
+    }
+
+    /// Builds an empty file of `format` at `temporary` with a connection of its own: the schema, the format's
+    /// identity, write-ahead logging; its log and shared memory removed, so it is one file.
+    ///
+    /// - Throws: ``DatabaseFileError`` `cannotCreate`, naming `finalPath`, after removing the temporary file.
+    private static func build(
+        _ temporary: String, format: DatabaseFormat, finalPath: String
+    ) throws(DatabaseFileError) {
         do {
             let connection = try Connection(path: temporary, mode: .readWrite)
             // No one can see the file until it is linked into place, after `syncFile` has made all of it durable:
@@ -248,20 +278,10 @@ package enum DatabaseFile {
             try connection.execute("PRAGMA journal_mode = WAL")
         } catch {
             unlink(temporary)
-            throw DatabaseFileError(.cannotCreate, path: path, detail: error.description)
+            throw DatabaseFileError(.cannotCreate, path: finalPath, detail: error.description)
         }
         unlink(temporary + "-wal")
         unlink(temporary + "-shm")
-        try syncFile(temporary, finalPath: path)
-        // link() refuses to replace: if another process created the file meanwhile, theirs wins and is opened.
-        if link(temporary, path) != 0 {
-            let code = errno
-            unlink(temporary)
-            if code == EEXIST { return }
-            throw DatabaseFileError(.cannotCreate, path: path, detail: describe(errno: code))
-        }
-        unlink(temporary)
-        FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
     }
 
     private static func syncFile(_ temporary: String, finalPath: String) throws(DatabaseFileError) {

@@ -221,12 +221,25 @@ extension Simulation {
                 trace("\(device.name): delete \(record.type) \(name.prefix(8))")
                 mark(.delete, device.name, "delete \(record.type) \(name.prefix(8))")
             }
-        } catch let error as StoreError where error.code == .recordTooLarge {
-            trace("\(device.name): write refused: \(error.message)")
-            mark(.write, device.name, "write refused: \(error.message)")
         } catch {
-            if crashedInside(device, "a write") { return }
-            failToRun("\(device.name): a write failed: \(error)")
+            noteFailed(device, "write", error, mark: .write)
+        }
+    }
+
+    /// A user's write that threw: refused as too large (the user sees why, and the run goes on), killed by a crash
+    /// of the process, or a failure the run cannot go on from.
+    ///
+    /// - Parameters:
+    ///   - device: The device written on.
+    ///   - what: The write, as the trace names it ("write", "paste").
+    ///   - error: What it threw.
+    ///   - kind: Its mark on the timeline.
+    func noteFailed(_ device: Device, _ what: String, _ error: any Error, mark kind: TimelineEvent.Kind) {
+        if let refusal = error as? StoreError, refusal.code == .recordTooLarge {
+            trace("\(device.name): \(what) refused: \(refusal.message)")
+            mark(kind, device.name, "\(what) refused: \(refusal.message)")
+        } else if !crashedInside(device, "a \(what)") {
+            failToRun("\(device.name): a \(what) failed: \(error)")
         }
     }
 
@@ -337,12 +350,8 @@ extension Simulation {
             )
             mark(.edit, device.name, "paste a long text into \(record.type) \(record.name.prefix(8))")
             if together { await editOnTwoDevices(pastedBy: device) }
-        } catch  where error.code == .recordTooLarge {
-            trace("\(device.name): paste refused: \(error.message)")
-            mark(.edit, device.name, "paste refused: \(error.message)")
         } catch {
-            if crashedInside(device, "a paste") { return }
-            failToRun("\(device.name): a paste failed: \(error)")
+            noteFailed(device, "paste", error, mark: .edit)
         }
     }
 

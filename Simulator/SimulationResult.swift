@@ -1,5 +1,3 @@
-public import PrivateCloud
-
 /// The invariants a run checks.
 public enum Invariant: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// No record of a local-only type is ever in any container.
@@ -105,26 +103,16 @@ public struct SimulationFailure: Sendable, Hashable {
     }
 }
 
-/// What one seeded run did.
+/// What one seeded run did: its counts (``SimulationTally``, read as the result's own properties), its failure and
+/// its trace.
+@dynamicMemberLookup
 public struct SimulationResult: Sendable {
     /// The seed.
     public let seed: UInt64
     /// How many devices the run had.
     public let devices: Int
-    /// Steps run (before and during heal).
-    public var steps = 0
-    /// Simulated seconds that passed.
-    public var simulatedSeconds = 0.0
-    /// Faults injected, by kind.
-    public var faults: [FaultKind: Int] = [:]
-    /// Crashes simulated.
-    public var crashes = 0
-    /// Individual invariant checks made.
-    public var invariantChecks = 0
-    /// Actions the scheduler ran between two container requests of a cycle (user actions and other devices' cycles).
-    public var interleavings = 0
-    /// Requests a low limit or an expired token refused, over the run's persistent faults.
-    public var persistentRefusals = 0
+    /// What the run counted: steps, simulated time, faults, crashes, checks, interleavings, refusals.
+    public var tally = SimulationTally()
     /// The first invariant broken, or why the run could not go on, if either.
     public var failure: SimulationFailure?
     /// The trace: every step when a full trace was asked for, else the last steps.
@@ -133,4 +121,10 @@ public struct SimulationResult: Sendable {
     public var traceDigest: UInt64 = 0xcbf2_9ce4_8422_2325
     /// What happened, as data for the timeline page (never part of ``traceDigest``).
     public var timeline: [TimelineEvent] = []
+
+    /// A count of the run's ``tally``, as `result.steps`.
+    public subscript<Value>(dynamicMember count: WritableKeyPath<SimulationTally, Value>) -> Value {
+        get { tally[keyPath: count] }
+        set { tally[keyPath: count] = newValue }
+    }
 }

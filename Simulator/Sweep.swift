@@ -1,28 +1,23 @@
-public import PrivateCloud
 import SimulatedWorld
 
 /// Many seeded runs, and what they found together.
 public struct Sweep: Sendable {
-    /// What a sweep found.
+    /// What a sweep found: its runs' counts added up (``SimulationTally``, read as the summary's own properties),
+    /// and its failures.
+    @dynamicMemberLookup
     public struct Summary: Sendable {
         /// Seeds run.
         public var seeds = 0
-        /// Steps run, over all seeds.
-        public var steps = 0
-        /// Simulated seconds, over all seeds.
-        public var simulatedSeconds = 0.0
-        /// Faults injected, by kind.
-        public var faults: [FaultKind: Int] = [:]
-        /// Crashes simulated.
-        public var crashes = 0
-        /// Invariant checks made.
-        public var invariantChecks = 0
-        /// Actions run between two container requests of a cycle.
-        public var interleavings = 0
-        /// Requests refused by persistent faults (a low limit, an expired token).
-        public var persistentRefusals = 0
+        /// What the runs counted, added up.
+        public var tally = SimulationTally()
         /// Every failing run, in seed order.
         public var failures: [SimulationResult] = []
+
+        /// A count of the sweep's ``tally``, as `summary.steps`.
+        public subscript<Value>(dynamicMember count: WritableKeyPath<SimulationTally, Value>) -> Value {
+            get { tally[keyPath: count] }
+            set { tally[keyPath: count] = newValue }
+        }
     }
 
     /// The seeds a sweep of `count` seeds runs on shard `index` of `shards`: those whose remainder by `shards` is
@@ -52,13 +47,7 @@ public struct Sweep: Sendable {
             options.seed = seed
             let result = await Simulation.run(options)
             summary.seeds += 1
-            summary.steps += result.steps
-            summary.simulatedSeconds += result.simulatedSeconds
-            summary.crashes += result.crashes
-            summary.invariantChecks += result.invariantChecks
-            summary.interleavings += result.interleavings
-            summary.persistentRefusals += result.persistentRefusals
-            for (kind, count) in result.faults { summary.faults[kind, default: 0] += count }
+            summary.tally.add(result.tally)
             if result.failure != nil { summary.failures.append(result) }
             progress(summary, result)
         }

@@ -231,13 +231,7 @@ public struct SyncTransaction {
                     server_modified_at = excluded.server_modified_at, server_creator = excluded.server_creator,
                     server_last_modifier = excluded.server_last_modifier
                 """)
-        try statement.bind(record.name, at: 1)
-        try statement.bind(record.type, at: 2)
-        try statement.bindText(FieldsJSON.encode(record.fields), at: 3)
-        try statement.bindText(record.fieldVersions.encodedBytes, at: 4)
-        try statement.bind(record.origin?.recordName, at: 5)
-        try statement.bind(record.createdAt.timeIntervalSinceReferenceDate, at: 6)
-        try statement.bind(record.modifiedAt.timeIntervalSinceReferenceDate, at: 7)
+        try RecordStore<UserCreated>.bindRecordColumns(record, to: statement)
         try statement.bind(serverFields?.changeTag, at: 8)
         try statement.bind(serverFields?.creationDate.timeIntervalSinceReferenceDate, at: 9)
         try statement.bind(serverFields?.modificationDate.timeIntervalSinceReferenceDate, at: 10)

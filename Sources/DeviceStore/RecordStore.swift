@@ -287,11 +287,15 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             }
             record.modifiedAt = record.fieldVersions.latest.map { Date(timeIntervalSinceReferenceDate: $0) } ?? now
             try self.checkSize(record)
-            try connection.run(
-                literal: "UPDATE records SET fields = ?, field_versions = ?, modified_at = ? WHERE record_name = ?",
-                .text(String(decoding: FieldsJSON.encode(record.fields), as: UTF8.self)),
-                .text(record.fieldVersions.encoded), .real(record.modifiedAt.timeIntervalSinceReferenceDate),
-                .text(name))
+            // The encoded bytes bound as they are: a pasted text makes them a megabyte, which a String would
+            // validate and copy once more.
+            let statement = try connection.cachedStatement(
+                literal: "UPDATE records SET fields = ?, field_versions = ?, modified_at = ? WHERE record_name = ?")
+            try statement.bindText(FieldsJSON.encode(record.fields), at: 1)
+            try statement.bindText(record.fieldVersions.encodedBytes, at: 2)
+            try statement.bind(record.modifiedAt.timeIntervalSinceReferenceDate, at: 3)
+            try statement.bind(name, at: 4)
+            try statement.run()
             try self.queue(.save, name: name, type: record.type, connection)
             return record
         }
@@ -421,14 +425,20 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
                 INSERT INTO records (record_name, record_type, fields, field_versions, origin_user, created_at,
                     modified_at) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """)
-        try insert.bind(record.name, at: 1)
-        try insert.bind(record.type, at: 2)
-        try insert.bindText(FieldsJSON.encode(record.fields), at: 3)
-        try insert.bindText(record.fieldVersions.encodedBytes, at: 4)
-        try insert.bind(record.origin?.recordName, at: 5)
-        try insert.bind(record.createdAt.timeIntervalSinceReferenceDate, at: 6)
-        try insert.bind(record.modifiedAt.timeIntervalSinceReferenceDate, at: 7)
+        try bindRecordColumns(record, to: insert)
         try insert.run()
+    }
+
+    /// Binds a record's own columns to parameters 1 to 7 of `statement`, in the order every statement writing a
+    /// row names them: name, type, fields, field versions, owner, creation and modification times.
+    static func bindRecordColumns(_ record: StoredRecord, to statement: Statement) throws {
+        try statement.bind(record.name, at: 1)
+        try statement.bind(record.type, at: 2)
+        try statement.bindText(FieldsJSON.encode(record.fields), at: 3)
+        try statement.bindText(record.fieldVersions.encodedBytes, at: 4)
+        try statement.bind(record.origin?.recordName, at: 5)
+        try statement.bind(record.createdAt.timeIntervalSinceReferenceDate, at: 6)
+        try statement.bind(record.modifiedAt.timeIntervalSinceReferenceDate, at: 7)
     }
 
     /// Queues a pending change in the user-created store (the local-only store has nothing to send).

@@ -114,27 +114,3 @@ enum StoreStateCheck {
         return nil
     }
 }
-
-extension SQLiteValue {
-    /// The value's SQLite type, for messages.
-    var typeName: String {
-        switch self {
-        case .null: "null"
-        case .integer: "integer"
-        case .real: "real"
-        case .text: "text"
-        case .blob: "blob"
-        }
-    }
-
-    /// The value, briefly, for messages.
-    var debugText: String {
-        switch self {
-        case .null: "null"
-        case .integer(let value): "\(value)"
-        case .real(let value): "\(value)"
-        case .text(let value): "\"\(value.prefix(40))\""
-        case .blob(let value): "a blob of \(value.count) bytes"
-        }
-    }
-}

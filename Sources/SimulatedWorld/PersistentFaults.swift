@@ -244,11 +244,11 @@ public final class PersistentFaults: FaultSource {
         for (kind, count) in rows {
             guard case .text(let name) = kind, let kind = FaultKind(rawValue: name) else {
                 throw DatabaseFileError(
-                    .damaged, path: path, detail: "a struck count's kind \(kind.brief) is not a fault kind")
+                    .damaged, path: path, detail: "a struck count's kind \(kind.debugText) is not a fault kind")
             }
             guard case .integer(let value) = count, (0...(Int64(1) << 53)).contains(value) else {
                 throw DatabaseFileError(
-                    .damaged, path: path, detail: "the struck count of \(kind) \(count.brief) is out of range")
+                    .damaged, path: path, detail: "the struck count of \(kind) \(count.debugText) is out of range")
             }
             counts[kind] = Int(value)
         }
@@ -306,18 +306,5 @@ public final class PersistentFaults: FaultSource {
             } ?? nil
         }
         return result
-    }
-}
-
-extension SQLiteValue {
-    /// The value, briefly, for messages naming a bad row.
-    fileprivate var brief: String {
-        switch self {
-        case .null: "null"
-        case .integer(let value): "\(value)"
-        case .real(let value): "\(value)"
-        case .text(let value): "\"\(value.prefix(40))\""
-        case .blob(let value): "(a blob of \(value.count) bytes)"
-        }
     }
 }

@@ -1,0 +1,36 @@
+public import PrivateCloud
+
+/// What runs counted: of one run in its ``SimulationResult``, of many in a ``Sweep/Summary``, which adds the tallies
+/// of its runs.
+public struct SimulationTally: Sendable {
+    /// Steps run (before and during heal).
+    public var steps = 0
+    /// Simulated seconds that passed.
+    public var simulatedSeconds = 0.0
+    /// Faults injected, by kind.
+    public var faults: [FaultKind: Int] = [:]
+    /// Crashes simulated.
+    public var crashes = 0
+    /// Individual invariant checks made.
+    public var invariantChecks = 0
+    /// Actions the scheduler ran between two container requests of a cycle (user actions and other devices' cycles).
+    public var interleavings = 0
+    /// Requests a low limit or an expired token refused, over the runs' persistent faults.
+    public var persistentRefusals = 0
+
+    /// Nothing counted yet.
+    public init() {}
+
+    /// Adds what `other` counted to this tally.
+    ///
+    /// - Parameter other: Another run's (or sweep's) tally.
+    public mutating func add(_ other: SimulationTally) {
+        steps += other.steps
+        simulatedSeconds += other.simulatedSeconds
+        crashes += other.crashes
+        invariantChecks += other.invariantChecks
+        interleavings += other.interleavings
+        persistentRefusals += other.persistentRefusals
+        for (kind, count) in other.faults { faults[kind, default: 0] += count }
+    }
+}

@@ -141,24 +141,20 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
                 at: configuration.path, format: format, create: !readOnly, durability: durability, readOnly: readOnly,
                 verifyIntegrity: verifyIntegrity, verificationMemo: verificationMemo)
             // Every value the package computes with is checked before anything is read or written: once per
-            // change of the file where checks are remembered (see `VerificationMemo`), as its pages are.
+            // change of the file where checks are remembered (see `VerificationMemo`), as its pages are. The check
+            // and the partition's read share one transaction, so they see one state of the file (and take its locks
+            // once, not once a statement).
             let memoState = verificationMemo.flatMap { _ in VerificationMemo.state(of: configuration.path) }
-            if let verificationMemo, let memoState,
-                verificationMemo.isVerified(configuration.path, memoState, kind: StoreStateCheck.memoKind)
-            {
-                // Checked in this very state before.
-            } else {
-                let checkStart = VerificationMemo.coarseNow()
-                if let problem = try StoreStateCheck.firstProblem(connection) {
+            let checkedBefore =
+                if let verificationMemo, let memoState {
+                    verificationMemo.isVerified(configuration.path, memoState, kind: StoreStateCheck.memoKind)
+                } else { false }
+            let checkStart = VerificationMemo.coarseNow()
+            try connection.transaction(readOnly ? .deferred : .immediate) {
+                if !checkedBefore, let problem = try StoreStateCheck.firstProblem(connection) {
                     throw StoreError(
                         .damagedFile, "\(configuration.path) is damaged: \(problem); it was left unchanged")
                 }
-                if let verificationMemo, let memoState, VerificationMemo.state(of: configuration.path) == memoState {
-                    verificationMemo.record(
-                        configuration.path, memoState, kind: StoreStateCheck.memoKind, checkStart: checkStart)
-                }
-            }
-            try connection.transaction(readOnly ? .deferred : .immediate) {
                 let stored = try connection.scalarText(literal: "SELECT value FROM store_meta WHERE key = 'partition'")
                 if stored == nil && !readOnly {
                     try connection.run(
@@ -170,6 +166,14 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
                         "\(configuration.path) holds the \(stored) store, not the \(Kind.partition) store; "
                             + "it was left unchanged")
                 }
+            }
+            // Remembered only when nothing changed the file meanwhile (a new store's partition, written just now,
+            // is checked at its next opening).
+            if !checkedBefore, let verificationMemo, let memoState,
+                VerificationMemo.state(of: configuration.path) == memoState
+            {
+                verificationMemo.record(
+                    configuration.path, memoState, kind: StoreStateCheck.memoKind, checkStart: checkStart)
             }
             return RecordStore(
                 configuration: configuration, partition: partition, deviceID: deviceID,

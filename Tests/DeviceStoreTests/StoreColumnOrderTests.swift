@@ -10,7 +10,7 @@ import Testing
 struct StoreColumnOrderTests {
     static func columns(_ path: String) throws -> [String] {
         try Connection(path: path, mode: .readOnly).query("SELECT name FROM pragma_table_info('records')") {
-            $0.text(0) ?? ""
+            $0.text(0)
         }
     }
 

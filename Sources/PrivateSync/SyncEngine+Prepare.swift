@@ -137,14 +137,7 @@ extension SyncEngine {
             let page: DatabaseChanges
             try checkStillWanted()
             do {
-                let outcome: Result<DatabaseChanges, CloudError> = await asRequest(for: user) {
-                    do throws(CloudError) {
-                        return .success(try await self.container.databaseChanges(since: token, resultsLimit: nil))
-                    } catch {
-                        return .failure(error)
-                    }
-                }
-                page = try log(.databaseChanges, outcome, &report).get()
+                page = try await loggedDatabaseChanges(since: token, for: user, &report).get()
             } catch  where error.code == .changeTokenExpired && expired < 3 {
                 expired += 1
                 try transaction { try $0.updateEngineState { $0.databaseChangeToken = nil } }
@@ -215,6 +208,26 @@ extension SyncEngine {
         try await ensureZone(cycle, &report)
     }
 
+    /// Asks the container for one page of database changes since `token`, as a request of `user`, and logs it.
+    ///
+    /// - Parameters:
+    ///   - token: Where the last read ended, or `nil` for the whole history.
+    ///   - user: The user the request must go to.
+    ///   - report: The cycle's report, which logs the request.
+    /// - Returns: The page, or the container's error.
+    private func loggedDatabaseChanges(
+        since token: ChangeToken?, for user: UserRecordID, _ report: inout SyncReport
+    ) async -> Result<DatabaseChanges, CloudError> {
+        let outcome: Result<DatabaseChanges, CloudError> = await asRequest(for: user) {
+            do throws(CloudError) {
+                return .success(try await self.container.databaseChanges(since: token, resultsLimit: nil))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return log(.databaseChanges, outcome, &report)
+    }
+
     /// Counts the deletions of the zone the account's history holds after the kept token, when the device learned of
     /// a deletion from a call's error rather than from database changes: the user may have deleted the app's data
     /// more than once (and another device re-created the zone in between), and a consent given from now on covers
@@ -225,18 +238,11 @@ extension SyncEngine {
     /// - Throws: `Stop` when the cycle was overtaken meanwhile (the store started afresh, or was bound anew): its
     ///   pause then belongs to no one (the 10,000-seed sweep of this change, seed 2184).
     private func countDeletionsLearned(_ cycle: CycleGuard, _ report: inout SyncReport) async throws(Stop) {
-        guard let start = try? transaction({ try $0.engineState().databaseChangeToken }) else { return }
-        var token = start
+        guard var token = try? transaction({ try $0.engineState().databaseChangeToken }) else { return }
         var deletions = 0
         for _ in 0..<100 {
-            let outcome: Result<DatabaseChanges, CloudError> = await asRequest(for: cycle.user) {
-                do throws(CloudError) {
-                    return .success(try await self.container.databaseChanges(since: token, resultsLimit: nil))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            guard case .success(let page) = log(.databaseChanges, outcome, &report) else { break }
+            guard case .success(let page) = await loggedDatabaseChanges(since: token, for: cycle.user, &report)
+            else { break }
             deletions += page.deletions.count { $0.zoneID == zoneID }
             token = page.changeToken
             if !page.moreComing { break }

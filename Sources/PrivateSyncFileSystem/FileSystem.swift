@@ -130,17 +130,11 @@ package enum FileSystem {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode_t(permissions))
         guard fd >= 0 else { throw FileSystemError(operation: "open", path: temporary, errno: errno) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + written, bytes.count - written) }
-            if count < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                close(fd)
-                unlink(temporary)
-                throw FileSystemError(operation: "write", path: temporary, errno: code)
-            }
-            written += count
+        let code = writeAll(bytes, to: fd)
+        guard code == 0 else {
+            close(fd)
+            unlink(temporary)
+            throw FileSystemError(operation: "write", path: temporary, errno: code)
         }
         if fsync(fd) != 0 {
             let code = errno
@@ -155,6 +149,26 @@ package enum FileSystem {
             throw FileSystemError(operation: "rename", path: path, errno: code)
         }
         syncDirectory(parentDirectory(of: path))
+    }
+
+    /// Writes all of `bytes` to the open descriptor `fd`, retrying interrupted and partial writes.
+    ///
+    /// - Parameters:
+    ///   - bytes: What to write.
+    ///   - fd: An open descriptor, written from its current offset.
+    /// - Returns: `0` when every byte was written, else the `errno` of the write that failed.
+    package static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32 {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + written, bytes.count - written) }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                return code
+            }
+            written += count
+        }
+        return 0
     }
 
     /// Renames a file or folder, replacing nothing that is a non-empty folder, and makes the change durable.

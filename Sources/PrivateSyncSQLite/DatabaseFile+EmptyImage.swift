@@ -1,12 +1,6 @@
 import PrivateSyncFileSystem
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 extension DatabaseFile {
     /// The bytes of a new, empty file of each format this process has created, by ``emptyImageKey(of:)``.
     ///
@@ -36,21 +30,5 @@ extension DatabaseFile {
         else { return }
         let key = emptyImageKey(of: format)
         emptyImages.withLock { $0[key] = bytes }
-    }
-
-    /// Writes all of `bytes` to the descriptor `fd`, retrying interrupted and partial writes.
-    ///
-    /// - Returns: `0` when every byte was written, else the `errno` of the write that failed.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32 {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            written += count
-        }
-        return 0
     }
 }

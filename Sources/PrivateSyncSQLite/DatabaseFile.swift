@@ -237,7 +237,7 @@ package enum DatabaseFile {
             throw DatabaseFileError(.cannotCreate, path: path, detail: describe(errno: errno))
         }
         if let image = emptyImage(of: format) {
-            let code = writeAll(fd, image)
+            let code = FileSystem.writeAll(image, to: fd)
             close(fd)
             guard code == 0 else {
                 unlink(temporary)

@@ -281,7 +281,7 @@ extension Simulation {
     func concurrentEdits() async {
         func holders(_ name: String) -> [Device] {
             devices.filter { device in
-                device.app?.engine != nil && (try? device.app?.stores.userCreated.record(named: name)) != nil
+                device.app?.engine != nil && (try? device.app?.stores.userCreated.contains(name)) == true
             }
         }
         var name = bigRecord

@@ -91,7 +91,7 @@ extension RecordStore where Kind == UserCreated {
         }
         return try syncTransaction { state in
             var restored = 0
-            for (record, server) in archived where try state.record(named: record.name) == nil {
+            for (record, server) in archived where try !state.containsRecord(named: record.name) {
                 try state.putRecord(record, serverFields: server?.systemFields)
                 restored += 1
             }

@@ -164,6 +164,15 @@ public struct SyncTransaction {
         try RecordStore<UserCreated>.record(named: name, connection)
     }
 
+    /// Whether the store holds a record of that name, its fields (up to 1 MB of JSON) not read.
+    ///
+    /// - Parameter name: The record's name.
+    /// - Returns: Whether a record of that name is here.
+    /// - Throws: `SQLiteError` when the store cannot be read.
+    public func containsRecord(named name: String) throws -> Bool {
+        try RecordStore<UserCreated>.holdsRecord(named: name, connection)
+    }
+
     /// Which of `names` this store knows: the names of its records and of its pending changes, among them.
     ///
     /// One query for a whole page of fetched changes, so that a name the store has never seen (every name, in an

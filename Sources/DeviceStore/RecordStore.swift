@@ -249,7 +249,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         }
         try write { connection in
             // A chosen name may be taken; checked in the inserting transaction, so no other process slips in.
-            if name != nil, try Self.record(named: record.name, connection) != nil {
+            if name != nil, try Self.holdsRecord(named: record.name, connection) {
                 throw StoreError(
                     .nameInUse, "a record named \(CloudKitNames.quoted(record.name)) already exists on this device")
             }
@@ -327,6 +327,16 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     /// The record of that name, or `nil`.
     public func record(named name: String) throws(StoreError) -> StoredRecord? {
         try read { connection in try Self.record(named: name, connection) }
+    }
+
+    /// Whether the store holds a record of that name, read without decoding its fields (up to 1 MB of JSON), so that
+    /// finding which store holds a record costs an index lookup.
+    ///
+    /// - Parameter name: The record's name.
+    /// - Returns: Whether a record of that name is here.
+    /// - Throws: ``StoreError`` when the store cannot be read.
+    public func contains(_ name: String) throws(StoreError) -> Bool {
+        try read { connection in try Self.holdsRecord(named: name, connection) }
     }
 
     /// Every record, or every record of one type, ordered by creation then name.
@@ -421,6 +431,11 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
                 """, .text(name), decoding: storedRecord
         )
         .first
+    }
+
+    /// Whether the store open on `connection` holds a record of that name (an index lookup; no field is read).
+    static func holdsRecord(named name: String, _ connection: Connection) throws(SQLiteError) -> Bool {
+        try connection.scalarInt(literal: "SELECT 1 FROM records WHERE record_name = ?", .text(name)) != nil
     }
 
     static func insertRow(_ record: StoredRecord, _ connection: Connection) throws {

@@ -124,12 +124,8 @@ public final class LaunchedApp: Sendable {
     /// - Throws: `StoreError` `recordNotFound` when neither store holds it, or what the store refuses.
     @discardableResult
     public func edit(_ name: String, setting changes: [String: FieldValue?]) throws(StoreError) -> StoredRecord {
-        if try stores.userCreated.record(named: name) != nil {
-            return try stores.userCreated.update(name, setting: changes)
-        }
-        if try stores.localOnly.record(named: name) != nil {
-            return try stores.localOnly.update(name, setting: changes)
-        }
+        if try stores.userCreated.contains(name) { return try stores.userCreated.update(name, setting: changes) }
+        if try stores.localOnly.contains(name) { return try stores.localOnly.update(name, setting: changes) }
         throw StoreError(.recordNotFound, "no record named \(name) on device \(device.name)")
     }
 
@@ -138,8 +134,8 @@ public final class LaunchedApp: Sendable {
     /// - Throws: `StoreError` `recordNotFound` when neither store holds it.
     @discardableResult
     public func delete(_ name: String) throws(StoreError) -> StoredRecord {
-        if try stores.userCreated.record(named: name) != nil { return try stores.userCreated.delete(name) }
-        if try stores.localOnly.record(named: name) != nil { return try stores.localOnly.delete(name) }
+        if try stores.userCreated.contains(name) { return try stores.userCreated.delete(name) }
+        if try stores.localOnly.contains(name) { return try stores.localOnly.delete(name) }
         throw StoreError(.recordNotFound, "no record named \(name) on device \(device.name)")
     }
 

@@ -112,15 +112,16 @@ extension SyncEngine {
             let isKnown = !known.isEmpty && known.contains(name)
             let pending = isKnown ? try state.pendingChange(named: name) : nil
             if pending?.kind == .delete { continue }  // A local delete wins; it is sent next.
-            let local = isKnown ? try state.record(named: name) : nil
             // The server's copy of a version this device already has (its own save, come back): nothing to merge,
             // even with an edit pending, since that edit was made on top of this very version. Only a version this
-            // device has not seen goes to the resolver.
-            if local != nil, pending == nil || !isPlanted(.resolvesOwnEcho),
+            // device has not seen goes to the resolver. Known before the local copy is decoded: most fetched
+            // changes are such echoes, and a record's fields can be a megabyte.
+            if isKnown, pending == nil || !isPlanted(.resolvesOwnEcho), try state.containsRecord(named: name),
                 try state.serverChangeTag(of: name) == cloud.recordChangeTag
             {
                 continue
             }
+            let local = isKnown ? try state.record(named: name) : nil
             let server = RecordMapping.storedRecord(
                 from: cloud, origin: user, existing: local, serverTimes: isPlanted(.serverTimesOnFetch))
             guard let local, let pending else {
@@ -150,7 +151,8 @@ extension SyncEngine {
             // A record this device created anew under a name whose earlier record was deleted (its own delete's
             // echo, or another device's): the server never held this one (no change tag), so the deletion is of
             // its predecessor. It stays, and its save goes up.
-            if pending?.kind == .save, try state.record(named: name) != nil, try state.serverChangeTag(of: name) == nil,
+            if pending?.kind == .save, try state.containsRecord(named: name),
+                try state.serverChangeTag(of: name) == nil,
                 !isPlanted(.deleteEchoRemovesNewRecord)
             {
                 continue

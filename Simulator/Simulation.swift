@@ -33,6 +33,9 @@ public final class Simulation {
         var errorsSeen: [CloudError.Code: Int] = [:]
         /// Records written on this device (since its last reinstall) that it must still hold, unless deleted.
         var expected = Set<String>()
+        /// The last check of invariant 3's first half that passed on this device: the sets it read, and how many
+        /// names it checked.
+        var lastHeldCheck: (sets: HeldCheck, checked: Int)?
         /// The names of the records in the device's archive stores, once read; `nil` after the archives changed.
         var archivedNames: Set<String>?
         /// The device's own clock.

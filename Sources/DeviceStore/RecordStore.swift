@@ -291,11 +291,11 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             }
             record.modifiedAt = record.fieldVersions.latest.map { Date(timeIntervalSinceReferenceDate: $0) } ?? now
             try self.checkSize(record)
-            // The encoded bytes bound as they are: a pasted text makes them a megabyte, which a String would
-            // validate and copy once more.
+            // The fields encoded straight into the memory SQLite binds (`bindFields`): a pasted text makes them a
+            // megabyte, which a String would validate and copy once more, and an array then SQLite copy again.
             let statement = try connection.cachedStatement(
                 literal: "UPDATE records SET fields = ?, field_versions = ?, modified_at = ? WHERE record_name = ?")
-            try statement.bindText(FieldsJSON.encode(record.fields), at: 1)
+            try statement.bindFields(record.fields, at: 1)
             try statement.bindText(record.fieldVersions.encodedBytes, at: 2)
             try statement.bind(record.modifiedAt.timeIntervalSinceReferenceDate, at: 3)
             try statement.bind(name, at: 4)
@@ -453,7 +453,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     static func bindRecordColumns(_ record: StoredRecord, to statement: Statement) throws {
         try statement.bind(record.name, at: 1)
         try statement.bind(record.type, at: 2)
-        try statement.bindText(FieldsJSON.encode(record.fields), at: 3)
+        try statement.bindFields(record.fields, at: 3)
         try statement.bindText(record.fieldVersions.encodedBytes, at: 4)
         try statement.bind(record.origin?.recordName, at: 5)
         try statement.bind(record.createdAt.timeIntervalSinceReferenceDate, at: 6)

@@ -37,20 +37,22 @@ public enum FieldsJSON {
     /// - Parameter fields: The fields, sorted by key.
     /// - Returns: UTF-8 JSON text.
     static func encode(sorted fields: [Field]) -> [UInt8] {
+        FieldsWriter.encode(fields, estimate: estimatedSize(sorted: fields))
+    }
+
+    /// About the bytes ``encode(sorted:)`` writes for `fields` (exactly, when no string needs an escape).
+    static func estimatedSize(sorted fields: [Field]) -> Int {
         var estimate = 2
         for index in fields.indices {
             estimate += fields[index].key.utf8.count + 4 + estimatedSize(fields[index].value)
         }
-        return FieldsWriter.encode(fields, estimate: estimate)
+        return estimate
     }
 
     /// Encodes fields already in the order ``encode(_:)`` writes them, copying the keys the last record encoded with
     /// `keys` had at the same positions.
     static func encode(sorted fields: [Field], keys: inout EncodedKeys) -> [UInt8] {
-        var estimate = 2
-        for index in fields.indices {
-            estimate += fields[index].key.utf8.count + 4 + estimatedSize(fields[index].value)
-        }
+        let estimate = estimatedSize(sorted: fields)
         for index in fields.indices where keys.encoded(fields[index].key, at: index) == nil {
             let key = fields[index].key
             keys.remember(key, FieldsWriter.bytes(estimate: key.utf8.count + 3) { $0.write(key: key) }, at: index)

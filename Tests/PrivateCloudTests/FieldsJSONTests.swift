@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PrivateSyncSQLite
 import Testing
 
 @testable import PrivateCloud
@@ -24,6 +25,22 @@ struct FieldsJSONTests {
         var output: [UInt8] = []
         FieldsJSON.appendInteger(value, to: &output)
         #expect(String(decoding: output, as: UTF8.self) == String(value))
+    }
+
+    @Test(
+        "fields bound in place are the very bytes encode writes, escapes (longer than estimated) and megabytes included",
+        arguments: [0, 1, 200, 1_000_000])
+    func boundFieldsAreTheEncodedBytes(quotes: Int) throws {
+        let fields: [String: FieldValue] = [
+            "note": .string(String(repeating: "\"", count: quotes) + "plain ☃"), "mood": .int64(3),
+            "text": .string(String(repeating: "x", count: quotes)),
+            "when": .date(Date(timeIntervalSinceReferenceDate: 7)),
+        ]
+        let connection = try Connection(path: ":memory:", mode: .readWriteCreate)
+        let select = try connection.prepare("SELECT CAST(? AS BLOB)")
+        try select.bindFields(fields, at: 1)
+        #expect(try select.step())
+        #expect(select.blob(0) == FieldsJSON.encode(fields))
     }
 
     @Test("fields round-trip, strings with quotes, escapes and non-ASCII included")

@@ -71,6 +71,32 @@ struct SQLiteLayerTests {
         #expect(try connection.scalarInt("SELECT count(*) FROM items WHERE name IS NULL OR data IS NULL") == 0)
     }
 
+    @Test(
+        "text written in place binds whole whether the estimate was short, exact or long; empty text is not NULL",
+        arguments: [(0, 0), (11, 0), (11, 5), (11, 11), (11, 4096), (70_000, 1)])
+    func textWrittenInPlaceBindsWhole(length: Int, estimate: Int) throws {
+        let connection = try DatabaseFile.openInMemory(format: Self.format)
+        let text = [UInt8]((0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+        var calls: [Int] = []
+        let insert = try connection.prepare("INSERT INTO items (id, name) VALUES (1, ?)")
+        try insert.bindText(at: 1, estimate: estimate) { base, capacity in
+            calls.append(capacity)
+            text.withUnsafeBufferPointer { source in
+                if source.count <= capacity, let start = source.baseAddress {
+                    base.update(from: start, count: source.count)
+                }
+            }
+            return text.count
+        }
+        try insert.run()
+        #expect(
+            try connection.query("SELECT name, typeof(name) FROM items") { [$0.text(0), $0.text(1)] } == [
+                [String(decoding: text, as: UTF8.self), "text"]
+            ])
+        // One pass when the estimate was enough, a second with the exact size when it was short.
+        #expect(calls == (length <= max(estimate, 1) ? [max(estimate, 1)] : [max(estimate, 1), length]))
+    }
+
     @Test("a transaction that throws is rolled back; one that returns is committed")
     func transactionsCommitOrRollBack() throws {
         struct Abort: Error {}

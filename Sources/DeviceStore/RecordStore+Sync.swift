@@ -113,7 +113,9 @@ public struct SyncTransaction {
         let statement = try connection.cachedStatement(
             literal: "SELECT key, value FROM sync_state WHERE value IS NOT NULL AND key <> 'pending_revision'")
         defer { statement.reset() }
-        var values: [String: SyncStateValue] = [:]
+        // Sized for every key at once: the state is read at every status and every cycle, and growing the
+        // dictionary key by key rehashed it five times.
+        var values = [String: SyncStateValue](minimumCapacity: StoreStateCheck.engineShapes.count)
         while try statement.step() {
             let key = statement.text(0)
             let raw = statement.value(1)

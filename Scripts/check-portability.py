@@ -2,8 +2,8 @@
 """make check-portability: what would not build or run on Apple platforms, found without a Mac.
 
 Over every Swift file of Sources/, Simulator/ and Tests/, it fails on
-- a platform module (`Glibc`, `Musl`, `Darwin`, `WinSDK`, `ucrt`, `Android`, `Bionic`) imported outside an
-  `#if canImport(...)` of that module or an `#if os(...)`;
+- a platform module (`Glibc`, `Musl`, `Darwin`, `WinSDK`, `ucrt`, `Android`, `Bionic`, and `FoundationEssentials`,
+  which Apple's SDKs do not have) imported outside an `#if canImport(...)` of that module or an `#if os(...)`;
 - an `#if canImport(Glibc)` with no `canImport(Darwin)` branch (every use of Glibc has its Darwin counterpart);
 - a Linux-only path (`/proc/`, `/sys/`, `/dev/shm`, `/run/`) in code outside an `#if os(Linux)`;
 - in the modules of the library products (PrivateCloud, DeviceStore, PrivateSync, PrivateSyncTesting and the modules
@@ -16,7 +16,8 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PLATFORM_MODULES = {"Glibc", "Musl", "Darwin", "WinSDK", "ucrt", "Android", "Bionic"}
+# FoundationEssentials is swift-foundation's module on Linux; Apple's SDKs have Foundation only.
+PLATFORM_MODULES = {"Glibc", "Musl", "Darwin", "WinSDK", "ucrt", "Android", "Bionic", "FoundationEssentials"}
 IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+"
                     r"(?:(?:struct|class|enum|protocol|typealias|func|let|var)\s+)?(\w+)")
 LINUX_PATH = re.compile(r'"[^"]*(/proc/|/proc"|/sys/|/dev/shm|/run/)')

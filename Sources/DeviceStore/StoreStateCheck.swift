@@ -96,6 +96,12 @@ enum StoreStateCheck {
         return false
     }
 
+    /// The record name in column 0 of `row`, for a message: at most 80 characters, or "with no name" for NULL (a
+    /// rowid table's text primary key allows it, and a hand edit can write it).
+    static func name(_ row: Statement) -> String {
+        row.isNull(0) ? "with no name" : String(row.text(0).prefix(80))
+    }
+
     /// The first problem with the store open on `connection`, or `nil` when every value is in range.
     ///
     /// - Throws: ``SQLiteError`` when the store cannot be read.
@@ -125,7 +131,7 @@ enum StoreStateCheck {
                 isDate(records.value(2)) && isDate(records.value(3))
                 && isOptionalDate(records.value(4)) && isOptionalDate(records.value(5))
             if !(columnsAreText && datesInRange) {
-                return "the record \(records.text(0).prefix(80)) holds a date or column out of range"
+                return "the record \(name(records)) holds a date or column out of range"
             }
         }
         let changes = try connection.prepare(
@@ -135,7 +141,7 @@ enum StoreStateCheck {
             """)
         while try changes.step() {
             if !(changes.int64(1) == 1 && isCounter(changes.value(2)) && isCounter(changes.value(3))) {
-                return "the pending change of \(changes.text(0).prefix(80)) holds a number out of range"
+                return "the pending change of \(name(changes)) holds a number out of range"
             }
         }
         return nil

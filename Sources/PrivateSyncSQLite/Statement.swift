@@ -127,6 +127,8 @@ package final class Statement {
             capacity = count
             memory = try Self.allocate(capacity, for: self)
             count = write(memory, capacity)
+            // SQLite would read past the memory: the writer broke its promise to need no more than it said.
+            precondition(count <= capacity, "bindText: the text grew from \(capacity) to \(count) bytes between passes")
         }
         // SQLite calls the destructor once it no longer needs the text, and also when binding fails.
         let rc = sqlite3_bind_text64(

@@ -1,8 +1,13 @@
-import FoundationEssentials
 import PrivateCloud
 import Testing
 
 @testable import DeviceStore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Field versions' stored text, written and read byte by byte: the same text, and the same reading, as the simple
 /// character-by-character forms they replace.

@@ -1,10 +1,15 @@
-import FoundationEssentials
 import PrivateCloud
 import PrivateSyncFileSystem
 import PrivateSyncSQLite
 import Testing
 
 @testable import DeviceStore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 @Suite("Record store")
 struct RecordStoreTests {

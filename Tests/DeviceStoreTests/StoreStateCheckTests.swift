@@ -40,6 +40,10 @@ struct StoreStateCheckTests {
         Edit(table: "records", assignment: "fields = x'7b7d'", opens: false),
         Edit(table: "records", assignment: "field_versions = x'00'", opens: false),
         Edit(table: "records", assignment: "record_name = x'6e'", opens: false),
+        // A rowid table's text primary key allows NULL: the check that ran as SQL skipped such a row (its name read
+        // as nil), and it hid any bad row after it.
+        Edit(table: "records", assignment: "record_name = NULL", opens: false),
+        Edit(table: "pending_changes", assignment: "record_name = NULL", opens: false),
         // A pending change's sequence number and revision: integers from 0 to 2^53.
         Edit(table: "pending_changes", assignment: "queued_seq = 0, revision = 9007199254740992", opens: true),
         Edit(table: "pending_changes", assignment: "queued_seq = -1", opens: false),
@@ -83,9 +87,25 @@ struct StoreStateCheckTests {
             let error = #expect(throws: StoreError.self) { _ = try userStore(in: folder.path) }
             #expect(error?.code == .damagedFile)
             #expect(error?.description.contains(path) == true, "\(String(describing: error))")
-            #expect(error?.description.contains(edit.table == "records" ? "the record" : "the pending change") == true)
+            #expect(
+                error?.description.contains(edit.table == "records" ? "the record " : "the pending change of ") == true)
             #expect(try FileSystem.read(path) == before)
         }
+    }
+
+    @Test(
+        "a date is a number within 1e10 seconds of 2001, integer or real; a counter an integer from 0 to 2^53",
+        arguments: [
+            (SQLiteValue.integer(12), true, true), (.integer(10_000_000_000), true, true),
+            (.integer(10_000_000_001), false, true), (.integer(Int64.min), false, false), (.integer(-1), true, false),
+            (.real(-1e10), true, false), (.real(.infinity), false, false), (.real(.nan), false, false),
+            (.integer(9_007_199_254_740_992), false, true), (.integer(9_007_199_254_740_993), false, false),
+            (.text("12"), false, false), (.blob([1]), false, false), (.null, false, false), (.real(3), true, false),
+        ])
+    func datesAndCounters(value: SQLiteValue, isDate: Bool, isCounter: Bool) {
+        #expect(StoreStateCheck.isDate(value) == isDate)
+        #expect(StoreStateCheck.isOptionalDate(value) == (isDate || value == .null))
+        #expect(StoreStateCheck.isCounter(value) == isCounter)
     }
 
     @Test("contains finds a record by name in its own store only, without reading its fields")

@@ -1,9 +1,14 @@
-import FoundationEssentials
 import PrivateCloud
 import PrivateSyncFileSystem
 import Testing
 
 @testable import DeviceStore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 @Suite("Schema and partition")
 struct SyncPartitionTests {

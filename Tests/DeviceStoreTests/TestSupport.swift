@@ -1,8 +1,13 @@
-import FoundationEssentials
 import PrivateCloud
 import PrivateSyncFileSystem
 
 @testable import DeviceStore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

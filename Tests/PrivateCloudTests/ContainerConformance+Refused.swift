@@ -1,7 +1,12 @@
-import FoundationEssentials
 import Testing
 
 @testable import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension ContainerConformance {
     @Suite("Refused requests")

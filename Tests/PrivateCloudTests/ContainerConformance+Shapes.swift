@@ -1,7 +1,12 @@
-import FoundationEssentials
 import Testing
 
 @testable import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension ContainerConformance {
     /// The container checks the records of a request against their type's schema once per shape (keys and value

@@ -1,7 +1,12 @@
-import FoundationEssentials
 import Testing
 
 @testable import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The behaviour every container backend must share, run against each of them.
 @Suite("Container conformance")

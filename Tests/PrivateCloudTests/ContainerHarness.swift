@@ -1,8 +1,13 @@
-import FoundationEssentials
 import PrivateSyncFileSystem
 import Testing
 
 @testable import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

@@ -1,8 +1,13 @@
-import FoundationEssentials
 import PrivateSyncSQLite
 import Testing
 
 @testable import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The stored form of fields: numbers are written exactly as Swift prints them, whatever path writes them.
 @Suite("Fields JSON")

@@ -1,9 +1,14 @@
-import FoundationEssentials
 import PrivateSyncFileSystem
 import PrivateSyncSQLite
 import Testing
 
 @testable import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What only the file backend promises: persistence, permissions, several connections, refusing damaged files.
 @Suite("File container")

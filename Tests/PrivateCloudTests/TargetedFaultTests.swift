@@ -1,8 +1,13 @@
-import FoundationEssentials
 import PrivateSyncSQLite
 import Testing
 
 @testable import PrivateCloud
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A fault-injecting container over `backend`, signed into alice, as `device`, with the sync zone and records.
 private func makeFaulty(

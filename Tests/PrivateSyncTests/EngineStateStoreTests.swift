@@ -1,9 +1,14 @@
-import FoundationEssentials
 import PrivateSyncSQLite
 import PrivateSyncTesting
 import Testing
 
 @testable import PrivateSync
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The engine's typed state, as the user-created store keeps it: every field survives a write and a read, in the
 /// forms earlier builds wrote (so their store files read as they are), and the engine's operations on it (a reset of

@@ -1,6 +1,11 @@
-import FoundationEssentials
 import PrivateSyncTesting
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A pass-through container whose calls a test can interfere with, to make a user's action (or a server's answer)
 /// land between two requests of one cycle: a hook before a zone is saved, before a zone fetch, after it returned,

@@ -1,7 +1,12 @@
-import FoundationEssentials
 import PrivateSyncTesting
 import Synchronization
 import Testing
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The user deleted the app's data from iCloud settings: saves and deletes pause alike, the consent to upload again
 /// survives a failure, and a deletion long since undone pauses no new device.

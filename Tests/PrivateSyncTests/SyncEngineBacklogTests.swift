@@ -1,8 +1,13 @@
-import FoundationEssentials
 import PrivateSyncTesting
 import Testing
 
 @testable import PrivateSync
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A backlog larger than a cycle sends goes in several cycles, each due at once, and nothing is lost or sent twice.
 @Suite("Sync engine: a backlog larger than one cycle")

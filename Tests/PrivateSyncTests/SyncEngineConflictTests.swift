@@ -1,6 +1,11 @@
-import FoundationEssentials
 import PrivateSyncTesting
 import Testing
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 @Suite("Sync engine: conflicts")
 struct SyncEngineConflictTests {

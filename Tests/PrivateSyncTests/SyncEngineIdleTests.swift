@@ -1,7 +1,12 @@
-import FoundationEssentials
 import PrivateSyncTesting
 import Synchronization
 import Testing
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// When nothing may move (changes held for another account, an account that cannot sync), the engine neither counts
 /// them as pending nor keeps asking to run.

@@ -1,7 +1,12 @@
-import FoundationEssentials
 import PrivateSyncTesting
 import Synchronization
 import Testing
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The behaviours of issue 10: what the user does while a cycle is in flight, and what a cycle's outcome, counts,
 /// times and status say. Each test failed on the engine before the fix it pins.

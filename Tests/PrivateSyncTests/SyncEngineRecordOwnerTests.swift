@@ -1,7 +1,12 @@
-import FoundationEssentials
 import PrivateSyncTesting
 import Synchronization
 import Testing
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Which account a record is written under, and so which archive keeps it apart when the device starts afresh.
 @Suite("Sync engine: a record belongs to the account it reaches")

@@ -1,7 +1,12 @@
-import FoundationEssentials
 import PrivateSyncTesting
 import Synchronization
 import Testing
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One item of a request that the container refuses for good, or answers in a way no container should: it is set
 /// aside, and the others go on.

@@ -1,6 +1,11 @@
-import FoundationEssentials
 import PrivateSyncTesting
 import Testing
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a test can see and do around a cycle: the request log, half cycles, a reset of the bookkeeping, and a
 /// convergence audit.

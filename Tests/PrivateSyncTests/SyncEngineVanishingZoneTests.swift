@@ -1,7 +1,12 @@
-import FoundationEssentials
 import PrivateSyncTesting
 import Synchronization
 import Testing
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The zone goes between two requests of one cycle: sync pauses, and nothing on the device is lost.
 @Suite("Sync engine: a zone that vanishes during a cycle")

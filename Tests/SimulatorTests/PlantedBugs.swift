@@ -1,6 +1,11 @@
-import FoundationEssentials
 import PrivateSyncTesting
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Known bugs, planted through test doubles, that the simulator must catch.
 enum PlantedBugs {

@@ -281,7 +281,7 @@ extension Simulation {
     func concurrentEdits() async {
         func holders(_ name: String) -> [Device] {
             devices.filter { device in
-                device.app?.engine != nil && (try? device.app?.stores.userCreated.contains(name)) == true
+                device.app?.engine != nil && (try? device.app?.stores.userCreated.containsRecord(named: name)) == true
             }
         }
         var name = bigRecord

@@ -335,7 +335,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     /// - Parameter name: The record's name.
     /// - Returns: Whether a record of that name is here.
     /// - Throws: ``StoreError`` when the store cannot be read.
-    public func contains(_ name: String) throws(StoreError) -> Bool {
+    public func containsRecord(named name: String) throws(StoreError) -> Bool {
         try read { connection in try Self.holdsRecord(named: name, connection) }
     }
 

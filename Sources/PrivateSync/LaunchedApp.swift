@@ -124,8 +124,12 @@ public final class LaunchedApp: Sendable {
     /// - Throws: `StoreError` `recordNotFound` when neither store holds it, or what the store refuses.
     @discardableResult
     public func edit(_ name: String, setting changes: [String: FieldValue?]) throws(StoreError) -> StoredRecord {
-        if try stores.userCreated.contains(name) { return try stores.userCreated.update(name, setting: changes) }
-        if try stores.localOnly.contains(name) { return try stores.localOnly.update(name, setting: changes) }
+        if try stores.userCreated.containsRecord(named: name) {
+            return try stores.userCreated.update(name, setting: changes)
+        }
+        if try stores.localOnly.containsRecord(named: name) {
+            return try stores.localOnly.update(name, setting: changes)
+        }
         throw StoreError(.recordNotFound, "no record named \(name) on device \(device.name)")
     }
 
@@ -134,8 +138,8 @@ public final class LaunchedApp: Sendable {
     /// - Throws: `StoreError` `recordNotFound` when neither store holds it.
     @discardableResult
     public func delete(_ name: String) throws(StoreError) -> StoredRecord {
-        if try stores.userCreated.contains(name) { return try stores.userCreated.delete(name) }
-        if try stores.localOnly.contains(name) { return try stores.localOnly.delete(name) }
+        if try stores.userCreated.containsRecord(named: name) { return try stores.userCreated.delete(name) }
+        if try stores.localOnly.containsRecord(named: name) { return try stores.localOnly.delete(name) }
         throw StoreError(.recordNotFound, "no record named \(name) on device \(device.name)")
     }
 

@@ -120,12 +120,12 @@ package final class Statement {
         at index: Int32, estimate: Int, writing write: (UnsafeMutablePointer<UInt8>, Int) -> Int
     ) throws(SQLiteError) {
         var capacity = max(estimate, 1)
-        var memory = try Self.allocate(capacity, for: self)
+        var memory = try allocate(capacity)
         var count = write(memory, capacity)
         if count > capacity {
             sqlite3_free(memory)
             capacity = count
-            memory = try Self.allocate(capacity, for: self)
+            memory = try allocate(capacity)
             count = write(memory, capacity)
             // SQLite would read past the memory: the writer broke its promise to need no more than it said.
             precondition(count <= capacity, "bindText: the text grew from \(capacity) to \(count) bytes between passes")
@@ -138,13 +138,10 @@ package final class Statement {
     }
 
     /// `count` bytes from SQLite's allocator, which ``bindText(at:estimate:writing:)`` hands to SQLite to free.
-    private static func allocate(
-        _ count: Int, for statement: Statement
-    ) throws(SQLiteError) -> UnsafeMutablePointer<UInt8> {
+    private func allocate(_ count: Int) throws(SQLiteError) -> UnsafeMutablePointer<UInt8> {
         guard let memory = sqlite3_malloc64(UInt64(count)) else {
             throw SQLiteError(
-                extendedCode: SQLITE_NOMEM, message: "out of memory for \(count) bytes", sql: statement.sql,
-                path: statement.path)
+                extendedCode: SQLITE_NOMEM, message: "out of memory for \(count) bytes", sql: sql, path: path)
         }
         return memory.assumingMemoryBound(to: UInt8.self)
     }

@@ -108,16 +108,16 @@ struct StoreStateCheckTests {
         #expect(StoreStateCheck.isCounter(value) == isCounter)
     }
 
-    @Test("contains finds a record by name in its own store only, without reading its fields")
+    @Test("containsRecord finds a record by name in its own store only, without reading its fields")
     func containsFindsARecordInItsOwnStore() throws {
         let folder = TemporaryDirectory()
         let user = try userStore(in: folder.path)
         let local = try localStore(in: folder.path)
         let note = try user.insertCheckIn(mood: 3)
-        #expect(try user.contains(note.name))
-        #expect(try !local.contains(note.name))
-        #expect(try !user.contains("no-such-record"))
+        #expect(try user.containsRecord(named: note.name))
+        #expect(try !local.containsRecord(named: note.name))
+        #expect(try !user.containsRecord(named: "no-such-record"))
         _ = try user.delete(note.name)
-        #expect(try !user.contains(note.name))
+        #expect(try !user.containsRecord(named: note.name))
     }
 }

@@ -73,12 +73,14 @@ bench:
 	$(SWIFT) build -c release --static-swift-stdlib --product privatesync-bench
 	.build/release/privatesync-bench --cli $(CURDIR)/.build/static/release/privatesync
 
-## torture: the kill (200 SIGKILLs), corruption, bad-input, hostile-input (every value in every slot), disk-full and
-## files (every garbage case, 200 races, 150 signals) torture suites (make test runs 20 kills, a rotating seventh of
-## the hostile values, 12 garbage cases, 20 races, 15 signals).
+## torture: the kill (200 SIGKILLs), corruption, bad-input, hostile-input (every value in every slot), disk-full,
+## files (every garbage case, 200 races, 150 signals) and many-processes (every workload at 8 times its rounds)
+## torture suites (make test runs 20 kills, a rotating seventh of the hostile values, 12 garbage cases, 20 races,
+## 15 signals, each many-processes workload once).
 torture: build
 	PRIVATESYNC_TORTURE_KILLS=200 PRIVATESYNC_TORTURE_HOSTILE=all PRIVATESYNC_TORTURE_GARBAGE=all \
-		PRIVATESYNC_TORTURE_RACES=200 PRIVATESYNC_TORTURE_SIGNALS=150 $(SWIFT) test --filter 'Torture|CLIBadInputTests'
+		PRIVATESYNC_TORTURE_RACES=200 PRIVATESYNC_TORTURE_SIGNALS=150 PRIVATESYNC_TORTURE_PROCESSES=8 \
+		$(SWIFT) test --filter 'Torture|CLIBadInputTests'
 
 ## sweep: a long simulator sweep on the release build: 10,000 seeds in memory, then 1,000 on SQLite files.
 sweep:

@@ -32,13 +32,31 @@ public struct AppGroupContainer: Sendable, Hashable {
 
     /// Lays out a fresh install, wiping whatever the app left there before (a reinstall).
     ///
+    /// The folder itself stays (emptied), so that every ``AppGroupLease`` and every reinstall lock the same folder
+    /// (see ``SimulatedDevice/reinstall(syncPreference:)``, which calls this under the exclusive lock).
+    ///
     /// - Throws: `FileSystemError` when a folder cannot be removed or created.
     public func resetToFreshInstall() throws(FileSystemError) {
-        try FileSystem.removeItem(path)
-        for folder in [path, library, caches, preferences] {
+        if FileSystem.isDirectory(path) {
+            for name in try FileSystem.contents(ofDirectory: path) { try FileSystem.removeItem(path + "/" + name) }
+        } else {
+            try FileSystem.removeItem(path)
+            try FileSystem.createDirectory(path, permissions: 0o700, intermediate: false)
+            FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
+        }
+        for folder in [library, caches, preferences] {
             try FileSystem.createDirectory(folder, permissions: 0o700, intermediate: false)
         }
-        FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
+        FileSystem.syncDirectory(path)
+    }
+
+    /// Takes a lease on the folder for an instance of the app (or a reader of its stores), waiting while a reinstall
+    /// replaces its files (see ``AppGroupLease``).
+    ///
+    /// - Returns: The lease; keep it as long as any database file in the folder is open.
+    /// - Throws: `FileSystemError` when the folder cannot be opened or locked.
+    public func lease() throws(FileSystemError) -> AppGroupLease {
+        try AppGroupLease.take(on: path)
     }
 
     /// Creates `Library/Application Support` synchronously: the first trap's fix.

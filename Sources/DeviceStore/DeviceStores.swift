@@ -28,6 +28,7 @@ public struct DeviceStores: Sendable {
     ///   - verifyIntegrity: Whether to check every page of existing files first.
     ///   - verificationMemo: Where checked states are remembered, to check a file once per change.
     ///   - readOnly: Whether only to read: nothing is created or written.
+    ///   - lease: The device's lease on its App Group folder, which both stores keep as long as they live.
     /// - Returns: The stores.
     /// - Throws: ``StoreError``: `invalidConfiguration` for a local-only configuration that mirrors to CloudKit;
     ///   `cannotCreateStore` (wrapping ``CocoaStyleError`` 512) when a cloud configuration's folder is missing,
@@ -35,7 +36,8 @@ public struct DeviceStores: Sendable {
     public static func open(
         localOnly: StoreConfiguration, userCreated: StoreConfiguration, partition: SyncPartition, deviceID: String,
         clock: any WallClock, names: any RecordNameSource, durability: Durability, crashSwitch: CrashSwitch?,
-        verifyIntegrity: Bool = false, verificationMemo: VerificationMemo? = nil, readOnly: Bool = false
+        verifyIntegrity: Bool = false, verificationMemo: VerificationMemo? = nil, readOnly: Bool = false,
+        lease: AppGroupLease? = nil
     ) throws(StoreError) -> DeviceStores {
         guard !localOnly.isCloud else {
             throw StoreError(
@@ -51,11 +53,11 @@ public struct DeviceStores: Sendable {
         let localStore = try RecordStore<LocalOnly>.open(
             localOnly, partition: partition, deviceID: deviceID, clock: clock, names: names, durability: durability,
             crashSwitch: crashSwitch, verifyIntegrity: verifyIntegrity, verificationMemo: verificationMemo,
-            readOnly: readOnly)
+            readOnly: readOnly, lease: lease)
         let userStore = try RecordStore<UserCreated>.open(
             userCreated, partition: partition, deviceID: deviceID, clock: clock, names: names, durability: durability,
             crashSwitch: crashSwitch, verifyIntegrity: verifyIntegrity, verificationMemo: verificationMemo,
-            readOnly: readOnly)
+            readOnly: readOnly, lease: lease)
         return DeviceStores(localOnly: localStore, userCreated: userStore)
     }
 }

@@ -13,7 +13,9 @@ extension RecordStore where Kind == UserCreated {
     /// every unsent delete, whose record is gone and cannot be attributed), and no sync state: the data of an
     /// account the device no longer syncs with, kept apart until the device syncs with that account again.
     ///
-    /// The copy is built under a temporary name and renamed into place, so `path` holds a whole archive or none.
+    /// The copy is built under a temporary name and renamed into place, so `path` holds a whole archive or none. The
+    /// caller makes sure no one else writes or reads archives at `path` meanwhile (LaunchedApp's start-fresh holds
+    /// the lock of the archives' folder): the temporary name is the archive's own.
     ///
     /// - Parameters:
     ///   - user: The account whose records to keep.
@@ -28,29 +30,39 @@ extension RecordStore where Kind == UserCreated {
             try database.withConnection { connection throws in
                 try connection.run("VACUUM INTO ?", .text(temporary))
             }
-            let archive = try Connection(path: temporary, mode: .readWrite)
-            try archive.transaction {
-                try archive.run(
-                    "DELETE FROM records WHERE origin_user IS NOT ? OR origin_user IS NULL", .text(user.recordName))
-                try archive.execute(
-                    """
-                    DELETE FROM pending_changes WHERE kind = 'save' AND record_name NOT IN (SELECT record_name FROM records);
-                    DELETE FROM sync_state
-                        WHERE key NOT IN ('pending_revision', 'database_token', 'zone_token', 'zone_ready');
-                    DELETE FROM refetch_seen
-                    """)
-                try archive.run(
-                    "INSERT OR REPLACE INTO store_meta (key, value) VALUES ('archived_user', ?)", .text(user.recordName)
-                )
-            }
-            let count = Int(try archive.scalarInt("SELECT count(*) FROM records") ?? 0)
-            try archive.execute("PRAGMA journal_mode = WAL")
+            // The copy's connection is closed before the copy is moved: a file is never renamed under SQLite.
+            let count = try Self.pruneArchive(at: temporary, keeping: user)
             try FileSystem.move(temporary, to: path)
             return count
         } catch {
             try? FileSystem.removeItem(temporary)
             throw StoreError.from(error, store: path)
         }
+    }
+
+    /// Keeps only `user`'s records (and the unsent changes that go with them) in a fresh copy of this store.
+    ///
+    /// - Returns: How many records the copy holds.
+    /// - Throws: ``SQLiteError`` when the copy cannot be changed.
+    private static func pruneArchive(at temporary: String, keeping user: UserRecordID) throws -> Int {
+        let archive = try Connection(path: temporary, mode: .readWrite)
+        try archive.transaction {
+            try archive.run(
+                "DELETE FROM records WHERE origin_user IS NOT ? OR origin_user IS NULL", .text(user.recordName))
+            try archive.execute(
+                """
+                DELETE FROM pending_changes WHERE kind = 'save' AND record_name NOT IN (SELECT record_name FROM records);
+                DELETE FROM sync_state
+                    WHERE key NOT IN ('pending_revision', 'database_token', 'zone_token', 'zone_ready');
+                DELETE FROM refetch_seen
+                """)
+            try archive.run(
+                "INSERT OR REPLACE INTO store_meta (key, value) VALUES ('archived_user', ?)", .text(user.recordName)
+            )
+        }
+        let count = Int(try archive.scalarInt("SELECT count(*) FROM records") ?? 0)
+        try archive.execute("PRAGMA journal_mode = WAL")
+        return count
     }
 
     /// Brings the records of an archive back into this store, for when the device syncs again with the account

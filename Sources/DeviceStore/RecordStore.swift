@@ -79,6 +79,9 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     /// (A list, not a set: a set's type is instantiated at run time, with a search for its element's `Hashable`
     /// conformance through every conformance in the binary, at every command that opens a store.)
     private let plantedBugs = Mutex<[PlantedBug]>([])
+    /// The lease on the App Group folder the store lives in, when it belongs to a device's app: held as long as the
+    /// store (and so its connection) lives, so that no reinstall deletes the file under it.
+    let lease: AppGroupLease?
     /// What ``memoizedRead(_:_:)`` computed last under each name, with the content version it was read at.
     private let readMemos = Mutex<[String: (version: ContentVersion, value: any Sendable)]>([:])
 
@@ -105,6 +108,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     ///     every opening; `nil` checks at every opening.
     ///   - readOnly: Whether only to read (`sync status`, `record list`, `inspect`): nothing is created or written,
     ///     and a missing store reads as an empty one.
+    ///   - lease: The device's lease on its App Group folder, for a store of a device's app: kept as long as the store.
     /// - Returns: The open store.
     /// - Throws: ``StoreError``: `cannotCreateStore` for a cloud store without its folder, `damagedFile` for a
     ///   damaged or foreign file (left unchanged), `storage` for anything else SQLite reports.
@@ -112,7 +116,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         _ configuration: StoreConfiguration, partition: SyncPartition, deviceID: String,
         clock: any WallClock = SystemClock(), names: any RecordNameSource = UUIDRecordNames(),
         durability: Durability = .survivesPowerLoss, crashSwitch: CrashSwitch? = nil, verifyIntegrity: Bool = false,
-        verificationMemo: VerificationMemo? = nil, readOnly: Bool = false
+        verificationMemo: VerificationMemo? = nil, readOnly: Bool = false, lease: AppGroupLease? = nil
     ) throws(StoreError) -> RecordStore {
         if readOnly && !FileSystem.exists(configuration.path) {
             // Nothing to read: an empty store, in memory, so that a read creates nothing on disk.
@@ -120,7 +124,8 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
                 let empty = try DatabaseFile.openInMemory(format: format)
                 return RecordStore(
                     configuration: configuration, partition: partition, deviceID: deviceID,
-                    database: SerializedConnection(empty), clock: clock, names: names, crashSwitch: crashSwitch)
+                    database: SerializedConnection(empty), clock: clock, names: names, crashSwitch: crashSwitch,
+                    lease: lease)
             } catch {
                 throw StoreError.from(error, store: configuration.path)
             }
@@ -144,7 +149,9 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             // change of the file where checks are remembered (see `VerificationMemo`), as its pages are. The check
             // and the partition's read share one transaction, so they see one state of the file (and take its locks
             // once, not once a statement).
-            let memoState = verificationMemo.flatMap { _ in VerificationMemo.state(of: configuration.path) }
+            let memoState = verificationMemo.flatMap { _ in
+                VerificationMemo.state(of: configuration.path, through: connection)
+            }
             let checkedBefore =
                 if let verificationMemo, let memoState {
                     verificationMemo.isVerified(configuration.path, memoState, kind: StoreStateCheck.memoKind)
@@ -170,7 +177,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             // Remembered only when nothing changed the file meanwhile (a new store's partition, written just now,
             // is checked at its next opening).
             if !checkedBefore, let verificationMemo, let memoState,
-                VerificationMemo.state(of: configuration.path) == memoState
+                VerificationMemo.state(of: configuration.path, through: connection) == memoState
             {
                 verificationMemo.record(
                     configuration.path, memoState, kind: StoreStateCheck.memoKind, checkStart: checkStart)
@@ -178,7 +185,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             return RecordStore(
                 configuration: configuration, partition: partition, deviceID: deviceID,
                 database: SerializedConnection(connection),
-                clock: clock, names: names, crashSwitch: crashSwitch)
+                clock: clock, names: names, crashSwitch: crashSwitch, lease: lease)
         } catch {
             throw StoreError.from(error, store: configuration.path)
         }
@@ -186,7 +193,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
 
     private init(
         configuration: StoreConfiguration, partition: SyncPartition, deviceID: String, database: SerializedConnection,
-        clock: any WallClock, names: any RecordNameSource, crashSwitch: CrashSwitch?
+        clock: any WallClock, names: any RecordNameSource, crashSwitch: CrashSwitch?, lease: AppGroupLease?
     ) {
         self.configuration = configuration
         self.partition = partition
@@ -195,6 +202,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         self.clock = clock
         self.names = names
         self.crashSwitch = crashSwitch
+        self.lease = lease
     }
 
     /// Plants bugs in this store and in the engine that mirrors it (the simulator's proofs only).

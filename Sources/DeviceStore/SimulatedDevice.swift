@@ -103,14 +103,41 @@ public final class SimulatedDevice: Sendable {
 
     /// Reinstalls the app: the App Group folder goes back to a fresh install (stores and preferences gone).
     ///
+    /// As iOS ends a running app before it reinstalls it, this waits until no instance of the app runs: every
+    /// process that has the device's stores open holds an ``AppGroupLease``, and the folder is emptied only under
+    /// the exclusive lock, so no store is ever deleted under an open connection.
+    ///
     /// - Parameter syncPreference: The sync switch as restored from a backup, or `nil` for never set.
-    /// - Throws: ``DeviceError`` when the folder cannot be reset.
+    /// - Throws: ``DeviceError`` `appRunning` when this process itself still holds a lease on the device (it would
+    ///   wait for itself), or `fileSystem` when the folder cannot be reset.
     public func reinstall(syncPreference: Bool?) throws(DeviceError) {
+        guard !AppGroupLease.isHeldInThisProcess(appGroup.path) else {
+            throw DeviceError(
+                .appRunning,
+                "the app on device \(name) is still open in this process; release it (every LaunchedApp and store "
+                    + "of it) before reinstalling, as iOS ends an app before reinstalling it")
+        }
         do {
+            // A folder that is gone (removed by hand) has no lease on it to wait for.
+            let lock = FileSystem.isDirectory(appGroup.path) ? try FileLock.exclusive(appGroup.path) : nil
+            defer { lock?.unlock() }
             try appGroup.resetToFreshInstall()
             if let syncPreference { try writePreferences(AppPreferences(syncEnabled: syncPreference)) }
         } catch {
             throw DeviceError(.fileSystem, "cannot reinstall on device \(name)", underlying: error)
+        }
+    }
+
+    /// Takes a lease on the app's files for an instance of the app about to use them (a launch, a command acting
+    /// within a launch, a read of its stores), waiting while a reinstall replaces them.
+    ///
+    /// - Returns: The lease; keep it as long as any store of the device is open.
+    /// - Throws: ``DeviceError`` `fileSystem` when the App Group folder cannot be opened or locked.
+    public func leaseAppFiles() throws(DeviceError) -> AppGroupLease {
+        do {
+            return try appGroup.lease()
+        } catch {
+            throw DeviceError(.fileSystem, "cannot open the app's folder on device \(name)", underlying: error)
         }
     }
 

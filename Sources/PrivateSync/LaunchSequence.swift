@@ -106,6 +106,8 @@ public struct LaunchSequence: Sendable {
     ///   Without the entitlement and with its check skipped, the process traps instead (step 6).
     public func run(options: Options = Options()) throws(LaunchError) -> LaunchedApp {
         let identifier = environment.containerIdentifier
+        // Held from the first read of the app's files to the end of the app's stores: a reinstall waits for it.
+        let lease = try leaseAppFiles()
         var steps: [LaunchStep] = []
         let wanted: Bool
         do {
@@ -155,7 +157,7 @@ public struct LaunchSequence: Sendable {
         var cloud = wanted && fallback == nil
         let stores: DeviceStores
         do {
-            stores = try openStores(cloud: cloud)
+            stores = try openStores(cloud: cloud, lease: lease)
             steps.append(.openedLocalOnlyStore)
             steps.append(.openedUserCreatedStore(cloud: cloud ? identifier : nil))
         } catch  where error.code == .cannotCreateStore && cloud {
@@ -164,7 +166,7 @@ public struct LaunchSequence: Sendable {
             cloud = false
             steps.append(.cloudStoreFailed(error.description))
             do {
-                stores = try openStores(cloud: false)
+                stores = try openStores(cloud: false, lease: lease)
             } catch {
                 throw LaunchError(opening: error)
             }
@@ -190,6 +192,7 @@ public struct LaunchSequence: Sendable {
     /// - Returns: The app, configured as at its last launch.
     /// - Throws: ``LaunchError`` `neverLaunched` when the device has no launch since installation.
     public func resume(readOnly: Bool = false) throws(LaunchError) -> LaunchedApp {
+        let lease = try leaseAppFiles()
         let record = try lastLaunch()
         if !readOnly, Self.buildLostEntitlement(since: record, device: device, environment: environment) {
             // The app was upgraded to a build without the entitlement since that launch: an upgrade ends the running
@@ -206,7 +209,7 @@ public struct LaunchSequence: Sendable {
             return try run()
         }
         do {
-            let stores = try openStores(cloud: record.userCreatedStore == .cloud, readOnly: readOnly)
+            let stores = try openStores(cloud: record.userCreatedStore == .cloud, readOnly: readOnly, lease: lease)
             return LaunchedApp(
                 device: device, environment: environment, record: record, stores: stores, isReadOnlyView: readOnly)
         } catch {
@@ -222,6 +225,7 @@ public struct LaunchSequence: Sendable {
     /// - Throws: ``LaunchError`` `neverLaunched` when the device has no launch since installation, or what opening
     ///   the user-created store throws.
     public func status() throws(LaunchError) -> SyncStatus {
+        let lease = try leaseAppFiles()
         let record = try lastLaunch()
         do {
             let store = try RecordStore<UserCreated>.open(
@@ -229,7 +233,7 @@ public struct LaunchSequence: Sendable {
                 deviceID: device.name, clock: environment.clock, names: environment.names,
                 durability: environment.durability, crashSwitch: environment.crashSwitch,
                 verifyIntegrity: environment.verifyIntegrity, verificationMemo: environment.verificationMemo,
-                readOnly: true)
+                readOnly: true, lease: lease)
             return SyncStatus.derive(
                 from: try LaunchedApp.facts(
                     device: device, record: record, userCreated: store, now: environment.clock.now(),
@@ -270,7 +274,20 @@ public struct LaunchSequence: Sendable {
             cloudKitDatabase: cloud ? .private(environment.containerIdentifier) : .none)
     }
 
-    private func openStores(cloud: Bool, readOnly: Bool = false) throws(StoreError) -> DeviceStores {
+    /// The lease every instance of the app holds on its App Group folder (see `AppGroupLease`).
+    ///
+    /// - Throws: ``LaunchError`` `fileSystem` when the folder cannot be opened or locked.
+    private func leaseAppFiles() throws(LaunchError) -> AppGroupLease {
+        do {
+            return try device.leaseAppFiles()
+        } catch {
+            throw LaunchError(.fileSystem, underlying: error)
+        }
+    }
+
+    private func openStores(
+        cloud: Bool, readOnly: Bool = false, lease: AppGroupLease
+    ) throws(StoreError) -> DeviceStores {
         let localOnly = StoreConfiguration(
             name: StoreConfiguration.localOnlyName, directory: device.appGroup.applicationSupport,
             cloudKitDatabase: .none)
@@ -279,7 +296,7 @@ public struct LaunchSequence: Sendable {
             partition: environment.partition, deviceID: device.name, clock: environment.clock,
             names: environment.names, durability: environment.durability, crashSwitch: environment.crashSwitch,
             verifyIntegrity: environment.verifyIntegrity, verificationMemo: environment.verificationMemo,
-            readOnly: readOnly)
+            readOnly: readOnly, lease: lease)
     }
 }
 

@@ -302,18 +302,23 @@ public final class LaunchedApp: Sendable {
     /// - Throws: `StoreError` when the store is not bound to another account, or the archive cannot be written.
     @discardableResult
     public func startFreshForSignedInAccount() throws(StoreError) -> (path: String, records: Int) {
+        let folder = device.appGroup.archives
+        // One start-fresh at a time on a device, in this process or another: two would write one archive name and
+        // remove archives the other is reading. The state is read under the lock, so the second finds the first done.
+        let lock: FileLock
+        do {
+            try FileSystem.createDirectory(folder, permissions: 0o700)
+            lock = try FileLock.exclusive(folder)
+        } catch {
+            throw StoreError(.storage, "cannot create \(folder)", underlying: error)
+        }
+        defer { lock.unlock() }
         let state = try EngineState.read(from: stores.userCreated)
         guard let previous = state.boundUser, previous != device.session.account?.userRecordID else {
             throw StoreError(
                 .invalidValue,
                 "device \(device.name)'s data already belongs to the signed-in account; there is nothing to start afresh from"
             )
-        }
-        let folder = device.appGroup.archives
-        do {
-            try FileSystem.createDirectory(folder, permissions: 0o700)
-        } catch {
-            throw StoreError(.storage, "cannot create \(folder)", underlying: error)
         }
         var index = 1
         while FileSystem.exists("\(folder)/UserCreated-\(previous.recordName)-\(index).store") { index += 1 }

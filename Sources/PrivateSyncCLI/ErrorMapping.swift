@@ -30,6 +30,7 @@ extension CLIError {
             case .invalidName, .alreadyExists, .noAccount: return CLIError(.dataError, underlying: error)
             case .notFound: return CLIError(.noInput, underlying: error)
             case .damaged, .fileSystem: return CLIError(.ioError, underlying: error)
+            case .appRunning: return CLIError(.temporaryFailure, underlying: error)
             }
         case let error as StoreError:
             if error.isBadInput { return CLIError(.dataError, underlying: error) }

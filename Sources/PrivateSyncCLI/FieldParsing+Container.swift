@@ -17,25 +17,21 @@ extension FieldParsing {
     /// declared or not; a list takes one `--field` per element, and `KEY:list<T>=[]` is an empty list.
     ///
     /// - Parameters:
-    ///   - assignments: The `KEY=VALUE` or `KEY:TYPE=VALUE` arguments, in order.
+    ///   - assignments: The `KEY=VALUE` or `KEY:TYPE=VALUE` arguments, in order, their values read
+    ///     (``FieldAssignment``).
     ///   - declared: The record type as the app's schema declares it, if it does.
     ///   - typeName: The record type's name, for messages.
     ///   - now: What `now` means for a date.
     /// - Returns: The field values.
-    /// - Throws: ``CLIError`` 65 naming the field and what is wrong; 66 for an `@FILE` that is missing.
+    /// - Throws: ``CLIError`` 65 naming the field and what is wrong.
     static func parseForContainer(
-        _ assignments: [String], declared: RecordTypeSchema?, typeName: String, now: Date
+        _ assignments: [FieldAssignment], declared: RecordTypeSchema?, typeName: String, now: Date
     ) throws(CLIError) -> [String: FieldValue] {
         var fields: [String: FieldValue] = [:]
         for assignment in assignments {
-            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
-                throw CLIError(
-                    .dataError,
-                    "--field needs KEY=VALUE or KEY:TYPE=VALUE; got '\(TextEscaping.escape(assignment.prefix(60)))'")
-            }
-            let left = assignment[..<equals]
-            var text = String(assignment[assignment.index(after: equals)...])
-            let key = String(left.prefix(while: { $0 != ":" }))
+            let left = assignment.left
+            let text = assignment.text
+            let key = assignment.key
             if let problem = CloudKitNames.problem(withIdentifier: key, kind: "field key") {
                 throw CLIError(.dataError, "invalid field: \(problem)")
             }
@@ -49,11 +45,6 @@ extension FieldParsing {
                     )
                 }
                 given = type
-            }
-            if text.hasPrefix("@@") {
-                text.removeFirst()
-            } else if text.hasPrefix("@") {
-                text = try readFile(String(text.dropFirst()), for: key)
             }
             let fieldType = given ?? declared?.field(named: key)?.type
             if case .list(let element)? = fieldType {

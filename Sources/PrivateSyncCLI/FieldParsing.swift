@@ -14,32 +14,23 @@ enum FieldParsing {
     /// Parses field assignments for a record type.
     ///
     /// - Parameters:
-    ///   - assignments: The `KEY=VALUE` arguments, in order.
+    ///   - assignments: The `KEY=VALUE` arguments, in order, their values read (``FieldAssignment``).
     ///   - type: The record type.
     ///   - now: What `now` means for a date.
     /// - Returns: The field values.
-    /// - Throws: ``CLIError`` 65 naming the field and what is wrong with its value; 66 for an `@FILE` that is missing.
+    /// - Throws: ``CLIError`` 65 naming the field and what is wrong with its value.
     static func parse(
-        _ assignments: [String], for type: RecordTypeSchema, now: Date
+        _ assignments: [FieldAssignment], for type: RecordTypeSchema, now: Date
     ) throws(CLIError) -> [String: FieldValue] {
         var fields: [String: FieldValue] = [:]
         for assignment in assignments {
-            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
-                throw CLIError(
-                    .dataError, "--field needs KEY=VALUE; got '\(TextEscaping.escape(assignment.prefix(60)))'")
-            }
-            let key = String(assignment[..<equals])
-            var text = String(assignment[assignment.index(after: equals)...])
+            let key = assignment.left
+            let text = assignment.text
             guard let field = type.field(named: key) else {
                 let known = type.fields.map(\.name).joined(separator: ", ")
                 throw CLIError(
                     .dataError,
                     "a \(type.name) has no field '\(TextEscaping.escape(key.prefix(60)))' (its fields: \(known))")
-            }
-            if text.hasPrefix("@@") {
-                text.removeFirst()
-            } else if text.hasPrefix("@") {
-                text = try readFile(String(text.dropFirst()), for: key)
             }
             if case .list(let element) = field.type {
                 var elements: [FieldValue]

@@ -1,25 +1,29 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
 
-/// An exclusive advisory lock (`flock`) on a folder, held while a file in it is read, changed and written back, so
-/// that two processes changing the same file one after the other each see the other's change (no lost update).
+/// An advisory lock (`flock`) on a folder: exclusive, held while a file in it is read, changed and written back, so
+/// that two processes changing the same file one after the other each see the other's change (no lost update); or
+/// shared, held by each of many users of a folder's files while one that replaces them waits for the exclusive lock.
 ///
 /// The lock is taken on the folder itself rather than on a lock file beside the data, so that locking creates no
 /// file in the world and works on a folder the process may not write to. `flock` locks belong to the open file
-/// description: a second ``FileLock`` on the same folder, even in the same process, waits for (or, when not
-/// waiting, fails against) the first; the kernel drops the lock when the process dies, so a killed command never
-/// leaves a folder locked.
-package final class FileLock {
+/// description, not to the process (unlike SQLite's POSIX locks): a second ``FileLock`` on the same folder, even in
+/// the same process, waits for (or, when not waiting, fails against) a conflicting first one; the kernel drops the
+/// lock when the process dies, so a killed command never leaves a folder locked.
+package final class FileLock: Sendable {
     /// The locked folder.
     package let path: String
-    private var descriptor: Int32
+    /// The folder's open descriptor, which holds the lock; `-1` once released.
+    private let descriptor: Mutex<Int32>
 
     private init(path: String, descriptor: Int32) {
         self.path = path
-        self.descriptor = descriptor
+        self.descriptor = Mutex(descriptor)
     }
 
     deinit { unlock() }
@@ -32,9 +36,24 @@ package final class FileLock {
     /// - Returns: The held lock; it is released by ``unlock()`` or when the lock is deinitialized.
     /// - Throws: ``FileSystemError`` when the folder cannot be opened or locked.
     package static func exclusive(_ folder: String, wait: Bool = true) throws(FileSystemError) -> FileLock {
+        try lock(folder, LOCK_EX, wait: wait)
+    }
+
+    /// Locks `folder` shared: any number of shared holders at once, none while an exclusive one holds it.
+    ///
+    /// - Parameters:
+    ///   - folder: The folder to lock; it is opened without following a final symbolic link.
+    ///   - wait: Whether to wait for an exclusive holder; when `false`, a held lock fails at once with `EWOULDBLOCK`.
+    /// - Returns: The held lock; it is released by ``unlock()`` or when the lock is deinitialized.
+    /// - Throws: ``FileSystemError`` when the folder cannot be opened or locked.
+    package static func shared(_ folder: String, wait: Bool = true) throws(FileSystemError) -> FileLock {
+        try lock(folder, LOCK_SH, wait: wait)
+    }
+
+    private static func lock(_ folder: String, _ operation: Int32, wait: Bool) throws(FileSystemError) -> FileLock {
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw FileSystemError(operation: "open (to lock)", path: folder, errno: errno) }
-        while flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0 {
+        while flock(fd, operation | (wait ? 0 : LOCK_NB)) != 0 {
             let code = errno
             if code == EINTR { continue }
             close(fd)
@@ -45,10 +64,12 @@ package final class FileLock {
 
     /// Releases the lock; releasing twice does nothing.
     package func unlock() {
-        guard descriptor >= 0 else { return }
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
-        descriptor = -1
+        descriptor.withLock { fd in
+            guard fd >= 0 else { return }
+            flock(fd, LOCK_UN)
+            close(fd)
+            fd = -1
+        }
     }
 }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -115,6 +117,9 @@ package enum FileSystem {
         }
     }
 
+    /// How many temporary names this process has made, so that each is new.
+    private static let temporaryNames = Atomic<Int>(0)
+
     /// Replaces a file's contents atomically and durably.
     ///
     /// - Parameters:
@@ -127,7 +132,9 @@ package enum FileSystem {
     )
         throws(FileSystemError)
     {
-        let temporary = path + ".tmp-\(getpid())"
+        // Unique to this call, not only to this process: two threads replacing one file at once must not share a
+        // temporary file (each would truncate and rename the other's).
+        let temporary = path + ".tmp-\(getpid())-\(temporaryNames.add(1, ordering: .relaxed).newValue)"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode_t(permissions))
         guard fd >= 0 else { throw FileSystemError(operation: "open", path: temporary, errno: errno) }
         let code = writeAll(bytes, to: fd)

@@ -86,11 +86,15 @@ package enum DatabaseFile {
         } else if (info.st_mode & S_IFMT) != S_IFREG {
             throw DatabaseFileError(.notADatabase, path: path, detail: "it is not a regular file")
         }
-        let header = try DatabaseHeader.validate(path: path, format: format)
         let mode = try openMode(path, readOnly: readOnly)
         let connection: Connection
         do {
+            // SQLite opens the file and reads nothing that matters yet; the header is judged through that open file
+            // before the first statement (which could write: a WAL recovery, a rollback), never through a
+            // descriptor of ours, whose closing would drop this process's locks on the file (see
+            // `Connection+FileAccess.swift`).
             connection = try Connection(path: path, mode: mode)
+            let header = try DatabaseHeader.validate(connection, path: path, format: format)
             if !readOnly && !header.isWAL {
                 // The file is ours; one in WAL mode (every file this package writes) needs no pragma at each opening.
                 try connection.execute("PRAGMA journal_mode = WAL")
@@ -104,14 +108,14 @@ package enum DatabaseFile {
             if verifyIntegrity {
                 // The file as it stands now that it is open (opening may have created its write-ahead log): checked
                 // already, and unchanged since, it is not checked again.
-                let state = verificationMemo.flatMap { _ in VerificationMemo.state(of: path) }
+                let state = verificationMemo.flatMap { _ in VerificationMemo.state(of: path, through: connection) }
                 if let verificationMemo, let state, verificationMemo.isVerified(path, state) {
                     return connection
                 }
                 let checkStart = VerificationMemo.coarseNow()
                 verificationMemo?.checksRun.add(1, ordering: .relaxed)
                 try checkEveryPage(connection, path: path)
-                if let verificationMemo, let state, VerificationMemo.state(of: path) == state {
+                if let verificationMemo, let state, VerificationMemo.state(of: path, through: connection) == state {
                     verificationMemo.record(path, state, checkStart: checkStart)
                 }
             }
@@ -164,7 +168,7 @@ package enum DatabaseFile {
         let shm = path + "-shm"
         var walInfo = stat()
         let walHasFrames = stat(wal, &walInfo) == 0 && walInfo.st_size > 0
-        let shmExists = access(shm, F_OK) == 0
+        let shmExists = FileSystem.exists(shm)
         if readOnly {
             if (!fileWritable || !folderWritable) && !walHasFrames { return .readOnlyImmutable }
             return .readOnly
@@ -173,7 +177,7 @@ package enum DatabaseFile {
             throw DatabaseFileError(
                 .unwritable, path: path, detail: "the file is read-only (mode \(modeText(path))); nothing was changed")
         }
-        if shmExists && !isWritable(shm) {
+        if isReadOnlyFile(shm) {
             throw DatabaseFileError(
                 .unwritable, path: shm,
                 detail: "SQLite's shared-memory index of \(path) is read-only (mode \(modeText(shm))); "
@@ -194,6 +198,16 @@ package enum DatabaseFile {
         var info = stat()
         guard stat(path, &info) == 0 else { return false }
         return info.st_mode & S_IWUSR != 0 && access(path, W_OK) == 0
+    }
+
+    /// Whether `path` exists and cannot be written (by its owner-write bit, or `access`). A file that is missing, or
+    /// goes while it is looked at, is not: another process's last connection removes a `-shm` (and the next makes it
+    /// anew) at any moment, and a `-shm` gone since it was seen is no obstacle to a write.
+    static func isReadOnlyFile(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        if info.st_mode & S_IWUSR == 0 { return true }
+        return access(path, W_OK) != 0 && errno != ENOENT
     }
 
     /// The permission bits of `path` in octal, for messages.
@@ -229,7 +243,15 @@ package enum DatabaseFile {
         try connection.execute("COMMIT")
     }
 
+    /// Held while this process creates a file: its temporary name is the process's, so two threads creating one
+    /// file at once would share it.
+    private static let creating = Mutex(())
+
     private static func createFile(at path: String, format: DatabaseFormat) throws(DatabaseFileError) {
+        try creating.withLock { _ throws(DatabaseFileError) in try createFileAlone(at: path, format: format) }
+    }
+
+    private static func createFileAlone(at path: String, format: DatabaseFormat) throws(DatabaseFileError) {
         let temporary = path + ".creating-\(getpid())"
         unlink(temporary)
         let fd = openDescriptor(temporary, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, mode_t(0o600))

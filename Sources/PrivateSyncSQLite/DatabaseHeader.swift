@@ -4,10 +4,10 @@
     import Darwin
 #endif
 
-/// The first 100 bytes of a SQLite database file, read without SQLite.
+/// The first 100 bytes of a SQLite database file, read and judged before SQLite runs a statement on it.
 ///
-/// Reading the header ourselves lets a damaged or foreign file be refused before SQLite opens it, so that nothing
-/// (not even a journal-mode change or a WAL recovery) can write to it.
+/// Judging the header ourselves lets a damaged or foreign file be refused before SQLite could write to it (not even a
+/// journal-mode change or a WAL recovery): the bytes are read through the file SQLite opened, before any statement.
 /// Layout: <https://www.sqlite.org/fileformat2.html#the_database_header>.
 struct DatabaseHeader {
     static let magic: [UInt8] = Array("SQLite format 3\0".utf8)
@@ -34,32 +34,35 @@ struct DatabaseHeader {
         isWAL = bytes[18] == 2 && bytes[19] == 2
     }
 
-    /// Checks that `path` holds a sound database of `format`, reading only its header and size.
+    /// Checks that the file SQLite has open for `connection` holds a sound database of `format`, reading only its
+    /// size and header through SQLite's own open file (see ``Connection/mainFileStart(count:)``: opening the file
+    /// here would drop the locks of every connection of this process to it). Opening a connection reads nothing and
+    /// writes nothing, so this runs before the first statement, which could write (a WAL recovery, a rollback).
     ///
     /// - Parameters:
-    ///   - path: The file.
+    ///   - connection: A connection just opened on `path`, before any statement ran on it.
+    ///   - path: The file, for messages and for its log's size.
     ///   - format: The expected format.
     /// - Throws: ``DatabaseFileError`` saying what is wrong.
     @discardableResult
-    static func validate(path: String, format: DatabaseFormat) throws(DatabaseFileError) -> DatabaseHeader {
-        let fd = openDescriptor(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw DatabaseFileError(.unreadable, path: path, detail: DatabaseFile.describe(errno: errno))
+    static func validate(
+        _ connection: Connection, path: String, format: DatabaseFormat
+    ) throws(DatabaseFileError) -> DatabaseHeader {
+        let opened: Connection.FileStart?
+        do {
+            opened = try connection.mainFileStart(count: 100)
+        } catch {
+            throw DatabaseFileError(sqlite: error, path: path)
         }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            throw DatabaseFileError(.unreadable, path: path, detail: DatabaseFile.describe(errno: errno))
+        guard let start = opened else {
+            throw DatabaseFileError(.unreadable, path: path, detail: "SQLite has no file open")
         }
-        let size = Int(info.st_size)
+        let size = start.size
         if size == 0 {
             throw DatabaseFileError(.damaged, path: path, detail: "the file is empty; a \(format.name) is never empty")
         }
-        var bytes = [UInt8](repeating: 0, count: 100)
-        let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 100, 0) }
-        guard count >= 0 else {
-            throw DatabaseFileError(.unreadable, path: path, detail: DatabaseFile.describe(errno: errno))
-        }
+        let bytes = start.bytes + [UInt8](repeating: 0, count: 100 - start.bytes.count)
+        let count = start.bytes.count
         if count < 100 || Array(bytes[0..<16]) != magic {
             if count >= 16 && Array(bytes[0..<16]) == magic
                 || count > 0 && magic.starts(with: bytes[0..<min(count, 16)])

@@ -53,13 +53,28 @@ public final class VerificationMemo: Sendable {
     }
 
     /// The state of `databasePath` and its write-ahead log, or `nil` when it cannot be read.
-    package static func state(of databasePath: String) -> State? {
-        guard let file = fileState(databasePath, headerBytes: 100, withChangeTime: true) else { return nil }
+    ///
+    /// The files' identities, sizes and times come from `stat`, and their headers through the files SQLite holds
+    /// open for `connection`: a descriptor of ours on the database would drop this process's locks on it when
+    /// closed (see `Connection+FileAccess.swift`).
+    ///
+    /// - Parameters:
+    ///   - databasePath: The database file.
+    ///   - connection: An open connection to it, which has read it (so that SQLite has its log open too).
+    /// - Returns: The state, or `nil` when the file cannot be read.
+    package static func state(of databasePath: String, through connection: Connection) -> State? {
+        guard let info = status(databasePath), let start = try? connection.mainFileStart(count: 100) else {
+            return nil
+        }
+        let file = fileState(info, header: start.bytes, withChangeTime: true)
         // SQLite, run as root, gives the log its database's owner at every opening, which moves the log's change
         // time though nothing changed: the log is known by its size, modification time and header instead.
         // An empty log holds nothing: it counts as none, whether SQLite has made it yet or deleted it already.
-        let log = fileState(databasePath + "-wal", headerBytes: 32, withChangeTime: false).flatMap {
-            $0.size == 0 ? nil : $0
+        let log = status(databasePath + "-wal").flatMap { info in
+            info.st_size == 0
+                ? nil
+                : fileState(
+                    info, header: (try? connection.logFileStart(count: 32))??.bytes ?? [], withChangeTime: false)
         }
         let logLatest = log?.latest ?? (0, 0)
         return State(
@@ -67,23 +82,26 @@ public final class VerificationMemo: Sendable {
         )
     }
 
-    private static func fileState(
-        _ path: String, headerBytes: Int, withChangeTime: Bool
-    ) -> (text: String, latest: (Int, Int), size: Int)? {
-        let fd = openDescriptor(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+    /// `stat` of `path`, not following a final link; `nil` when it fails.
+    private static func status(_ path: String) -> stat? {
         var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        var header = [UInt8](repeating: 0, count: headerBytes)
-        let count = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, headerBytes, 0) }
-        guard count >= 0 else { return nil }
-        let modified = (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
-        let changed = withChangeTime ? (Int(info.st_ctim.tv_sec), Int(info.st_ctim.tv_nsec)) : modified
+        return lstat(path, &info) == 0 ? info : nil
+    }
+
+    private static func fileState(
+        _ info: stat, header: [UInt8], withChangeTime: Bool
+    ) -> (text: String, latest: (Int, Int)) {
+        #if canImport(Darwin)
+            let (modifiedTime, changedTime) = (info.st_mtimespec, info.st_ctimespec)
+        #else
+            let (modifiedTime, changedTime) = (info.st_mtim, info.st_ctim)
+        #endif
+        let modified = (Int(modifiedTime.tv_sec), Int(modifiedTime.tv_nsec))
+        let changed = withChangeTime ? (Int(changedTime.tv_sec), Int(changedTime.tv_nsec)) : modified
         let text =
             "\(info.st_dev):\(info.st_ino) \(info.st_size) \(modified.0).\(modified.1) \(changed.0).\(changed.1) "
-            + hex(header[0..<count])
-        return (text, modified < changed ? changed : modified, Int(info.st_size))
+            + hex(header[...])
+        return (text, modified < changed ? changed : modified)
     }
 
     private static func hex(_ bytes: ArraySlice<UInt8>) -> String {

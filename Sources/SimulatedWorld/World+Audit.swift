@@ -133,6 +133,11 @@ extension World {
         for name in (try? deviceNames()) ?? [] {
             // The device's files are found by their layout alone: a device whose profile is damaged is audited too.
             let appGroup = AppGroupContainer(path: devicesRoot + "/" + name + "/AppGroup")
+            // Read under the app's lease, as the app reads them: no reinstall removes a file while it is open; and
+            // the archives under their folder's lock, which a start-fresh holds while it writes and removes them.
+            let lease = try? appGroup.lease()
+            let archivesLock = FileSystem.isDirectory(appGroup.archives) ? try? FileLock.shared(appGroup.archives) : nil
+            defer { withExtendedLifetime((lease, archivesLock)) {} }
             var files = [appGroup.applicationSupport + "/" + StoreConfiguration.userCreatedName + ".store"]
             files += ((try? FileSystem.contents(ofDirectory: appGroup.archives)) ?? [])
                 .filter { $0.hasSuffix(".store") }.map { appGroup.archives + "/" + $0 }

@@ -44,7 +44,8 @@ struct VerificationMemoTests {
     /// Waits until the file's times are older than the coarse clock, so that a check now may be remembered (a state
     /// stamped in the clock tick of the check never is). Not a timing assertion: it only waits for the tick to pass.
     static func waitForClockTick(_ path: String) throws {
-        let state = try #require(VerificationMemo.state(of: path))
+        let connection = try DatabaseFile.open(at: path, format: format, create: false)
+        let state = try #require(VerificationMemo.state(of: path, through: connection))
         for _ in 0..<2000 where !(state.latest < VerificationMemo.coarseNow()) { usleep(1000) }
         #expect(state.latest < VerificationMemo.coarseNow())
     }

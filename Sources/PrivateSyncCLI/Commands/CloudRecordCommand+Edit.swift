@@ -21,6 +21,8 @@ extension CloudRecordCommand {
         @Flag(help: CommandHelp.json) var json: Bool
 
         nonisolated func run(_ cli: CLI) async throws -> ExitCode {
+            // Value files are read before any file of the world is open (see FieldAssignment).
+            let assignments = try FieldAssignment.read(field, form: "KEY=VALUE or KEY:TYPE=VALUE")
             let (world, cloud) = try cli.accountCloud(account)
             try cli.requireDatabase(world, cloud, for: "no record named \(name)")
             // The record's type decides how declared fields are read, so it is fetched first (reading changes nothing).
@@ -29,7 +31,7 @@ extension CloudRecordCommand {
                     for: RecordID(uncheckedName: name, zoneID: zone ?? AccountCloud.defaultZone))
             }
             let fields = try FieldParsing.parseForContainer(
-                field, declared: world.partition.schema.recordType(named: existing.recordType),
+                assignments, declared: world.partition.schema.recordType(named: existing.recordType),
                 typeName: existing.recordType, now: world.options.clock.now())
             guard !fields.isEmpty || stale else {
                 throw CLIError(

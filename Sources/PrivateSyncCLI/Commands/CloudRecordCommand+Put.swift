@@ -24,9 +24,11 @@ extension CloudRecordCommand {
         @Flag(help: CommandHelp.json) var json: Bool
 
         nonisolated func run(_ cli: CLI) async throws -> ExitCode {
+            // Value files are read before any file of the world is open (see FieldAssignment).
+            let assignments = try FieldAssignment.read(field, form: "KEY=VALUE or KEY:TYPE=VALUE")
             let (world, cloud) = try cli.accountCloud(account)
             let fields = try FieldParsing.parseForContainer(
-                field, declared: world.partition.schema.recordType(named: type), typeName: type,
+                assignments, declared: world.partition.schema.recordType(named: type), typeName: type,
                 now: world.options.clock.now())
             let record = try await cli.cloudCall {
                 try await cloud.put(type: type, name: name, zone: zone, fields: fields)

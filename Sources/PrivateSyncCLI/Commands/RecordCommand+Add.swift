@@ -45,6 +45,8 @@ extension RecordCommand {
         }
 
         func run(_ cli: CLI) throws -> ExitCode {
+            // Value files are read before any file of the world is open (see FieldAssignment).
+            let assignments = try FieldAssignment.read(field)
             let world = try cli.world()
             guard let partitioned = world.partition.partitionedType(named: type),
                 let recordType = world.partition.schema.recordType(named: type)
@@ -55,7 +57,7 @@ extension RecordCommand {
             }
             // Bad input is refused before any store is opened.
             let count = self.count ?? 1
-            let fields = try FieldParsing.parse(field, for: recordType, now: world.options.clock.now())
+            let fields = try FieldParsing.parse(assignments, for: recordType, now: world.options.clock.now())
             let app = try cli.resumedApp(device, in: world)
             for _ in 0..<count {
                 let record =

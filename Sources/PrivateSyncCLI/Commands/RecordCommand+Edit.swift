@@ -17,6 +17,8 @@ extension RecordCommand {
         @Flag(help: CommandHelp.json) var json: Bool
 
         func run(_ cli: CLI) throws -> ExitCode {
+            // Value files are read before any file of the world is open (see FieldAssignment).
+            let assignments = try FieldAssignment.read(field)
             let world = try cli.world()
             let app = try cli.resumedApp(device, in: world)
             guard let (existing, partition) = try app.find(name) else {
@@ -27,7 +29,7 @@ extension RecordCommand {
                     .dataError, "record \(name) has type \(existing.type), which the schema does not declare")
             }
             var changes: [String: FieldValue?] = try FieldParsing.parse(
-                field, for: type, now: world.options.clock.now()
+                assignments, for: type, now: world.options.clock.now()
             ).mapValues { $0 }
             for key in clear {
                 guard let field = type.field(named: key) else {

@@ -1,0 +1,340 @@
+import Foundation
+import PrivateSyncSQLite
+import Synchronization
+import Testing
+
+/// Many processes on one file: clients (threads, each running `privatesync` commands one after another) work on
+/// the same device store, the same container file, the same fault file, at once, for many rounds; afterwards the
+/// history of what every command answered is checked against the world, as Jepsen checks a history.
+///
+/// - Acknowledged means present: every `record add` that exited 0 is on its device, with the fields it was given,
+///   unless an acknowledged `record delete` removed it; after everyone syncs, it is in the account's container and
+///   on every device of the account.
+/// - Acknowledged deletes stay deleted, on the device and in the container.
+/// - Every command ends in a documented outcome (a write or a read: 0; `sync now`: 0, 69, 75 or 78), never 74.
+/// - Every database file passes `PRAGMA integrity_check`; `audit` and `audit --convergence` are clean.
+///
+/// Which command each client runs next is drawn from a seeded generator (`PRIVATESYNC_TORTURE_SEED`, 11 by
+/// default); how the clients' commands interleave is the machine's, which is the point. `make test` runs each
+/// workload at its short size; `make torture` multiplies every client's rounds (`PRIVATESYNC_TORTURE_PROCESSES`,
+/// 1 by default; `make torture` sets 8). The bug this suite was written for (issue 22: a descriptor of a database
+/// file closed while a connection of the process had it open) lost acknowledged writes in every workload at the
+/// short size.
+@Suite("Torture: many processes on one file", .serialized)
+struct TortureConcurrencyTests {
+    static let environment = ProcessInfo.processInfo.environment
+    static var seed: UInt64 { UInt64(environment["PRIVATESYNC_TORTURE_SEED"] ?? "") ?? 11 }
+    static var scale: Int { max(1, Int(environment["PRIVATESYNC_TORTURE_PROCESSES"] ?? "") ?? 1) }
+
+    /// One command as it ran: what a client asked, what it answered, and when, in the order of a counter every
+    /// client advances at each start and end (so "A ended before B started" is known without a clock).
+    struct Operation: Sendable {
+        let client: Int
+        let arguments: [String]
+        let status: Int32
+        let output: String
+        let error: String
+        let started: Int
+        let ended: Int
+
+        var isAcknowledged: Bool { status == 0 }
+        var command: String { arguments.prefix(2).joined(separator: " ") }
+        var line: String { "client \(client): privatesync \(arguments.joined(separator: " ")) -> \(status) \(error)" }
+    }
+
+    /// What a client does next: its next command, given its index and its step (or `nil` to stop), from the state
+    /// the history has reached (the records the client has added so far, say).
+    typealias Client = @Sendable (_ step: Int, _ history: [Operation]) -> [String]?
+
+    /// Where the clients' threads record what they did.
+    final class Recorder: Sendable {
+        let operations = Mutex<[Operation]>([])
+        /// Advanced at every start and end of a command.
+        let clock = Atomic<Int>(0)
+    }
+
+    /// Runs every client on its own thread until each returns `nil`, and returns the history.
+    static func run(_ cli: CLIRunner, _ clients: [Client]) -> [Operation] {
+        let recorder = Recorder()
+        let done = DispatchGroup()
+        for (index, client) in clients.enumerated() {
+            done.enter()
+            let thread = Thread {
+                var step = 0
+                while let arguments = client(step, recorder.operations.withLock { $0.filter { $0.client == index } }) {
+                    let started = recorder.clock.add(1, ordering: .sequentiallyConsistent).newValue
+                    let run =
+                        (try? cli.run(arguments))
+                        ?? CLIRunner.Run(status: -2, signal: nil, standardOutput: "", standardError: "did not start")
+                    let ended = recorder.clock.add(1, ordering: .sequentiallyConsistent).newValue
+                    recorder.operations.withLock {
+                        $0.append(
+                            Operation(
+                                client: index, arguments: arguments, status: run.status, output: run.standardOutput,
+                                error: run.standardError, started: started, ended: ended))
+                    }
+                    step += 1
+                }
+                done.leave()
+            }
+            thread.start()
+        }
+        done.wait()
+        return recorder.operations.withLock { $0 }.sorted { $0.started < $1.started }
+    }
+
+    // MARK: Commands
+
+    static func addNote(_ device: String, title: String) -> [String] {
+        [
+            "record", "add", "Note", "--device", device, "--field", "title=\(title)", "--field", "body=b", "--field",
+            "date=now",
+        ]
+    }
+
+    static func syncNow(_ device: String) -> [String] { ["sync", "now", "--device", device] }
+
+    /// The records `device` lists, by name: their titles.
+    static func titles(_ cli: CLIRunner, _ device: String) throws -> [String: String] {
+        let list = try cli.ok("record", "list", "--device", device, "--json").json["records"] as? [[String: Any]]
+        var titles: [String: String] = [:]
+        for record in list ?? [] {
+            guard let name = record["name"] as? String else { continue }
+            titles[name] = (record["fields"] as? [String: Any])?["title"] as? String ?? ""
+        }
+        return titles
+    }
+
+    /// The records in `account`'s container, by name: their titles.
+    static func containerTitles(_ cli: CLIRunner, _ account: String) throws -> [String: String] {
+        let list =
+            try cli.ok("cloud", "record", "list", "--account", account, "--json").json["records"] as? [[String: Any]]
+        var titles: [String: String] = [:]
+        for record in list ?? [] {
+            guard let name = record["name"] as? String ?? record["recordName"] as? String else { continue }
+            titles[name] = (record["fields"] as? [String: Any])?["title"] as? String ?? ""
+        }
+        return titles
+    }
+
+    // MARK: The checker
+
+    /// The notes the history says must exist (added and acknowledged, with no acknowledged delete after), by name:
+    /// their titles; and the names whose delete was acknowledged.
+    static func acknowledgedNotes(_ history: [Operation]) -> (present: [String: String], deleted: Set<String>) {
+        var present: [String: String] = [:]
+        var deleted = Set<String>()
+        for operation in history where operation.isAcknowledged {
+            switch operation.command {
+            case "record add":
+                let name = operation.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                let title = operation.arguments.first { $0.hasPrefix("title=") }.map { String($0.dropFirst(6)) }
+                present[name] = title ?? ""
+            case "record delete":
+                let name = operation.arguments[2]
+                present[name] = nil
+                deleted.insert(name)
+            default: continue
+            }
+        }
+        return (present, deleted)
+    }
+
+    /// Checks what every workload must: documented outcomes only; every acknowledged note on `devices` (each of
+    /// one account) with its title, in the container after everyone synced, and no acknowledged delete undone;
+    /// clean audits; sound files.
+    static func check(
+        _ cli: CLIRunner, _ history: [Operation], devices: [String], account: String = "alice",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for operation in history {
+            let allowed: Set<Int32> = operation.command == "sync now" ? CLIRunner.syncNowOutcomes : [0]
+            #expect(allowed.contains(operation.status), "\(operation.line)", sourceLocation: sourceLocation)
+        }
+        let (present, deleted) = acknowledgedNotes(history)
+        // Before anyone syncs again: each device holds what it acknowledged.
+        for device in devices {
+            let held = try titles(cli, device)
+            let own = history.filter { $0.isAcknowledged && $0.arguments.contains(device) }
+            let (mine, myDeletes) = acknowledgedNotes(own)
+            let lost = mine.filter { held[$0.key] != $0.value }
+            #expect(
+                lost.count == 0, "\(device) lost acknowledged write(s), e.g. \(lost.first.map(\.key) ?? "")",
+                sourceLocation: sourceLocation)
+            let undone = myDeletes.filter { held[$0] != nil }
+            #expect(undone.count == 0, "\(device) undid acknowledged delete(s)", sourceLocation: sourceLocation)
+        }
+        // Everyone syncs, one after the other, twice: the container and every device hold the same notes.
+        for _ in 0..<2 {
+            for device in devices { try cli.syncNow("--device", device, sourceLocation: sourceLocation) }
+        }
+        let container = try containerTitles(cli, account)
+        let missing = present.filter { container[$0.key] != $0.value }
+        #expect(
+            missing.count == 0,
+            "the container misses (or holds other fields for) some of \(present.count) acknowledged note(s)",
+            sourceLocation: sourceLocation)
+        #expect(
+            deleted.allSatisfy { container[$0] == nil }, "the container holds an acknowledged delete",
+            sourceLocation: sourceLocation)
+        for device in devices {
+            let held = try titles(cli, device)
+            let absent = present.filter { held[$0.key] != $0.value }
+            #expect(absent.count == 0, "\(device) misses note(s) after syncing", sourceLocation: sourceLocation)
+            let status = try cli.ok("sync", "status", "--device", device, "--json").json
+            #expect(
+                status["state"] as? String == "on" && status["pendingChanges"] as? Int == 0,
+                "\(device) after syncing: \(status)", sourceLocation: sourceLocation)
+        }
+        try cli.ok("audit", sourceLocation: sourceLocation)
+        try cli.ok("audit", "--convergence", sourceLocation: sourceLocation)
+        for file in try TortureKillTests.databaseFiles(cli.home) {
+            let connection = try Connection(path: file, mode: .readOnly)
+            #expect(
+                try connection.query("PRAGMA integrity_check") { $0.text(0) } == ["ok"], "\(file) is corrupt",
+                sourceLocation: sourceLocation)
+        }
+        let counts = Dictionary(grouping: history, by: \.command).mapValues(\.count)
+        print(
+            "many-processes torture (seed \(seed), scale \(scale)): \(history.count) command(s) "
+                + "\(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); "
+                + "\(present.count) acknowledged note(s), \(deleted.count) delete(s) checked")
+    }
+
+    // MARK: Workloads
+
+    @Test("four clients adding records to one device: every acknowledged add is there")
+    func writersOnOneStore() throws {
+        let cli = try CLIRunner.world(launching: "A")
+        let rounds = 25 * Self.scale
+        let history = Self.run(
+            cli,
+            (0..<4).map { client in
+                { step, _ in step < rounds ? Self.addNote("A", title: "w\(client)-\(step)") : nil }
+            })
+        try Self.check(cli, history, devices: ["A"])
+    }
+
+    @Test("deletes racing sync now on one device: no delete is undone, and the device ends up to date")
+    func deletesRacingSync() throws {
+        let cli = try CLIRunner.world(launching: "A")
+        let count = 30 * Self.scale
+        let names = try (0..<count).map { index in
+            try cli.ok(Self.addNote("A", title: "d\(index)")).standardOutput
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        try cli.syncNow("--device", "A")
+        let deletes: Client = { step, _ in
+            step < names.count ? ["record", "delete", names[step], "--device", "A"] : nil
+        }
+        let syncs: Client = { step, _ in step < count / 2 ? Self.syncNow("A") : nil }
+        let adds: Client = { step, _ in step < count / 2 ? Self.addNote("A", title: "a\(step)") : nil }
+        try Self.check(cli, Self.run(cli, [deletes, syncs, adds]), devices: ["A"])
+    }
+
+    @Test("sync off and on racing adds and syncs: no add is lost")
+    func switchRacingAdds() throws {
+        let cli = try CLIRunner.world(launching: "A")
+        let rounds = 30 * Self.scale
+        let adds: Client = { step, _ in step < rounds ? Self.addNote("A", title: "t\(step)") : nil }
+        let switches: Client = { step, _ in
+            step < rounds / 2
+                ? ["sync", step % 2 == 0 ? "off" : "on", "--device", "A"]
+                : (step == rounds / 2
+                    ? ["sync", "on", "--device", "A"] : nil)
+        }
+        let syncs: Client = { step, _ in step < rounds / 2 ? Self.syncNow("A") : nil }
+        try Self.check(cli, Self.run(cli, [adds, switches, syncs]), devices: ["A"])
+    }
+
+    @Test("four devices of one account adding and syncing at once: the container holds every acknowledged note")
+    func devicesSharingOneContainer() throws {
+        let devices = ["A", "B", "C", "D"]
+        let cli = try CLIRunner.world(launching: "A", "B", "C", "D")
+        let rounds = 8 * Self.scale
+        let clients: [Client] = devices.map { device in
+            { step, _ in
+                guard step < 2 * rounds else { return nil }
+                return step % 2 == 0 ? Self.addNote(device, title: "\(device)\(step)") : Self.syncNow(device)
+            }
+        }
+        try Self.check(cli, Self.run(cli, clients), devices: devices)
+    }
+
+    @Test("one writer and three readers: every read succeeds and every write is there")
+    func readersBesideAWriter() throws {
+        let cli = try CLIRunner.world(launching: "A")
+        let rounds = 25 * Self.scale
+        let reads: [[String]] = [
+            ["record", "list", "--device", "A"], ["sync", "status", "--device", "A"], ["inspect", "--device", "A"],
+        ]
+        let writer: Client = { step, _ in step < rounds ? Self.addNote("A", title: "r\(step)") : nil }
+        let readers: [Client] = (0..<3).map { reader in
+            { step, _ in step < rounds ? reads[(step + reader) % reads.count] : nil }
+        }
+        try Self.check(cli, Self.run(cli, [writer] + readers), devices: ["A"])
+    }
+
+    @Test("everything at once, on two devices: adds, edits, deletes, syncs, faults and the switch, drawn by the seed")
+    func mixedClients() throws {
+        let cli = try CLIRunner.world(launching: "A", "B")
+        let rounds = 20 * Self.scale
+        let seed = Self.seed
+        let clients: [Client] = (0..<4).map { client in
+            let device = client % 2 == 0 ? "A" : "B"
+            return { step, history in
+                guard step < rounds else { return nil }
+                var random = SeededGenerator(seed: seed &+ UInt64(client) &* 1_000_003 &+ UInt64(step))
+                let mine = TortureConcurrencyTests.acknowledgedNotes(history).present.keys.sorted()
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<4: return Self.addNote(device, title: "m\(client)-\(step)")
+                case 4 where !mine.isEmpty:
+                    return ["record", "delete", mine.randomElement(using: &random)!, "--device", device]
+                case 5 where !mine.isEmpty:
+                    return [
+                        "record", "edit", mine.randomElement(using: &random)!, "--device", device, "--field",
+                        "body=e\(step)",
+                    ]
+                case 6: return ["fault", "inject", "network-unavailable", "--account", "alice", "--count", "1"]
+                default: return Self.syncNow(device)
+                }
+            }
+        }
+        let history = Self.run(cli, clients)
+        // The faults injected last may still wait; the heal after a run is with the network back.
+        try cli.ok("fault", "clear")
+        try Self.check(cli, history, devices: ["A", "B"])
+    }
+
+    @Test("a reinstall racing adds: every add acknowledged after the reinstall ended is there, and no command fails")
+    func reinstallRacingAdds() throws {
+        let cli = try CLIRunner.world(launching: "A")
+        let rounds = 20 * Self.scale
+        let adds: Client = { step, _ in step < rounds ? Self.addNote("A", title: "i\(step)") : nil }
+        let reinstalls: Client = { step, _ in
+            switch step {
+            case 0: return ["device", "reinstall", "A", "--sync", "on"]
+            case 1: return ["launch", "--device", "A"]
+            default: return nil
+            }
+        }
+        let history = Self.run(cli, [adds, reinstalls])
+        for operation in history {
+            // An add that meets the app between its reinstall and its next launch is refused as never launched (66).
+            let allowed: Set<Int32> = operation.command == "record add" ? [0, 66] : [0]
+            #expect(allowed.contains(operation.status), "\(operation.line)")
+        }
+        let reinstalled = try #require(history.first { $0.command == "device reinstall" })
+        let after = Self.acknowledgedNotes(history.filter { $0.started > reinstalled.ended }).present
+        let held = try Self.titles(cli, "A")
+        #expect(after.allSatisfy { held[$0.key] == $0.value }, "an add acknowledged after the reinstall was lost")
+        #expect(
+            Self.acknowledgedNotes(history.filter { $0.ended < reinstalled.started }).present.allSatisfy {
+                held[$0.key] == nil
+            }, "an add acknowledged before the reinstall began survived it")
+        for file in try TortureKillTests.databaseFiles(cli.home) {
+            let connection = try Connection(path: file, mode: .readOnly)
+            #expect(try connection.query("PRAGMA integrity_check") { $0.text(0) } == ["ok"], "\(file) is corrupt")
+        }
+    }
+}

@@ -37,6 +37,44 @@ extension Connection {
         try fileStart(SQLITE_FCNTL_JOURNAL_POINTER, count: count)
     }
 
+    /// Runs `body` holding a shared lock on the database file, taken through SQLite's own file (`xLock`), so that
+    /// what `body` reads of the file and its log is one state of them: no other process can meanwhile take the
+    /// exclusive lock with which a closing connection checkpoints the log into the file and deletes it (between a
+    /// read of the header and one of the log, that checkpoint made a sound file look truncated).
+    ///
+    /// The lock is SQLite's lock, on SQLite's descriptor, and is released (back to none) before the first statement,
+    /// which takes its own. While another process holds the file exclusively, it is tried again as SQLite's busy
+    /// handler would, for up to `timeoutMilliseconds`.
+    ///
+    /// - Parameters:
+    ///   - timeoutMilliseconds: How long to wait for an exclusive holder to finish.
+    ///   - body: What to read under the lock.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``SQLiteError`` `SQLITE_BUSY` when the lock cannot be had in time, or what `body` throws.
+    package func withSharedFileLock<T, E: Error>(
+        timeoutMilliseconds: Int32 = 10_000, _ body: () throws(E) -> T
+    ) throws -> T {
+        var pointer: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,
+            let file = pointer, let methods = file.pointee.pMethods, let lock = methods.pointee.xLock,
+            let unlock = methods.pointee.xUnlock
+        else { return try body() }
+        var waited: Int32 = 0
+        var delay: Int32 = 1
+        while true {
+            let rc = lock(file, SQLITE_LOCK_SHARED)
+            if rc == SQLITE_OK { break }
+            guard rc & 0xFF == SQLITE_BUSY, waited < timeoutMilliseconds else {
+                throw SQLiteError(extendedCode: rc, message: "cannot lock the file to read its header", path: path)
+            }
+            sqlite3_sleep(delay)
+            waited += delay
+            delay = min(delay * 2, 25)
+        }
+        defer { _ = unlock(file, SQLITE_LOCK_NONE) }
+        return try body()
+    }
+
     /// `SQLITE_IOERR_SHORT_READ`, a macro Swift does not import.
     private static let shortRead = SQLITE_IOERR | (2 << 8)
 

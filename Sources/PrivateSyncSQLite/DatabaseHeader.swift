@@ -48,11 +48,20 @@ struct DatabaseHeader {
     static func validate(
         _ connection: Connection, path: String, format: DatabaseFormat
     ) throws(DatabaseFileError) -> DatabaseHeader {
+        // The header, the file's size and the log's size are read as one state, under a shared lock: a closing
+        // connection of another process cannot checkpoint and delete the log in between.
         let opened: Connection.FileStart?
+        let logSize: Int
         do {
-            opened = try connection.mainFileStart(count: 100)
-        } catch {
+            (opened, logSize) = try connection.withSharedFileLock { () throws(SQLiteError) in
+                var log = stat()
+                let start = try connection.mainFileStart(count: 100)
+                return (start, stat(path + "-wal", &log) == 0 ? Int(log.st_size) : 0)
+            }
+        } catch let error as SQLiteError {
             throw DatabaseFileError(sqlite: error, path: path)
+        } catch {
+            throw DatabaseFileError(.unreadable, path: path, detail: "\(error)")
         }
         guard let start = opened else {
             throw DatabaseFileError(.unreadable, path: path, detail: "SQLite has no file open")
@@ -79,8 +88,6 @@ struct DatabaseHeader {
         // A checkpoint stopped part-way (by a full disk, say) can leave the first page, with its new page count,
         // written before the file was extended; the pages are still in the write-ahead log, which SQLite reads
         // first, so the file is sound. With a non-empty log the size checks are left to SQLite's own checks.
-        var log = stat()
-        let logSize = stat(path + "-wal", &log) == 0 ? Int(log.st_size) : 0
         if logSize == 0, size % header.pageSize != 0 {
             throw DatabaseFileError(
                 .damaged, path: path,

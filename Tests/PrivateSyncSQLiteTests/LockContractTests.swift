@@ -68,4 +68,21 @@ struct LockContractTests {
         #expect(try holder.scalarInt("SELECT count(*) FROM items") == 2)
         #expect(try holder.quickCheckProblems() == [])
     }
+
+    @Test("the header is read under a shared lock: no other process checkpoints and deletes the log meanwhile")
+    func headerIsReadUnderASharedLock() throws {
+        let folder = try FileSystem.makeTemporaryDirectory(prefix: "lock-contract")
+        let path = folder + "/test.db"
+        _ = try DatabaseFile.open(at: path, format: SQLiteLayerTests.format, create: true)
+        // A connection that has run no statement holds no lock of its own: only the read's lock stands in the way.
+        let connection = try Connection(path: path, mode: .readWrite)
+        let probe = try connection.withSharedFileLock { () throws(SQLiteError) in
+            ChildProcess.run("/usr/bin/sqlite3", [path, "INSERT INTO items (name) VALUES ('other')"])
+        }
+        #expect(probe?.termination == .exited(0), "\(probe?.standardError ?? "sqlite3 did not start")")
+        #expect(
+            FileSystem.exists(path + "-wal"),
+            "the other process's closing connection took the exclusive lock during the read, and deleted the log")
+        #expect(try connection.scalarInt("SELECT count(*) FROM items") == 1, "nothing was lost")
+    }
 }

@@ -30,24 +30,48 @@ public struct AppGroupContainer: Sendable, Hashable {
     /// Whether `Library/Application Support` exists.
     public var hasApplicationSupport: Bool { FileSystem.isDirectory(applicationSupport) }
 
+    /// The prefix of the folder a reinstall moves the old `Library` into before it removes it.
+    static let reinstallLeftoverPrefix = ".reinstalling-"
+
     /// Lays out a fresh install, wiping whatever the app left there before (a reinstall).
     ///
-    /// The folder itself stays (emptied), so that every ``AppGroupLease`` and every reinstall lock the same folder
-    /// (see ``SimulatedDevice/reinstall(syncPreference:)``, which calls this under the exclusive lock).
+    /// Crash-safe: the old `Library` is first renamed, whole, out of the way (one atomic step: its stores and their
+    /// `-wal` and `-shm` move together, so no log is ever left beside a missing store, where the next store made
+    /// there would replay it), a fresh `Library` is laid out, and only then is the old one removed. A crash leaves
+    /// either the old install, or a fresh one with the old `Library` still to remove, or no `Library` yet, which
+    /// ``completeInterruptedReinstall()`` (run by every launch) finishes. The folder itself stays, so that every
+    /// ``AppGroupLease`` and every reinstall lock the same folder (see ``SimulatedDevice/reinstall(syncPreference:)``,
+    /// which calls this under the exclusive lock).
     ///
-    /// - Throws: `FileSystemError` when a folder cannot be removed or created.
+    /// - Throws: `FileSystemError` when a folder cannot be renamed, removed or created.
     public func resetToFreshInstall() throws(FileSystemError) {
-        if FileSystem.isDirectory(path) {
-            for name in try FileSystem.contents(ofDirectory: path) { try FileSystem.removeItem(path + "/" + name) }
-        } else {
+        if !FileSystem.isDirectory(path) {
             try FileSystem.removeItem(path)
             try FileSystem.createDirectory(path, permissions: 0o700, intermediate: false)
             FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
         }
-        for folder in [library, caches, preferences] {
-            try FileSystem.createDirectory(folder, permissions: 0o700, intermediate: false)
+        for name in try FileSystem.contents(ofDirectory: path) where !name.hasPrefix(Self.reinstallLeftoverPrefix) {
+            try FileSystem.move(path + "/" + name, to: path + "/" + FileSystem.uniqueName(Self.reinstallLeftoverPrefix))
         }
-        FileSystem.syncDirectory(path)
+        try completeInterruptedReinstall()
+    }
+
+    /// Finishes a reinstall a crash interrupted: lays out `Library`, `Library/Caches` and `Library/Preferences` where
+    /// they are missing, and removes what the reinstall moved aside. Nothing of a sound install is touched.
+    ///
+    /// Called under a lease or the exclusive lock: no reinstall runs meanwhile, so what is moved aside is no one's.
+    ///
+    /// - Throws: `FileSystemError` when a folder cannot be created or removed.
+    public func completeInterruptedReinstall() throws(FileSystemError) {
+        var created = false
+        for folder in [library, caches, preferences] where !FileSystem.isDirectory(folder) {
+            try FileSystem.createDirectory(folder, permissions: 0o700, intermediate: false)
+            created = true
+        }
+        if created { FileSystem.syncDirectory(path) }
+        for name in try FileSystem.contents(ofDirectory: path) where name.hasPrefix(Self.reinstallLeftoverPrefix) {
+            try FileSystem.removeItem(path + "/" + name)
+        }
     }
 
     /// Takes a lease on the folder for an instance of the app (or a reader of its stores), waiting while a reinstall

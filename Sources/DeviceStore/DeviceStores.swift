@@ -60,4 +60,37 @@ public struct DeviceStores: Sendable {
             readOnly: readOnly, lease: lease)
         return DeviceStores(localOnly: localStore, userCreated: userStore)
     }
+
+    /// Adds a record under a name the app chose, which no record in either store may hold.
+    ///
+    /// The check and the insert are one step against every other chosen-name insert of the device, in this process
+    /// or another: each holds the local-only store's write lock from the check to the commit (always that store's
+    /// first, then the user-created store's, so that two never wait for each other). Two `record add --name N`,
+    /// one per store, at once, once both succeeded.
+    ///
+    /// - Parameters:
+    ///   - type: The record type, with its partition: it picks the store.
+    ///   - name: The record's name, already checked as CloudKit checks names.
+    ///   - fields: Its fields.
+    ///   - account: The iCloud account signed in, if any.
+    /// - Returns: The record as stored.
+    /// - Throws: ``StoreError`` `nameInUse` for a name a record of either store holds, or what the store refuses.
+    public func insert(
+        _ type: PartitionedType, chosenName name: String, fields: [String: FieldValue], writtenUnder account: AccountID?
+    ) throws(StoreError) -> StoredRecord {
+        let inUse = StoreError(.nameInUse, "a record named \(CloudKitNames.quoted(name)) already exists on this device")
+        return try localOnly.write { connection throws -> StoredRecord in
+            if try RecordStore<LocalOnly>.holdsRecord(named: name, connection) { throw inUse }
+            switch type {
+            case .userCreated(let type):
+                // The user-created store's own insert checks its store in its transaction.
+                return try userCreated.insert(type, fields: fields, writtenUnder: account, name: name)
+            case .localOnly(let type):
+                if try userCreated.containsRecord(named: name) { throw inUse }
+                let record = try localOnly.newRecord(type, fields: fields, writtenUnder: account, name: name)
+                try RecordStore<LocalOnly>.insertRow(record, connection)
+                return record
+            }
+        }
+    }
 }

@@ -123,30 +123,22 @@ extension RecordStore where Kind == UserCreated {
         }
     }
 
-    /// How many records the archive at `path` holds, when it holds exactly the records this store holds of `user`
-    /// (same names, dates and fields): an archive a start-fresh wrote before it was interrupted, which writing again
-    /// would only duplicate. `nil` when it differs.
+    /// The records of `user` an archive holds, as ``SyncTransaction/archivableRows(of:)`` reads them from the
+    /// active store: the two compare equal exactly when the archive holds what the store holds of `user` now.
     ///
     /// - Parameters:
-    ///   - user: The account whose records to compare.
+    ///   - user: The account whose records to read.
     ///   - path: An archive written by ``archiveRecords(of:to:)``.
-    /// - Returns: The archive's record count, or `nil`.
-    /// - Throws: ``StoreError`` when either file cannot be read.
-    public func archivedCount(ifSameAs user: UserRecordID, at path: String) throws(StoreError) -> Int? {
-        let query = "SELECT record_name, modified_at, fields FROM records WHERE origin_user = ? ORDER BY record_name"
-        func rows(_ connection: Connection) throws -> [[SQLiteValue]] {
-            try connection.query(query, .text(user.recordName)) { [$0.value(0), $0.value(1), $0.value(2)] }
-        }
-        let archived: [[SQLiteValue]]
+    /// - Returns: One row per record, in name order.
+    /// - Throws: ``StoreError`` when the archive cannot be read.
+    public func archivedRows(of user: UserRecordID, at path: String) throws(StoreError) -> ArchivableRows {
         do {
             // Opened for writing (nothing is written), so that closing it removes the -wal and -shm it needed.
             let archive = try DatabaseFile.open(at: path, format: Self.format, create: false, verifyIntegrity: true)
-            archived = try archive.transaction(.deferred) { try rows(archive) }
+            return try archive.transaction(.deferred) { try ArchivableRows.read(of: user, archive) }
         } catch {
             throw StoreError.from(error, store: path)
         }
-        let active = try read { connection in try rows(connection) }
-        return archived == active ? archived.count : nil
     }
 
     /// Removes a restored archive with its `-wal` and `-shm`: its records are in this store now, committed durably.
@@ -219,5 +211,35 @@ private struct ArchivedSyncPosition: Sendable {
             (Self.userKey, user.map { .text($0) }), (Self.databaseTokenKey, databaseToken.map { .bytes($0) }),
             (Self.zoneTokenKey, zoneToken.map { .bytes($0) }), (Self.zoneReadyKey, zoneReady ? .integer(1) : nil),
         ]
+    }
+}
+
+/// The records of one account a store holds, as an archive of them must hold them: their names, modification times
+/// and fields, in name order. An archive whose rows equal the active store's, read in the transaction that removes
+/// them, lost nothing written meanwhile.
+public struct ArchivableRows: Sendable, Equatable {
+    let rows: [[SQLiteValue]]
+
+    /// How many records.
+    public var count: Int { rows.count }
+
+    /// Reads the rows of `user`'s records from a store open on `connection`, in a transaction.
+    static func read(of user: UserRecordID, _ connection: Connection) throws -> ArchivableRows {
+        ArchivableRows(
+            rows: try connection.query(
+                "SELECT record_name, modified_at, fields FROM records WHERE origin_user = ? ORDER BY record_name",
+                .text(user.recordName)
+            ) { [$0.value(0), $0.value(1), $0.value(2)] })
+    }
+}
+
+extension SyncTransaction {
+    /// The rows of `user`'s records, to compare with an archive of them (``RecordStore/archivedRows(of:at:)``).
+    ///
+    /// - Parameter user: The account.
+    /// - Returns: One row per record, in name order.
+    /// - Throws: `SQLiteError` when the store cannot be read.
+    public func archivableRows(of user: UserRecordID) throws -> ArchivableRows {
+        try ArchivableRows.read(of: user, connection)
     }
 }

@@ -230,6 +230,7 @@ public struct SyncTransaction {
     /// Writes a record as the server has it (or as merged), with the server fields it is now based on. Queues
     /// nothing: the caller decides whether the merged record must be sent.
     public func putRecord(_ record: StoredRecord, serverFields: SystemFields?) throws {
+        try RecordStore<UserCreated>.checkStorable(record, serverFields: serverFields)
         let statement = try connection.cachedStatement(
             literal: """
                 INSERT INTO records (record_name, record_type, fields, field_versions, origin_user, created_at,

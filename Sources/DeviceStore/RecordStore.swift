@@ -234,21 +234,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     )
         throws(StoreError) -> StoredRecord
     {
-        if let name, let problem = CloudKitNames.problem(withRecordName: name) {
-            throw StoreError(.invalidName, "invalid record name: \(problem)")
-        }
-        try validate(fields, of: type.schema)
-        if let missing = type.schema.fields.first(where: { !$0.isOptional && fields[$0.name] == nil }) {
-            throw StoreError(.missingField, "a \(type.name) needs a value for \(missing.name) (\(missing.type.name))")
-        }
-        let now = clock.now()
-        let version = FieldVersion(time: now.timeIntervalSinceReferenceDate, device: deviceID)
-        let record = StoredRecord(
-            name: name ?? names.nextName(), type: type.name, fields: fields,
-            fieldVersions: FieldVersions(fields.mapValues { _ in version }), origin: account?.userRecordID,
-            createdAt: now,
-            modifiedAt: now)
-        try checkSize(record)
+        let record = try newRecord(type, fields: fields, writtenUnder: account, name: name)
         if isPlanted(.pendingChangeInSecondTransaction) {
             // Planted: a crash between these two commits leaves a record that never syncs.
             try write { connection in try Self.insertRow(record, connection) }
@@ -264,6 +250,31 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             try Self.insertRow(record, connection)
             try self.queue(.save, name: record.name, type: record.type, connection)
         }
+        return record
+    }
+
+    /// The record ``insert(_:fields:writtenUnder:name:)`` writes: its name checked, its fields validated, its times
+    /// and versions now.
+    ///
+    /// - Throws: ``StoreError`` naming what is wrong, as `insert` documents.
+    func newRecord(
+        _ type: ModelType<Kind>, fields: [String: FieldValue], writtenUnder account: AccountID?, name: String?
+    ) throws(StoreError) -> StoredRecord {
+        if let name, let problem = CloudKitNames.problem(withRecordName: name) {
+            throw StoreError(.invalidName, "invalid record name: \(problem)")
+        }
+        try validate(fields, of: type.schema)
+        if let missing = type.schema.fields.first(where: { !$0.isOptional && fields[$0.name] == nil }) {
+            throw StoreError(.missingField, "a \(type.name) needs a value for \(missing.name) (\(missing.type.name))")
+        }
+        let now = clock.now()
+        let version = FieldVersion(time: now.timeIntervalSinceReferenceDate, device: deviceID)
+        let record = StoredRecord(
+            name: name ?? names.nextName(), type: type.name, fields: fields,
+            fieldVersions: FieldVersions(fields.mapValues { _ in version }), origin: account?.userRecordID,
+            createdAt: now,
+            modifiedAt: now)
+        try checkSize(record)
         return record
     }
 
@@ -299,6 +310,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
             }
             record.modifiedAt = record.fieldVersions.latest.map { Date(timeIntervalSinceReferenceDate: $0) } ?? now
             try self.checkSize(record)
+            try Self.checkStorable(record)
             // The fields encoded straight into the memory SQLite binds (`bindFields`): a pasted text makes them a
             // megabyte, which a String would validate and copy once more, and an array then SQLite copy again.
             let statement = try connection.cachedStatement(
@@ -446,7 +458,19 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         try connection.scalarInt(literal: "SELECT 1 FROM records WHERE record_name = ?", .text(name)) != nil
     }
 
+    /// Refuses to write a record its store's next opening would refuse, or a later read could not compute with
+    /// (``StoredRecord/storageProblem(serverFields:)``): no write ever makes a store unopenable.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue` naming the record and what is wrong.
+    static func checkStorable(_ record: StoredRecord, serverFields: SystemFields? = nil) throws(StoreError) {
+        if let problem = record.storageProblem(serverFields: serverFields) {
+            throw StoreError(
+                .invalidValue, "the record \(CloudKitNames.quoted(record.name)) cannot be stored: \(problem)")
+        }
+    }
+
     static func insertRow(_ record: StoredRecord, _ connection: Connection) throws {
+        try checkStorable(record)
         let insert = try connection.cachedStatement(
             literal: """
                 INSERT INTO records (record_name, record_type, fields, field_versions, origin_user, created_at,

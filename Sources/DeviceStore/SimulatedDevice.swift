@@ -74,7 +74,16 @@ public final class SimulatedDevice: Sendable {
             build: build)
         let device = SimulatedDevice(root: root, profile: profile)
         do {
-            try FileSystem.createDirectory(root, permissions: 0o700)
+            // Made only if new: of two `device add` of one name at once, one installs and the other is refused
+            // (and removes nothing of the first's).
+            try FileSystem.createDirectory(FileSystem.parentDirectory(of: root), permissions: 0o700)
+            try FileSystem.createNewDirectory(root, permissions: 0o700)
+        } catch  where error.isAlreadyExisting {
+            throw DeviceError(.alreadyExists, "device \(name) already exists at \(root)")
+        } catch {
+            throw DeviceError(.fileSystem, "cannot install on device \(name)", underlying: error)
+        }
+        do {
             try device.appGroup.resetToFreshInstall()
             try device.saveProfile(profile)
             if let syncPreference { try device.writePreferences(AppPreferences(syncEnabled: syncPreference)) }

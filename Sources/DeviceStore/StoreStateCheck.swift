@@ -40,7 +40,7 @@ enum StoreStateCheck {
         "last_error": .text, "last_attempt_at": .date, "next_attempt_at": .date, "retry_attempt": .retryAttempt,
         "sent_saves": .counter, "sent_deletes": .counter, "fetched_modifications": .counter,
         "fetched_deletions": .counter, "conflicts_resolved": .counter, "epoch": .counter, "batch_size": .batchSize,
-        "batch_streak": .counter,
+        "batch_streak": .counter, "fetched_record_problems": .text,
     ]
 
     /// The shape of each key a store holds: the store's own revision counter, and the engine's keys; any other key

@@ -20,6 +20,7 @@ public final class FileContainer: StorageBackedContainer {
     private let durability: Durability
     private let verifyIntegrity: Bool
     private let verificationMemo: VerificationMemo?
+    private let deployed: DeployedSchema
     private let openDatabases: Mutex<[AccountID: SQLiteDatabaseStorage]> = Mutex([:])
 
     /// Creates a container handle. Files are opened (and created) at the first call for each account.
@@ -34,12 +35,14 @@ public final class FileContainer: StorageBackedContainer {
     ///   - verifyIntegrity: Whether to check every page of an existing file when first opening it.
     ///   - verificationMemo: Where checked states are remembered, to check a file once per change rather than at
     ///     every opening; `nil` checks at every opening.
+    ///   - deployed: The production schema no save may change; none by default (every type fixed by its first save).
     public init(
         cloudRoot: String, identifier: ContainerIdentifier, session: AccountSession,
         clock: any WallClock = SystemClock(), limits: CloudLimits = .cloudKit,
         durability: Durability = .survivesPowerLoss, verifyIntegrity: Bool = false,
-        verificationMemo: VerificationMemo? = nil
+        verificationMemo: VerificationMemo? = nil, deployed: DeployedSchema = .none
     ) {
+        self.deployed = deployed
         self.verificationMemo = verificationMemo
         self.cloudRoot = cloudRoot
         self.identifier = identifier
@@ -80,7 +83,7 @@ public final class FileContainer: StorageBackedContainer {
                 }
                 databases[account] = storage
             }
-            return try body(PrivateDatabase(storage: storage, limits: limits, clock: clock))
+            return try body(PrivateDatabase(storage: storage, limits: limits, clock: clock, deployed: deployed))
         }
     }
 }

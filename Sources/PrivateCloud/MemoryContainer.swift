@@ -73,6 +73,7 @@ public final class MemoryContainer: StorageBackedContainer {
     private let cloud: MemoryCloud
     private let clock: any WallClock
     private let limits: CloudLimits
+    private let deployed: DeployedSchema
 
     /// Creates a container handle.
     ///
@@ -82,10 +83,12 @@ public final class MemoryContainer: StorageBackedContainer {
     ///   - session: The device's account session.
     ///   - clock: The server's clock, for modification dates.
     ///   - limits: The limits to enforce; CloudKit's by default.
+    ///   - deployed: The production schema no save may change; none by default (every type fixed by its first save).
     public init(
         cloud: MemoryCloud, identifier: ContainerIdentifier, session: AccountSession,
-        clock: any WallClock = SystemClock(), limits: CloudLimits = .cloudKit
+        clock: any WallClock = SystemClock(), limits: CloudLimits = .cloudKit, deployed: DeployedSchema = .none
     ) {
+        self.deployed = deployed
         self.cloud = cloud
         self.identifier = identifier
         self.session = session
@@ -97,7 +100,7 @@ public final class MemoryContainer: StorageBackedContainer {
         of account: AccountID, _ body: (PrivateDatabase<MemoryDatabaseStorage>) throws(CloudError) -> T
     ) throws(CloudError) -> T {
         try cloud.withDatabase(account: account, container: identifier) { storage throws(CloudError) in
-            try body(PrivateDatabase(storage: storage, limits: limits, clock: clock))
+            try body(PrivateDatabase(storage: storage, limits: limits, clock: clock, deployed: deployed))
         }
     }
 }

@@ -280,7 +280,11 @@ struct ModifyRequest<Storage: DatabaseStorage> {
 
     private mutating func schema(of recordType: String) throws -> [String: FieldType] {
         if let cached = schemas[recordType] { return cached }
-        let loaded = try storage.fieldTypes(of: recordType)
+        var loaded = try storage.fieldTypes(of: recordType)
+        // A deployed field's type is the deployed one, whatever a save wrote before the schema was deployed.
+        if let deployed = database.deployed.fieldTypes[recordType] {
+            loaded.merge(deployed) { _, deployed in deployed }
+        }
         schemas[recordType] = loaded
         return loaded
     }

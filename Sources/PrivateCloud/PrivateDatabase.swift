@@ -12,6 +12,8 @@ struct PrivateDatabase<Storage: DatabaseStorage> {
     let storage: Storage
     let limits: CloudLimits
     let clock: any WallClock
+    /// The types no save may change.
+    var deployed: DeployedSchema = .none
 
     // MARK: Zones
 

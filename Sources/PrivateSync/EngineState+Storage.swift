@@ -36,6 +36,7 @@ extension EngineState {
         case epoch = "epoch"
         case batchSize = "batch_size"
         case batchStreak = "batch_streak"
+        case fetchedRecordProblems = "fetched_record_problems"
     }
 
     /// How a read meets a pause reason or an outcome the engine never writes (a hand edit, a damaged file).
@@ -87,6 +88,37 @@ extension EngineState {
         epoch = try stored.integer(.epoch) ?? 0
         reducedBatchSize = try stored.integer(.batchSize).map { Int($0) }
         batchStreak = try stored.count(.batchStreak)
+        if let text = try stored.text(.fetchedRecordProblems) {
+            guard let refused = Self.fetchedRecordProblems(decoding: text) else {
+                if unknownText == .refused {
+                    throw stored.damaged(.fetchedRecordProblems, "no list of refused records")
+                }
+                return
+            }
+            fetchedRecordProblems = refused
+        }
+    }
+
+    /// The stored form of ``fetchedRecordProblems``: a line `name<TAB>reason` per record, sorted by name (a CloudKit record
+    /// name holds no tab or newline, and a reason is the engine's own sentence, kept to one line).
+    static func encoded(fetchedRecordProblems: [String: String]) -> String {
+        var text = ""
+        for name in fetchedRecordProblems.keys.sorted() {
+            text +=
+                name + "\t" + fetchedRecordProblems[name]!.replacing("\n", with: " ").replacing("\t", with: " ") + "\n"
+        }
+        return text
+    }
+
+    /// Reads the stored form of ``fetchedRecordProblems``; `nil` when it is not one.
+    static func fetchedRecordProblems(decoding text: String) -> [String: String]? {
+        var refused: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty else { return nil }
+            refused[String(parts[0])] = String(parts[1])
+        }
+        return refused
     }
 
     /// The value the store keeps for `key`, or `nil` when the field is at its default (and the key has no row):
@@ -122,6 +154,8 @@ extension EngineState {
         case .epoch: epoch == 0 ? nil : .integer(epoch)
         case .batchSize: reducedBatchSize.map { .integer(Int64($0)) }
         case .batchStreak: count(batchStreak)
+        case .fetchedRecordProblems:
+            fetchedRecordProblems.isEmpty ? nil : .text(Self.encoded(fetchedRecordProblems: fetchedRecordProblems))
         }
     }
 

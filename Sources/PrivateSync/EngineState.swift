@@ -69,6 +69,18 @@ public struct EngineState: Sendable, Hashable {
     /// Modify requests accepted in a row at the reduced batch size; after enough of them the size grows back.
     package var batchStreak = 0
 
+    // MARK: What the engine could not take
+
+    /// Records fetched from the container with a value this device cannot take (another client wrote them with a
+    /// value out of every range the store keeps: a creation time in the year 5000, a field version stamped 1e300),
+    /// by name: what was wrong and what was done (stored without that value, or not stored). Everything else
+    /// syncs; a later version of the record without the problem, or its deletion, takes it off the list. At most
+    /// ``fetchedRecordProblemLimit`` are named.
+    public package(set) var fetchedRecordProblems: [String: String] = [:]
+    /// The most records ``fetchedRecordProblems`` names (each at most 255 bytes of name and 300 of problem, so the list
+    /// stays well inside the 64 KiB a store's text value may hold).
+    package static let fetchedRecordProblemLimit = 50
+
     /// The state of a store the engine has never run on.
     package init() {}
 

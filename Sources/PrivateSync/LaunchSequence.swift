@@ -108,6 +108,12 @@ public struct LaunchSequence: Sendable {
         let identifier = environment.containerIdentifier
         // Held from the first read of the app's files to the end of the app's stores: a reinstall waits for it.
         let lease = try leaseAppFiles()
+        // A reinstall a crash interrupted is finished first, as iOS finishes installing before a launch.
+        do {
+            try device.appGroup.completeInterruptedReinstall()
+        } catch {
+            throw LaunchError(.fileSystem, "cannot finish the app's reinstall", underlying: error)
+        }
         var steps: [LaunchStep] = []
         let wanted: Bool
         do {

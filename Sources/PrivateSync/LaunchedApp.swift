@@ -188,6 +188,7 @@ public final class LaunchedApp: Sendable {
             boundUser: engineState.boundUser, enginePause: engineState.pause, lastOutcome: engineState.lastOutcome,
             nextAttempt: engineState.nextAttempt, initialFetchDone: engineState.initialFetchDone,
             pendingChanges: pendingChanges, now: now)
+        facts.fetchedRecordProblems = engineState.fetchedRecordProblems
         guard let environment else { return facts }
         if LaunchSequence.buildLostEntitlement(since: record, device: device, environment: environment) {
             // Upgraded since to a build without the entitlement: the next open is a cold start of that build, which
@@ -232,7 +233,9 @@ public final class LaunchedApp: Sendable {
     /// - Parameter force: Ignore the retry schedule (a user's pull to refresh).
     @discardableResult
     public func sync(force: Bool = false) async -> SyncReport? {
-        await engine?.sync(force: force)
+        guard let engine else { return nil }
+        restoreArchivesBeforeBinding()
+        return await engine.sync(force: force)
     }
 
     /// Half a cycle: sends pending changes without fetching first, or `nil` when sync does not run. A test stops a
@@ -242,7 +245,9 @@ public final class LaunchedApp: Sendable {
     /// - Returns: What moved, and how the attempt ended.
     @discardableResult
     public func sendChanges(force: Bool = true) async -> SyncReport? {
-        await engine?.sendChanges(force: force)
+        guard let engine else { return nil }
+        restoreArchivesBeforeBinding()
+        return await engine.sendChanges(force: force)
     }
 
     /// Half a cycle: fetches changes without sending, or `nil` when sync does not run. A test sees the state straight
@@ -252,7 +257,40 @@ public final class LaunchedApp: Sendable {
     /// - Returns: What moved, and how the attempt ended.
     @discardableResult
     public func fetchChanges(force: Bool = true) async -> SyncReport? {
-        await engine?.fetchChanges(force: force)
+        guard let engine else { return nil }
+        restoreArchivesBeforeBinding()
+        return await engine.fetchChanges(force: force)
+    }
+
+    /// Brings back the records this device archived for the account signed in now, before a store that started
+    /// afresh is bound to it: a user who switched accounts, started afresh and switched back before syncing would
+    /// otherwise find the first account's records (and edits not yet sent) kept in an archive for good, as only a
+    /// start-fresh restored archives. The restore resumes that account where the device left it (its tokens), as
+    /// a start-fresh's does.
+    ///
+    /// A failure leaves the archive as it is, to be restored at the next sync: nothing in it is lost, and the sync
+    /// itself goes on (it binds the store to the account, whose records then come back at the next attempt).
+    private func restoreArchivesBeforeBinding() {
+        guard let current = device.session.account?.userRecordID else { return }
+        let folder = device.appGroup.archives
+        guard FileSystem.isDirectory(folder) else { return }
+        let prefix = "UserCreated-\(current.recordName)-"
+        guard let names = try? FileSystem.contents(ofDirectory: folder),
+            names.contains(where: { $0.hasPrefix(prefix) && $0.hasSuffix(".store") })
+        else { return }
+        guard let lock = try? FileLock.exclusive(folder) else { return }
+        defer { lock.unlock() }
+        guard let state = try? EngineState.read(from: stores.userCreated), state.boundUser == nil else { return }
+        let archives = ((try? FileSystem.contents(ofDirectory: folder)) ?? [])
+            .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".store") }.sorted()
+        for archive in archives {
+            do {
+                try stores.userCreated.restoreArchive(at: "\(folder)/\(archive)")
+                try stores.userCreated.removeRestoredArchive(at: "\(folder)/\(archive)")
+            } catch {
+                return
+            }
+        }
     }
 
     /// Flips the sync switch as the app does: saves the preference and reconfigures the stores, as a new
@@ -320,31 +358,47 @@ public final class LaunchedApp: Sendable {
                 "device \(device.name)'s data already belongs to the signed-in account; there is nothing to start afresh from"
             )
         }
-        var index = 1
-        while FileSystem.exists("\(folder)/UserCreated-\(previous.recordName)-\(index).store") { index += 1 }
-        var path = "\(folder)/UserCreated-\(previous.recordName)-\(index).store"
-        let count: Int
-        // A start-fresh interrupted after writing its archive left the newest one holding exactly the records still
-        // here: it is taken as this run's archive rather than written again beside itself.
-        let newest = "\(folder)/UserCreated-\(previous.recordName)-\(index - 1).store"
-        if index > 1, let held = try stores.userCreated.archivedCount(ifSameAs: previous, at: newest) {
-            path = newest
-            count = held
-        } else {
-            count = try stores.userCreated.archiveRecords(of: previous, to: path)
-        }
         let current = device.session.account?.userRecordID
-        try stores.userCreated.syncTransaction { transaction in
-            try transaction.removeRecords(of: previous)
-            // A new epoch, in the same transaction: a cycle still running for the previous account (in this process
-            // or another) applies nothing more, so none of that account's records come back into this store.
-            try transaction.updateEngineState { state in
-                var fresh = state.afterStartFresh()
-                // Planted: the epoch stays, so a cycle of the previous account goes on applying its answers.
-                if stores.userCreated.isPlanted(.cycleSurvivesStartFresh) { fresh.epoch = state.epoch }
-                state = fresh
+        // The copy and the removal are two steps (SQLite copies a database only outside a transaction): the removal
+        // goes ahead only if the store still holds exactly what the archive holds of the previous account, read in
+        // the removing transaction itself; an edit or delete acknowledged in between makes the archive stale, so it
+        // is removed and written again.
+        var attempts = 0
+        var path = ""
+        var count = 0
+        while true {
+            (path, count) = try archive(of: previous, in: folder)
+            let archived = try stores.userCreated.archivedRows(of: previous, at: path)
+            let removed = try stores.userCreated.syncTransaction { transaction -> Bool in
+                guard try transaction.archivableRows(of: previous) == archived else { return false }
+                try transaction.removeRecords(of: previous)
+                // A new epoch, in the same transaction: a cycle still running for the previous account (in this
+                // process or another) applies nothing more, so none of that account's records come back here.
+                try transaction.updateEngineState { state in
+                    // Read again in the removing transaction: another process may have started afresh meanwhile.
+                    guard state.boundUser == previous else {
+                        throw StoreError(
+                            .invalidValue,
+                            "device \(device.name)'s data no longer belongs to the previous account; nothing was removed"
+                        )
+                    }
+                    var fresh = state.afterStartFresh()
+                    // Planted: the epoch stays, so a cycle of the previous account goes on applying its answers.
+                    if stores.userCreated.isPlanted(.cycleSurvivesStartFresh) { fresh.epoch = state.epoch }
+                    state = fresh
+                }
+                try transaction.queueEverythingForUpload(to: current)
+                return true
             }
-            try transaction.queueEverythingForUpload(to: current)
+            if removed { break }
+            try stores.userCreated.removeRestoredArchive(at: path)
+            attempts += 1
+            if attempts == 20 {
+                throw StoreError(
+                    .storage,
+                    "device \(device.name)'s records of the previous account kept changing while they were archived; "
+                        + "nothing was removed; start afresh again")
+            }
         }
         // Data this device kept apart for the account signed in now, when it started afresh for another, comes back.
         if let current {
@@ -358,5 +412,25 @@ public final class LaunchedApp: Sendable {
             }
         }
         return (path, count)
+    }
+
+    /// Writes the archive of `previous`'s records into `folder` (under its lock), or finds the one a start-fresh
+    /// interrupted after writing it left: the newest archive, when it holds exactly the records still here.
+    ///
+    /// - Returns: The archive and how many records it holds.
+    /// - Throws: `StoreError` when the archive cannot be read or written.
+    private func archive(
+        of previous: UserRecordID, in folder: String
+    ) throws(StoreError) -> (path: String, records: Int) {
+        var index = 1
+        while FileSystem.exists("\(folder)/UserCreated-\(previous.recordName)-\(index).store") { index += 1 }
+        let path = "\(folder)/UserCreated-\(previous.recordName)-\(index).store"
+        if index > 1 {
+            let newest = "\(folder)/UserCreated-\(previous.recordName)-\(index - 1).store"
+            let archived = try stores.userCreated.archivedRows(of: previous, at: newest)
+            let active = try stores.userCreated.syncSnapshot { try $0.archivableRows(of: previous) }
+            if archived == active { return (newest, archived.count) }
+        }
+        return (path, try stores.userCreated.archiveRecords(of: previous, to: path))
     }
 }

@@ -28,6 +28,41 @@ enum RecordMapping {
         return cloud
     }
 
+    /// The field versions a record carries, when they can be used: readable, and every time within the range every
+    /// time of a store stays in (``StoredRecord/storageProblem(serverFields:)``). Anything else is another client's
+    /// value that this device cannot take; the record is then read as one written without versions.
+    static func usableVersions(of cloud: Record) -> FieldVersions? {
+        guard case .string(let text)? = cloud[versionsKey], let versions = FieldVersions(encoded: text) else {
+            return nil
+        }
+        return StoredRecord.problem(in: versions) == nil ? versions : nil
+    }
+
+    /// The creation time a record carries (`syncCreatedAt`), when it is a date in range.
+    static func usableCreation(of cloud: Record) -> Date? {
+        guard case .date(let date)? = cloud[createdAtKey],
+            StoredRecord.timeProblem(date.timeIntervalSinceReferenceDate) == nil
+        else { return nil }
+        return date
+    }
+
+    /// What of a record's reserved values (`syncFieldVersions`, `syncCreatedAt`) this device cannot use, in words,
+    /// or `nil` when it can use them all, or the record has none (a record of another client).
+    static func unusableReservedValue(of cloud: Record) -> String? {
+        if let value = cloud[versionsKey], usableVersions(of: cloud) == nil {
+            guard case .string(let text) = value, let versions = FieldVersions(encoded: text) else {
+                return "its \(versionsKey) cannot be read"
+            }
+            return "its \(versionsKey): " + (StoredRecord.problem(in: versions) ?? "cannot be used")
+        }
+        if let value = cloud[createdAtKey], usableCreation(of: cloud) == nil {
+            guard case .date(let date) = value else { return "its \(createdAtKey) is not a date" }
+            return "its \(createdAtKey) "
+                + (StoredRecord.timeProblem(date.timeIntervalSinceReferenceDate) ?? "cannot be used")
+        }
+        return nil
+    }
+
     /// The device record for a CloudKit record.
     ///
     /// Its times are the record's own, the same on every device: created when the writer created it (the reserved
@@ -44,10 +79,10 @@ enum RecordMapping {
         from cloud: Record, origin: UserRecordID?, existing: StoredRecord?, serverTimes: Bool = false
     ) -> StoredRecord {
         var fields = cloud.fields
-        let encodedVersions = fields.removeValue(forKey: versionsKey)
-        let encodedCreation = fields.removeValue(forKey: createdAtKey)
+        fields[versionsKey] = nil
+        fields[createdAtKey] = nil
         var versions: FieldVersions
-        if case .string(let text)? = encodedVersions, let parsed = FieldVersions(encoded: text) {
+        if let parsed = usableVersions(of: cloud) {
             versions = parsed
         } else {
             let time = (cloud.systemFields?.modificationDate ?? Date(timeIntervalSinceReferenceDate: 0))
@@ -66,7 +101,7 @@ enum RecordMapping {
                 modifiedAt: serverModified)
         }
         let created: Date
-        if case .date(let date)? = encodedCreation {
+        if let date = usableCreation(of: cloud) {
             created = date
         } else {
             created = existing?.createdAt ?? cloud.systemFields?.creationDate ?? serverModified

@@ -17,14 +17,13 @@ extension SyncEngine {
         let user = cycle.user
         var restarts = 0
         while true {
-            let (token, reconciling) = try transaction(cycle) { transaction, state -> (ChangeToken?, Bool) in
+            let token = try transaction(cycle) { transaction, state -> ChangeToken? in
                 let token = state.zoneChangeToken
                 if token == nil, !state.reconcileOnFullFetch, try transaction.hasSyncedRecords(of: user) {
                     try transaction.clearSeenRecords()
                     state.reconcileOnFullFetch = true
                 }
-                let requeue = token == nil && state.requeueOnFullFetch
-                return (token, state.reconcileOnFullFetch || requeue)
+                return token
             }
             // Every call goes to whoever is signed in: make sure that is still the bound user.
             try await verifyUser(user, &report)
@@ -57,7 +56,16 @@ extension SyncEngine {
                 throw stop(for: error)
             }
             let applied = try transaction(cycle) { transaction, state in
-                try self.apply(page, user: user, reconciling: reconciling, transaction, &state)
+                // The page follows the token it was fetched from: if the store's token moved meanwhile, another
+                // cycle of this device applied changes in between (a reconciling full fetch among them, whose end
+                // deletes what its pages did not mark seen), and this page is not the next one.
+                guard state.zoneChangeToken == token else {
+                    throw CycleInterrupted(reason: .overtakenByAnotherCycle)
+                }
+                // A full fetch marks every name it returns, on every page (a resumed one too): at its end, the
+                // reconciliation deletes the synced records not marked, and a requeue queues them.
+                let reconciling = state.reconcileOnFullFetch || state.requeueOnFullFetch
+                return try self.apply(page, user: user, reconciling: reconciling, transaction, &state)
             }
             report.fetchedModifications += applied.modifications
             report.fetchedDeletions += applied.deletions
@@ -70,6 +78,9 @@ extension SyncEngine {
             for name in applied.deleteWins { emit(.deleteWon(recordName: name), &report) }
             for (name, type) in applied.ignored {
                 emit(.ignoredFetchedRecord(recordName: name, recordType: type), &report)
+            }
+            for (name, reason) in applied.refused {
+                emit(.fetchedRecordProblem(recordName: name, problem: reason), &report)
             }
             if let removed = applied.reconciled { emit(.reconciled(removed: removed), &report) }
             if let requeued = applied.requeued { emit(.requeuedAfterReset(records: requeued), &report) }
@@ -84,8 +95,22 @@ extension SyncEngine {
         var tooLarge: [String] = []
         var deleteWins: [String] = []
         var ignored: [(String, String)] = []
+        var refused: [(String, String)] = []
         var reconciled: Int?
         var requeued: Int?
+    }
+
+    /// Records what this device could not take of a fetched record: in the cycle's report and in the engine's state,
+    /// which the status reads (the list is bounded; a name already on it is updated).
+    private func note(
+        _ problem: String, _ name: String, _ engineState: inout EngineState, _ applied: inout AppliedPage
+    ) {
+        applied.refused.append((name, problem))
+        if engineState.fetchedRecordProblems[name] != nil
+            || engineState.fetchedRecordProblems.count < EngineState.fetchedRecordProblemLimit
+        {
+            engineState.fetchedRecordProblems[name] = String(problem.prefix(300))
+        }
     }
 
     /// Applies one page and its token.
@@ -124,6 +149,19 @@ extension SyncEngine {
             let local = isKnown ? try state.record(named: name) : nil
             let server = RecordMapping.storedRecord(
                 from: cloud, origin: user, existing: local, serverTimes: isPlanted(.serverTimesOnFetch))
+            // Other clients write the container too: what this device cannot take of a record is judged here, as
+            // the store will judge it when it opens. A reserved value out of range is set aside (the record read as
+            // one from another client is); a record that still cannot be stored is left where it is. Either way it
+            // is named, and the store stays openable.
+            if let problem = server.storageProblem(serverFields: cloud.systemFields) {
+                note("\(problem); not stored on this device", name, &engineState, &applied)
+                continue
+            }
+            if let setAside = RecordMapping.unusableReservedValue(of: cloud) {
+                note("\(setAside); read as written at the server's times", name, &engineState, &applied)
+            } else {
+                engineState.fetchedRecordProblems[name] = nil
+            }
             guard let local, let pending else {
                 try state.putRecord(server, serverFields: cloud.systemFields)
                 continue
@@ -143,6 +181,7 @@ extension SyncEngine {
         for deletion in page.deletions {
             let name = deletion.recordID.recordName
             applied.deletions += 1
+            engineState.fetchedRecordProblems[name] = nil
             guard known.contains(name) || modified.contains(name) else {
                 // Neither a record nor a pending change: the deletion has nothing to remove here.
                 continue

@@ -1,5 +1,6 @@
 public import DeviceStore
 public import PrivateCloud
+import PrivateSyncFileSystem
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -187,6 +188,21 @@ public final class SyncEngine: Sendable {
             return report
         }
         defer { running.withLock { $0 = false } }
+        // One cycle of a device at a time, across processes too (another `sync now`, another instance of the app):
+        // two cycles fetching and applying the same pages would each undo the other's bookkeeping. The lock is the
+        // store folder's, which no one else locks (and which outlives no instance of the app: a reinstall waits for
+        // every lease); it is dropped with the cycle, or by the kernel when the process dies.
+        let cycleLock: FileLock?
+        do {
+            guard let lock = try FileLock.exclusiveIfFree(store.configuration.directory) else {
+                report.skippedBecause = .alreadyRunning
+                return report
+            }
+            cycleLock = lock
+        } catch {
+            cycleLock = nil  // A folder that cannot be locked holds no other cycle either; the store reports it.
+        }
+        defer { cycleLock?.unlock() }
         do throws(Stop) {
             if let reason = try skipReason(force: force) {
                 report.skippedBecause = reason

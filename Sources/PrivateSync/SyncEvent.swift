@@ -36,6 +36,11 @@ public enum SyncEvent: Sendable, Hashable {
     case refusedToSend(recordName: String, recordType: String)
     /// A fetched record of a type this app does not sync was ignored.
     case ignoredFetchedRecord(recordName: String, recordType: String)
+    /// A fetched record holds a value this device cannot take (written by another client: a time out of every
+    /// range, a field version stamped 1e300): the record was stored without it (read as a record of another client
+    /// is, at the server's times), or, when that cannot be, left in the container as it is; `problem` says which.
+    /// Everything else was applied.
+    case fetchedRecordProblem(recordName: String, problem: String)
     /// The engine will try again at this time after a transient failure.
     case retryScheduled(code: CloudError.Code, at: Date)
     /// Sync stopped for this reason.

@@ -84,15 +84,23 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
     public let fallbackOccurred: Bool
     /// Changes written on this device and not yet accepted by iCloud.
     public let pendingChanges: Int
-    /// The one sentence the settings screen shows.
+    /// The one sentence the settings screen shows (and a second when records from iCloud had values this device
+    /// could not take).
     public let copy: String
+    /// Records in the account's container with a value this device could not take, by name: what was wrong and
+    /// what was done. Sync goes on for everything else, so the state does not change for them; the copy names them.
+    public let fetchedRecordProblems: [String: String]
 
     /// Creates a status. Statuses come from ``derive(from:)``; this exists for tests that need a fake one.
-    public init(state: State, fallbackOccurred: Bool, pendingChanges: Int, copy: String) {
+    public init(
+        state: State, fallbackOccurred: Bool, pendingChanges: Int, copy: String,
+        fetchedRecordProblems: [String: String] = [:]
+    ) {
         self.state = state
         self.fallbackOccurred = fallbackOccurred
         self.pendingChanges = pendingChanges
         self.copy = copy
+        self.fetchedRecordProblems = fetchedRecordProblems
     }
 
     /// The pause reason, if paused.
@@ -143,6 +151,9 @@ public struct SyncFacts: Sendable, Hashable {
     public var pendingChanges: Int
     /// The time the facts were read, so that a retry on another day shows its date.
     public var now: Date?
+    /// Records in the account's container with a value this device could not take, by name: what was wrong and
+    /// what was done (``EngineState/fetchedRecordProblems``).
+    public var fetchedRecordProblems: [String: String] = [:]
 
     /// Creates facts.
     public init(
@@ -175,6 +186,22 @@ extension SyncStatus {
     /// - Parameter facts: The facts.
     /// - Returns: The status.
     public static func derive(from facts: SyncFacts) -> SyncStatus {
+        let status = deriveState(from: facts)
+        guard !facts.fetchedRecordProblems.isEmpty else { return status }
+        let names = facts.fetchedRecordProblems.keys.sorted()
+        let count = names.count == 1 ? "1 record" : "\(names.count) records"
+        let shown = names.prefix(3).map { "\($0) (\(facts.fetchedRecordProblems[$0]!))" }.joined(separator: ", ")
+        let more = names.count > 3 ? ", and \(names.count - 3) more" : ""
+        return SyncStatus(
+            state: status.state, fallbackOccurred: status.fallbackOccurred, pendingChanges: status.pendingChanges,
+            copy: status.copy
+                + " \(count) in your iCloud, written by another app or device, had values this device could not "
+                + "take: \(shown)\(more).",
+            fetchedRecordProblems: facts.fetchedRecordProblems)
+    }
+
+    /// The state and its copy, by the contract of ``derive(from:)``.
+    private static func deriveState(from facts: SyncFacts) -> SyncStatus {
         func paused(_ reason: PauseReason) -> SyncStatus {
             SyncStatus(
                 state: .paused(reason), fallbackOccurred: true, pendingChanges: facts.pendingChanges, copy: reason.copy)

@@ -1,3 +1,4 @@
+import DeviceStore
 import PrivateSyncFileSystem
 
 /// One `--field` argument, split at its first `=`, with its value read: `@@…` as `@…`, and `@FILE` as the file's
@@ -40,5 +41,23 @@ struct FieldAssignment: Sendable {
             assignments.append(FieldAssignment(left: left, text: text))
         }
         return assignments
+    }
+
+    /// Refuses a write of the keys the app's sync keeps for itself (`syncFieldVersions`, `syncCreatedAt`) unless the
+    /// caller asked to write them: imitating a hostile or broken client is what `--allow-reserved` is for, and a
+    /// test that means to write a record as another app does should not write them by accident.
+    ///
+    /// - Parameters:
+    ///   - assignments: The assignments.
+    ///   - allowed: Whether `--allow-reserved` was given.
+    /// - Throws: ``CLIError`` 65 naming the key and the flag.
+    static func checkReserved(_ assignments: [FieldAssignment], allowed: Bool) throws(CLIError) {
+        guard !allowed, let reserved = assignments.first(where: { Schema.reservedFieldNames.contains($0.key) }) else {
+            return
+        }
+        throw CLIError(
+            .dataError,
+            "\(reserved.key) is the app's own sync bookkeeping; write it only to imitate another client, with "
+                + "--allow-reserved")
     }
 }

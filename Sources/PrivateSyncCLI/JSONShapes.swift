@@ -81,8 +81,19 @@ struct StatusJSON: Encodable {
     let pendingChanges: Int
     let copy: String
     let nextAttempt: String?
+    /// Records from iCloud with a value this device could not take: each name and what was wrong and done.
+    let fetchedRecordProblems: [Problem]
+
+    /// A record from iCloud this device could not take whole.
+    struct Problem: Encodable {
+        let record: String
+        let problem: String
+    }
 
     init(_ status: SyncStatus) {
+        fetchedRecordProblems = status.fetchedRecordProblems.keys.sorted().map {
+            Problem(record: $0, problem: status.fetchedRecordProblems[$0]!)
+        }
         state = status.state.name
         reason = status.pauseReason?.rawValue
         fallbackOccurred = status.fallbackOccurred
@@ -106,10 +117,11 @@ struct StatusJSON: Encodable {
         try container.encode(pendingChanges, forKey: .pendingChanges)
         try container.encode(copy, forKey: .copy)
         try container.encode(nextAttempt, forKey: .nextAttempt)
+        try container.encode(fetchedRecordProblems, forKey: .fetchedRecordProblems)
     }
 
     private enum Keys: String, CodingKey {
-        case state, detail, reason, fallbackOccurred, pendingChanges, copy, nextAttempt
+        case state, detail, reason, fallbackOccurred, pendingChanges, copy, nextAttempt, fetchedRecordProblems
     }
 }
 

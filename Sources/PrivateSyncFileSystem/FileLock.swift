@@ -39,6 +39,19 @@ package final class FileLock: Sendable {
         try lock(folder, LOCK_EX, wait: wait)
     }
 
+    /// Locks `folder` exclusively if no one holds it, without waiting.
+    ///
+    /// - Parameter folder: The folder to lock; it is opened without following a final symbolic link.
+    /// - Returns: The held lock, or `nil` when another holder (in this process or another) has it.
+    /// - Throws: ``FileSystemError`` when the folder cannot be opened or locked for another reason.
+    package static func exclusiveIfFree(_ folder: String) throws(FileSystemError) -> FileLock? {
+        do {
+            return try lock(folder, LOCK_EX, wait: false)
+        } catch  where error.errno == EWOULDBLOCK {
+            return nil
+        }
+    }
+
     /// Locks `folder` shared: any number of shared holders at once, none while an exclusive one holds it.
     ///
     /// - Parameters:

@@ -59,6 +59,16 @@ package enum FileSystem {
         }
     }
 
+    /// Creates a folder that must not exist yet: of two processes creating it at once, exactly one succeeds.
+    ///
+    /// - Parameters:
+    ///   - path: The folder; its parent must exist.
+    ///   - permissions: Its permission bits (before the umask).
+    /// - Throws: ``FileSystemError`` with `EEXIST` when something is already there, or why it cannot be created.
+    package static func createNewDirectory(_ path: String, permissions: Int = 0o700) throws(FileSystemError) {
+        if mkdir(path, mode_t(permissions)) != 0 { throw FileSystemError(operation: "mkdir", path: path, errno: errno) }
+    }
+
     /// The names in a folder, sorted, without `.` and `..`.
     ///
     /// - Throws: ``FileSystemError`` when the folder cannot be read.
@@ -120,6 +130,14 @@ package enum FileSystem {
     /// How many temporary names this process has made, so that each is new.
     private static let temporaryNames = Atomic<Int>(0)
 
+    /// A name no other call of any process has made: `prefix`, the process identifier and a counter.
+    ///
+    /// - Parameter prefix: The name's start.
+    /// - Returns: The name.
+    package static func uniqueName(_ prefix: String) -> String {
+        prefix + "\(getpid())-\(temporaryNames.add(1, ordering: .relaxed).newValue)"
+    }
+
     /// Replaces a file's contents atomically and durably.
     ///
     /// - Parameters:
@@ -134,7 +152,7 @@ package enum FileSystem {
     {
         // Unique to this call, not only to this process: two threads replacing one file at once must not share a
         // temporary file (each would truncate and rename the other's).
-        let temporary = path + ".tmp-\(getpid())-\(temporaryNames.add(1, ordering: .relaxed).newValue)"
+        let temporary = path + uniqueName(".tmp-")
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode_t(permissions))
         guard fd >= 0 else { throw FileSystemError(operation: "open", path: temporary, errno: errno) }
         let code = writeAll(bytes, to: fd)

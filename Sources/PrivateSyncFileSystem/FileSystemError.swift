@@ -32,6 +32,9 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     /// Whether the path did not exist.
     public var isNotFound: Bool { errno == ENOENT }
 
+    /// Whether the call failed because something already exists at the path (`EEXIST`).
+    public var isAlreadyExisting: Bool { errno == EEXIST }
+
     public var description: String {
         if let reason { return "\(path) \(reason)" }
         return "\(operation) failed for \(path): \(String(cString: strerror(errno))) (errno \(errno))"

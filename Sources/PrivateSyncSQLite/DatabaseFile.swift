@@ -82,6 +82,17 @@ package enum DatabaseFile {
                 throw DatabaseFileError(.unreadable, path: path, detail: describe(errno: code))
             }
             guard create, !readOnly else { throw DatabaseFileError(.missing, path: path, detail: "no such file") }
+            // A write-ahead log whose database is gone (removed by hand, or by a tool that deleted the file first)
+            // would be replayed into the new file, which it does not belong to: refused, and left as it is.
+            // (Checked again for the database after the log: another process may have made both meanwhile.)
+            var log = stat()
+            if stat(path + "-wal", &log) == 0 && log.st_size > 0 && !FileSystem.exists(path) {
+                throw DatabaseFileError(
+                    .damaged, path: path + "-wal",
+                    detail: "a write-ahead log of \(log.st_size) bytes is there without its database, which SQLite "
+                        + "would replay into a new \(format.name); remove it (and any -shm) if its data is not "
+                        + "needed; nothing was changed")
+            }
             try createFile(at: path, format: format)
         } else if (info.st_mode & S_IFMT) != S_IFREG {
             throw DatabaseFileError(.notADatabase, path: path, detail: "it is not a regular file")

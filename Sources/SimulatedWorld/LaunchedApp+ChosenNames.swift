@@ -58,12 +58,6 @@ extension LaunchedApp {
     ) throws(StoreError)
         -> StoredRecord
     {
-        let account = device.session.account
-        switch type {
-        case .userCreated(let type):
-            return try stores.userCreated.insert(type, fields: fields, writtenUnder: account, name: name)
-        case .localOnly(let type):
-            return try stores.localOnly.insert(type, fields: fields, writtenUnder: account, name: name)
-        }
+        try stores.insert(type, chosenName: name, fields: fields, writtenUnder: device.session.account)
     }
 }

@@ -11,12 +11,13 @@ extension World {
         let container: any PrivateContainer & ICloudSettingsControls
         if let memoryCloud {
             container = MemoryContainer(
-                cloud: memoryCloud, identifier: containerIdentifier, session: session, clock: options.clock)
+                cloud: memoryCloud, identifier: containerIdentifier, session: session, clock: options.clock,
+                deployed: deployedSchema)
         } else {
             container = FileContainer(
                 cloudRoot: cloudRoot, identifier: containerIdentifier, session: session, clock: options.clock,
                 durability: options.durability, verifyIntegrity: options.verifyIntegrity,
-                verificationMemo: verificationMemo)
+                verificationMemo: verificationMemo, deployed: deployedSchema)
         }
         return AccountCloud(account: account, container: container) { [self] in
             try containerRecords(account: account)

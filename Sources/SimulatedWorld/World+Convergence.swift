@@ -29,7 +29,8 @@ extension World {
             if let account = device.session.account { candidates.insert(account) }
             let app: LaunchedApp
             do {
-                app = try resume(name)
+                // Read-only: a comparison writes nothing, and works on a read-only world.
+                app = try resume(name, readOnly: true)
             } catch let error as LaunchError where error.code == .neverLaunched {
                 reports.append(ConvergenceReport(device: name, account: nil))
                 continue

@@ -34,13 +34,17 @@ extension World {
                 known.insert(account)
                 signedIn[account, default: []].append(name)
             }
+            // Read under the app's lease (no reinstall replaces the files meanwhile), and read-only: the overview
+            // writes nothing, and works on a read-only world.
+            let lease = try device.leaseAppFiles()
+            defer { withExtendedLifetime(lease) {} }
             let launched = try LaunchRecord.load(appGroup: device.appGroup.path) != nil
             var userCreated: [WorldOverview.TypeCount] = []
             var localOnly: [WorldOverview.TypeCount] = []
             var pending = 0
             var status: SyncStatus?
             if launched {
-                let app = try resume(name)
+                let app = try resume(name, readOnly: true)
                 userCreated = counts(try app.stores.userCreated.countsByType())
                 localOnly = counts(try app.stores.localOnly.countsByType())
                 pending = try app.stores.userCreated.pendingChangeCount()

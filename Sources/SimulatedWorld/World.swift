@@ -139,6 +139,10 @@ public final class World: Sendable {
         }
     }
 
+    /// The production schema every account's container holds to: the world's user-created types (see
+    /// `SyncPartition.deployedSchema`), so that no client's save changes a type every device writes.
+    public var deployedSchema: DeployedSchema { partition.deployedSchema }
+
     /// The folder holding every account's folder (file backend).
     public var cloudRoot: String { home + "/cloud" }
     /// The folder holding every device's folder.
@@ -182,6 +186,11 @@ public final class World: Sendable {
             try FileSystem.move(staging, to: home)
         } catch {
             try? FileSystem.removeItem(staging)
+            // Another process's `init` moved its world into place first: this one is an existing world, as if it had
+            // come a moment later.
+            if FileSystem.exists(home + "/world.json") {
+                throw WorldError(.alreadyExists, "a world already exists at \(home); it was left untouched")
+            }
             throw WorldError(.fileSystem, "cannot create a world at \(home)", underlying: error)
         }
         return try World(home: home, partition: partition, containerIdentifier: containerIdentifier, options: options)
@@ -309,13 +318,15 @@ public final class World: Sendable {
         }
         if let memoryCloud {
             return behindFaults(
-                MemoryContainer(cloud: memoryCloud, identifier: identifier, session: session, clock: options.clock))
+                MemoryContainer(
+                    cloud: memoryCloud, identifier: identifier, session: session, clock: options.clock,
+                    deployed: deployedSchema))
         }
         return behindFaults(
             FileContainer(
                 cloudRoot: cloudRoot, identifier: identifier, session: session, clock: options.clock,
                 durability: options.durability, verifyIntegrity: options.verifyIntegrity,
-                verificationMemo: verificationMemo))
+                verificationMemo: verificationMemo, deployed: deployedSchema))
     }
 
     /// Wraps the container a device opens: how tests and the simulator count calls, crash mid-call, or plant bugs.

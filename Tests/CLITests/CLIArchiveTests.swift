@@ -53,4 +53,25 @@ struct CLIArchiveTests {
         let records = try cli.ok("record", "list", "--device", "A", "--json").json["records"] as? [[String: Any]]
         #expect(records?.count == 2)
     }
+
+    @Test("back on the archived account before syncing with the new one: the archive, and an edit in it, come back")
+    func archiveComesBackBeforeTheStoreIsBound() throws {
+        let cli = try CLIRunner.world(launching: "A")
+        let name = try cli.addCheckIn(mood: 1, on: "A").standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        try cli.syncNow("--device", "A")
+        try cli.ok("account", "sign-in", "bob", "--device", "A")
+        try cli.ok("record", "edit", name, "--device", "A", "--field", "mood=5")
+        try cli.ok("account", "start-fresh", "--device", "A")
+        #expect(Self.archives(cli).count == 1)
+        // Straight back to alice: the store, started afresh, is bound to no one yet.
+        try cli.ok("account", "sign-in", "alice", "--device", "A")
+        try cli.ok("sync", "now", "--device", "A")
+        #expect(Self.archives(cli).isEmpty, "\(Self.archives(cli))")
+        let records = try cli.ok("record", "list", "--device", "A", "--json").json["records"] as? [[String: Any]]
+        #expect(records?.count == 1)
+        #expect((records?.first?["fields"] as? [String: Any])?["mood"] as? Int == 5, "the edit made under bob is back")
+        let container = try cli.ok("cloud", "record", "list", "--account", "alice", "--json").json
+        let synced = (container["records"] as? [[String: Any]])?.first?["fields"] as? [String: Any]
+        #expect(synced?["mood"] as? Int == 5, "and it reached alice's container")
+    }
 }

@@ -292,7 +292,8 @@ struct CLIReadOnlyTests {
         let cli = try CLIRangeTests.world()
         let store = Self.store(cli)
         try Self.setMode(0o400, store)
-        for arguments in Self.reads {
+        // The convergence audit and the world page read every device too (written outside the world).
+        for arguments in Self.reads + [["audit", "--convergence"], ["inspect", "--html", cli.home + ".page.html"]] {
             let run = try cli.run(arguments)
             #expect(run.status == 0, "\(arguments.joined(separator: " ")): \(run.standardError)")
         }
@@ -312,7 +313,8 @@ struct CLIReadOnlyTests {
         let paths = Set(FileManager.default.subpaths(atPath: cli.home) ?? [])
         try Self.setModes(under: cli.home, folders: 0o500, files: 0o400)
         defer { try? Self.setModes(under: cli.home, folders: 0o700, files: 0o600) }
-        for arguments in Self.reads {
+        // The convergence audit and the world page read every device too (written outside the world).
+        for arguments in Self.reads + [["audit", "--convergence"], ["inspect", "--html", cli.home + ".page.html"]] {
             let run = try cli.run(arguments)
             #expect(run.status == 0, "\(arguments.joined(separator: " ")): \(run.standardError)")
             #expect(!run.standardError.contains("unreadable"), "\(arguments.joined(separator: " "))")

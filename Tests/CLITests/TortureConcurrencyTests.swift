@@ -337,4 +337,93 @@ struct TortureConcurrencyTests {
             #expect(try connection.query("PRAGMA integrity_check") { $0.text(0) } == ["ok"], "\(file) is corrupt")
         }
     }
+
+    @Test("edits racing a start-fresh: every acknowledged edit is in the archive, or on the device after it")
+    func editsRacingStartFresh() throws {
+        let cli = try CLIRunner.world(launching: "A")
+        let count = 1000 * Self.scale
+        let names = try cli.ok(
+            "record", "add", "Note", "--device", "A", "--count", "\(count)", "--field", "title=t", "--field", "body=b",
+            "--field", "date=now"
+        ).standardOutput.split(separator: "\n").map(String.init)
+        try cli.syncNow("--device", "A")
+        try cli.ok("account", "sign-in", "bob", "--device", "A")
+        let editors: [Client] = (0..<2).map { editor in
+            { step, _ in
+                let index = step * 2 + editor
+                return index < names.count
+                    ? ["record", "edit", names[index], "--device", "A", "--field", "title=e\(index)"] : nil
+            }
+        }
+        let fresh: Client = { step, _ in step == 0 ? ["account", "start-fresh", "--device", "A"] : nil }
+        let history = Self.run(cli, editors + [fresh])
+        let started = try #require(history.first { $0.command == "account start-fresh" })
+        #expect(started.isAcknowledged, "\(started.line)")
+        // An edit after the records went to the archive finds no record (66); every other ends 0.
+        for operation in history where operation.command == "record edit" {
+            #expect([0, 66].contains(operation.status), "\(operation.line)")
+        }
+        let archive = try #require(
+            FileManager.default.subpaths(atPath: cli.home)?.first {
+                $0.contains("/Archives/") && $0.hasSuffix(".store")
+            })
+        let connection = try Connection(path: cli.home + "/" + archive, mode: .readOnly)
+        let archived = Dictionary(
+            uniqueKeysWithValues: try connection.query("SELECT record_name, fields FROM records") {
+                ($0.text(0), $0.text(1))
+            })
+        var checked = 0
+        for operation in history where operation.command == "record edit" && operation.isAcknowledged {
+            let name = operation.arguments[2]
+            let title = String(operation.arguments.last!.dropFirst("title=".count))
+            #expect(archived[name]?.contains("\"\(title)\"") == true, "\(operation.line): the edit is not archived")
+            checked += 1
+        }
+        print("start-fresh torture (scale \(Self.scale)): \(checked) acknowledged edit(s) found in the archive")
+    }
+
+    @Test("one chosen name added to both stores at once: at most one add succeeds")
+    func chosenNameRacingAcrossStores() throws {
+        let cli = try CLIRunner.world(launching: "A")
+        let rounds = 10 * Self.scale
+        var both = 0
+        for round in 0..<rounds {
+            let name = "chosen-\(round)"
+            let history = Self.run(
+                cli,
+                [
+                    { step, _ in step == 0 ? Self.addNote("A", title: "n") + ["--name", name] : nil },
+                    { step, _ in
+                        step == 0
+                            ? [
+                                "record", "add", "Baseline", "--device", "A", "--name", name, "--field", "metric=hrv",
+                                "--field", "value=1", "--field", "computedAt=now", "--field", "windowDays=7",
+                            ] : nil
+                    },
+                ])
+            let acknowledged = history.filter(\.isAcknowledged).count
+            #expect(acknowledged == 1, "round \(round): \(history.map(\.line))")
+            if acknowledged == 2 { both += 1 }
+        }
+        #expect(both == 0)
+    }
+
+    @Test("one device name added by two processes at once: exactly one installs it")
+    func deviceAddRacing() throws {
+        let cli = try CLIRunner.world(launching: "A")
+        for round in 0..<(40 * Self.scale) {
+            let history = Self.run(
+                cli,
+                (0..<2).map { client in
+                    { step, _ in
+                        step == 0 ? ["device", "add", "D\(round)", "--account", client == 0 ? "alice" : "bob"] : nil
+                    }
+                })
+            #expect(history.filter(\.isAcknowledged).count == 1, "round \(round): \(history.map(\.line))")
+            #expect(history.allSatisfy { $0.status == 0 || $0.status == 65 }, "\(history.map(\.line))")
+            let winner = try #require(history.first { $0.isAcknowledged })
+            let listed = try TortureFilesTests.deviceEntry(cli, "D\(round)")
+            #expect(listed["account"] as? String == winner.arguments[4], "the installed device is the winner's")
+        }
+    }
 }

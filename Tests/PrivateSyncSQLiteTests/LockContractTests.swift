@@ -85,4 +85,25 @@ struct LockContractTests {
             "the other process's closing connection took the exclusive lock during the read, and deleted the log")
         #expect(try connection.scalarInt("SELECT count(*) FROM items") == 1, "nothing was lost")
     }
+
+    @Test("a write-ahead log whose database is gone is refused, not replayed into a new file, and left as it is")
+    func orphanLogIsRefused() throws {
+        let folder = try FileSystem.makeTemporaryDirectory(prefix: "lock-contract")
+        let path = folder + "/test.db"
+        let holder = try DatabaseFile.open(at: path, format: SQLiteLayerTests.format, create: true)
+        try holder.execute("PRAGMA wal_autocheckpoint = 0")
+        try holder.run("INSERT INTO items (name) VALUES ('in the log')")
+        // The database removed, its log left behind (by hand, or a tool that deleted the file first).
+        let orphan = folder + "/orphan.db"
+        // Read through SQLite's own open log: this process holds the database open.
+        let log = try #require(try holder.logFileStart(count: 1 << 20)).bytes
+        #expect(!log.isEmpty)
+        try FileSystem.writeAtomically(log, to: orphan + "-wal")
+        #expect(throws: DatabaseFileError.self) {
+            _ = try DatabaseFile.open(at: orphan, format: SQLiteLayerTests.format, create: true)
+        }
+        #expect(!FileSystem.exists(orphan), "no database was made beside it")
+        #expect(try FileSystem.read(orphan + "-wal") == log, "the log is untouched")
+        _ = holder
+    }
 }

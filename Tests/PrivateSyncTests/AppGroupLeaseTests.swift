@@ -78,4 +78,42 @@ struct AppGroupLeaseTests {
         #expect(written.withLock { $0.count } == 100)
         #expect(written.withLock { $0.filter { !held.contains($0) } } == [])
     }
+
+    /// The states a reinstall killed at each of its steps can leave: the old `Library` moved aside (whole), with or
+    /// without the fresh one laid out yet.
+    enum InterruptedReinstall: String, CaseIterable, CustomTestStringConvertible {
+        case movedAsideOnly = "the old Library moved aside, no fresh one yet"
+        case freshLaidOutPartly = "the old Library moved aside, the fresh one without Preferences"
+        case freshLaidOut = "a fresh Library, the old one not yet removed"
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "a reinstall killed part-way is finished by the next launch: a genuine first launch",
+        arguments: InterruptedReinstall.allCases)
+    func interruptedReinstallIsFinishedByTheNextLaunch(_ state: InterruptedReinstall) throws {
+        let world = try TestWorld(backend: .file)
+        let device = try world.addDevice("phone", account: "alice", sync: true)
+        try world.launch("phone").checkIn(3)
+        let appGroup = device.appGroup
+        // As the reinstall leaves it when killed after the step: moved whole, so no store is half gone.
+        try FileSystem.move(appGroup.library, to: appGroup.path + "/.reinstalling-99-1")
+        switch state {
+        case .movedAsideOnly: break
+        case .freshLaidOutPartly:
+            try FileSystem.createDirectory(appGroup.caches)
+        case .freshLaidOut:
+            for folder in [appGroup.library, appGroup.caches, appGroup.preferences] {
+                try FileSystem.createDirectory(folder)
+            }
+        }
+        let app = try world.launch("phone")
+        #expect(try FileSystem.contents(ofDirectory: appGroup.path) == ["Library"], "what was moved aside is gone")
+        #expect(FileSystem.isDirectory(appGroup.caches) && FileSystem.isDirectory(appGroup.preferences))
+        #expect(try app.stores.userCreated.records().isEmpty, "the store is a fresh one")
+        #expect(try app.status().state == .off, "the preference a killed reinstall did not restore reads never set")
+        try app.checkIn(4)
+        #expect(try app.stores.userCreated.records().count == 1)
+    }
 }

@@ -41,6 +41,7 @@ struct EngineStateStoreTests {
         state.epoch = 5
         state.reducedBatchSize = 50
         state.batchStreak = 6
+        state.fetchedRecordProblems = ["far": "its syncCreatedAt is out of range", "near": "a; b"]
         return state
     }
 
@@ -55,6 +56,7 @@ struct EngineStateStoreTests {
         "sent_deletes": .integer(11), "fetched_modifications": .integer(12), "fetched_deletions": .integer(13),
         "conflicts_resolved": .integer(14), "epoch": .integer(5), "batch_size": .integer(50),
         "batch_streak": .integer(6),
+        "fetched_record_problems": .text("far\tits syncCreatedAt is out of range\nnear\ta; b\n"),
     ]
 
     static func openStore(in world: TestWorld) throws -> RecordStore<UserCreated> {

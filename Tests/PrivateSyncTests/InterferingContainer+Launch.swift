@@ -9,13 +9,13 @@ extension InterferingContainer {
     /// Launches a device whose container a test can interfere with (or hook).
     static func launch(
         _ world: TestWorld, _ name: String, databasePageSize: Int? = nil, failingDatabaseCall: Int? = nil,
-        itemLimit: Int? = nil
+        itemLimit: Int? = nil, zonePageSize: Int? = nil
     ) throws -> (LaunchedApp, InterferingContainer) {
         let box = Mutex<InterferingContainer?>(nil)
         let app = try world.launch(name) { base in
             let container = InterferingContainer(
                 base: base, databasePageSize: databasePageSize, failingDatabaseCall: failingDatabaseCall,
-                itemLimit: itemLimit)
+                itemLimit: itemLimit, zonePageSize: zonePageSize)
             box.withLock { $0 = container }
             return container
         }

@@ -9,14 +9,16 @@ import Synchronization
 
 /// A pass-through container whose calls a test can interfere with, to make a user's action (or a server's answer)
 /// land between two requests of one cycle: a hook before a zone is saved, before a zone fetch, after it returned,
-/// and before a modify request; a request limit that stays low; a page size for database changes; and a failure of the n-th
-/// database-changes call.
+/// and before a modify request; a request limit that stays low; a page size for database and for zone changes; and a
+/// failure of the n-th database-changes call.
 final class InterferingContainer: ForwardingContainer {
     let base: any PrivateContainer
     let databasePageSize: Int?
     let failingDatabaseCall: Int?
     /// The most items a modify request may carry before the server refuses it with `limitExceeded`.
     let itemLimit: Int?
+    /// The most changes a page of zone changes holds (the engine asks for CloudKit's default).
+    let zonePageSize: Int?
     let beforeZoneSave = Mutex<(@Sendable () async -> Void)?>(nil)
     let beforeZoneFetch = Mutex<(@Sendable () async -> Void)?>(nil)
     let afterZoneFetch = Mutex<(@Sendable () async -> Void)?>(nil)
@@ -27,8 +29,9 @@ final class InterferingContainer: ForwardingContainer {
 
     init(
         base: any PrivateContainer, databasePageSize: Int? = nil, failingDatabaseCall: Int? = nil,
-        itemLimit: Int? = nil
+        itemLimit: Int? = nil, zonePageSize: Int? = nil
     ) {
+        self.zonePageSize = zonePageSize
         self.base = base
         self.databasePageSize = databasePageSize
         self.failingDatabaseCall = failingDatabaseCall
@@ -68,7 +71,8 @@ final class InterferingContainer: ForwardingContainer {
         -> RecordZoneChanges
     {
         if let hook = Self.take(beforeZoneFetch) { await hook() }
-        let page = try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
+        let page = try await base.recordZoneChanges(
+            in: zoneID, since: token, resultsLimit: zonePageSize ?? resultsLimit)
         if let hook = Self.take(afterZoneFetch) { await hook() }
         return page
     }

@@ -14,13 +14,11 @@ import Testing
 struct SyncEngineRefusedItemTests {
     @Test("a record the server rejects for good does not hold back the others")
     func oneRejectedRecordDoesNotBlockTheQueue() async throws {
-        let (_, phone, container) = try InterferingContainer.launchPhone()
+        let world = try makeWorld("phone")
+        let phone = try world.launch("phone") { base in RefusingNotes(base: base) }
         await phone.sync()
-        // Another client (an older app version) saved CheckIn.note as an int64, so a text note is refused.
-        var legacy = try Record(
-            recordType: "CheckIn", recordID: RecordID(recordName: "legacy", zoneID: InterferingContainer.engineZone))
-        legacy["note"] = .int64(1)
-        _ = try await container.base.modifyRecords(saving: [legacy], deleting: [])
+        // The server refuses every save of a CheckIn with a note for good (as it would a value of another type than
+        // a field's, had another client fixed that type first).
         let rejected = try phone.checkIn(1, note: "text")
         for mood in 2...6 { try phone.checkIn(Int64(mood)) }
         let report = try #require(await phone.sync(force: true))
@@ -61,6 +59,33 @@ private final class StrippingSystemFields: InterceptingContainer {
             var stripped = Record(recordType: saved.recordType, recordID: saved.recordID, systemFields: nil)
             for key in saved.allKeys { stripped[key] = saved[key] }
             result.saveResults[id] = .success(stripped)
+        }
+        return .modified(result)
+    }
+}
+
+/// A container double that refuses, for good (`invalidArguments`), every save of a record carrying a `note`.
+private final class RefusingNotes: InterceptingContainer {
+    let base: any PrivateContainer
+    var identifier: ContainerIdentifier { base.identifier }
+
+    init(base: any PrivateContainer) {
+        self.base = base
+    }
+
+    func intercept(_ call: InterceptedCall) async throws(CloudError) -> InterceptedCall.Reply {
+        guard case .modifyRecords(let saving, let deleting, let policy, let atomically) = call else {
+            return try await base.perform(call)
+        }
+        let refused = saving.filter { $0["note"] != nil }
+        let reply = try await base.perform(
+            .modifyRecords(
+                saving: saving.filter { $0["note"] == nil }, deleting: deleting, savePolicy: policy,
+                atomically: atomically))
+        guard case .modified(var result) = reply else { return reply }
+        for record in refused {
+            result.saveResults[record.recordID] = .failure(
+                CloudError(.invalidArguments, "field note of record type CheckIn holds int64 values"))
         }
         return .modified(result)
     }

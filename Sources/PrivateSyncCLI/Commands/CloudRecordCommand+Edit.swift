@@ -18,11 +18,13 @@ extension CloudRecordCommand {
         @Option(valueName: "ZONE", help: CommandHelp.zone, parsing: .zone) var zone: ZoneID?
         @Option(valueName: "KEY=VALUE", help: CommandHelp.cloudField) var field: [String]
         @Flag(help: "Save from an outdated copy (an old change tag).") var stale: Bool
+        @Flag(help: CommandHelp.allowReserved) var allowReserved: Bool
         @Flag(help: CommandHelp.json) var json: Bool
 
         nonisolated func run(_ cli: CLI) async throws -> ExitCode {
             // Value files are read before any file of the world is open (see FieldAssignment).
             let assignments = try FieldAssignment.read(field, form: "KEY=VALUE or KEY:TYPE=VALUE")
+            try FieldAssignment.checkReserved(assignments, allowed: allowReserved)
             let (world, cloud) = try cli.accountCloud(account)
             try cli.requireDatabase(world, cloud, for: "no record named \(name)")
             // The record's type decides how declared fields are read, so it is fetched first (reading changes nothing).

@@ -21,11 +21,13 @@ extension CloudRecordCommand {
         var name: String?
         @Option(valueName: "ZONE", help: CommandHelp.zone, parsing: .zone) var zone: ZoneID?
         @Option(valueName: "KEY=VALUE", help: CommandHelp.cloudField) var field: [String]
+        @Flag(help: CommandHelp.allowReserved) var allowReserved: Bool
         @Flag(help: CommandHelp.json) var json: Bool
 
         nonisolated func run(_ cli: CLI) async throws -> ExitCode {
             // Value files are read before any file of the world is open (see FieldAssignment).
             let assignments = try FieldAssignment.read(field, form: "KEY=VALUE or KEY:TYPE=VALUE")
+            try FieldAssignment.checkReserved(assignments, allowed: allowReserved)
             let (world, cloud) = try cli.accountCloud(account)
             let fields = try FieldParsing.parseForContainer(
                 assignments, declared: world.partition.schema.recordType(named: type), typeName: type,

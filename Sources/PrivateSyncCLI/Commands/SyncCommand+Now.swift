@@ -36,6 +36,8 @@ extension SyncCommand {
             let outcome: String?
             let stoppedBecause: String?
             let refusedRequests: Int
+            /// The records fetched in this cycle with a value this device could not take.
+            let fetchedRecordProblems: [StatusJSON.Problem]
             let requests: [RequestJSON]
             let status: StatusJSON
         }
@@ -105,6 +107,10 @@ extension SyncCommand {
                         fetchedDeletions: report?.fetchedDeletions ?? 0,
                         conflictsResolved: report?.conflictsResolved ?? 0, outcome: report?.outcome?.encoded,
                         stoppedBecause: report?.stoppedBecause?.rawValue, refusedRequests: report?.refusedRequests ?? 0,
+                        fetchedRecordProblems: (report?.events ?? []).compactMap { event in
+                            guard case .fetchedRecordProblem(let name, let problem) = event else { return nil }
+                            return StatusJSON.Problem(record: name, problem: problem)
+                        },
                         requests: (report?.requests ?? []).map(RequestJSON.init), status: StatusJSON(status)))
                 return exit
             }
@@ -120,6 +126,10 @@ extension SyncCommand {
                         Terminal.line("  the attempt failed: \(code); it will be retried")
                     }
                     if let stopped = report.stoppedBecause { Terminal.line("  the cycle stopped: \(stopped)") }
+                    for case .fetchedRecordProblem(let name, let problem) in report.events {
+                        Terminal.line(
+                            "  record \(TextEscaping.escape(name)) from iCloud: \(TextEscaping.escape(problem))")
+                    }
                     if verbose {
                         for (index, request) in report.requests.enumerated() {
                             Terminal.line("  request \(index + 1): \(request)")

@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+
+/// What other clients write into the container is untrusted: a web client, an older build or a hostile one can put
+/// any value into any field, the engine's reserved keys included. One such record once took every device of the
+/// account out of service (its field version's time, 99,999,999,999 seconds, became the record's modification time,
+/// which the store's opening check then refused at every command). Now each fetched record is judged as the store
+/// will judge it: a reserved value out of range is set aside (the record read as another client's), a record that
+/// still cannot be stored is left in the container; either way it is named in `sync now`'s output and the status,
+/// and every device goes on working.
+@Suite("CLI: untrusted records from the container")
+struct CLIUntrustedRecordTests {
+    /// A record another client puts: its fields, as `cloud record put --field` takes them.
+    struct HostileRecord: Sendable, CustomTestStringConvertible {
+        let fields: [String]
+        /// Whether the device must name it as a record it could not take whole.
+        let named: Bool
+
+        var testDescription: String { fields.joined(separator: " ") }
+    }
+
+    static let huge = String(repeating: "9", count: 400)
+    static let base = ["mood=1", "date=now"]
+
+    /// Every out-of-range value in each reserved key, and extreme values of every field kind.
+    static let cases: [HostileRecord] =
+        [
+            "mood=99999999999@web", "mood=-99999999999@web", "mood=1e308@web", "mood=-1e308@web", "mood=nan@web",
+            "mood=inf@web", "mood=-inf@web", "mood=1@web;date=\(huge)@web",
+            "mood=5@" + String(repeating: "d", count: 300),
+        ].map {
+            HostileRecord(fields: base + ["syncFieldVersions=\($0)"], named: true)
+        }
+        + [
+            "garbage", "mood=5", "mood=@x", "mood=5@x;date",
+        ].map { HostileRecord(fields: base + ["syncFieldVersions=\($0)"], named: true) } + [
+            HostileRecord(fields: base + ["syncCreatedAt:date=9999-12-31T23:59:59.999999999Z"], named: true),
+            HostileRecord(fields: base + ["syncCreatedAt:date=0001-01-01"], named: true),
+            // Versions that read, in range: taken as they are (edited at 2001-01-01; a version of no field; none).
+            HostileRecord(fields: base + ["syncFieldVersions=mood=1@x;date=1@x"], named: false),
+            HostileRecord(fields: base + ["syncFieldVersions==5@x"], named: false),
+            HostileRecord(fields: base + ["syncFieldVersions=;;;"], named: false),
+            // Every field kind at its extremes, and fields the app's schema does not declare.
+            HostileRecord(fields: ["mood=9223372036854775807", "date=9999-12-31T23:59:59.999999999Z"], named: false),
+            HostileRecord(fields: ["mood=-9223372036854775808", "date=0001-01-01", "energy=-1"], named: false),
+            HostileRecord(fields: base + ["extra:double=1e308", "tiny:double=-1e-308"], named: false),
+            HostileRecord(
+                fields: base + ["blob:bytes=AAEC", "where:location=90,180", "other:reference=x"], named: false),
+            HostileRecord(fields: base + ["when:list<date>=0001-01-01", "when:list<date>=9999-12-31"], named: false),
+            HostileRecord(fields: base + ["note=" + String(repeating: "\u{202E}é\u{7}", count: 100)], named: false),
+        ]
+
+    /// Values a deployed type cannot take: refused by the container, as CloudKit's production environment refuses
+    /// them, whoever saves them (otherwise the first save would fix the type and every device's save would fail).
+    static let refusedByTheContainer: [[String]] = [
+        base + ["syncFieldVersions:int64=5"], base + ["syncFieldVersions:list<string>=a"],
+        base + ["syncCreatedAt:string=yesterday"], base + ["syncCreatedAt:int64=5"],
+        ["mood:string=high", "date=now"], ["mood=1", "date:string=tuesday"], base + ["energy:double=1.5"],
+    ]
+
+    @Test("a record of another client with any value in any key leaves every device working", arguments: cases)
+    func hostileRecordLeavesDevicesWorking(_ hostile: HostileRecord) throws {
+        let cli = try CLIRunner.world(launching: "phone", "tablet")
+        try cli.ok(
+            ["cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--name", "far", "--allow-reserved"]
+                + hostile.fields.flatMap { ["--field", $0] })
+        for device in ["phone", "tablet"] {
+            let sync = try cli.ok("sync", "now", "--device", device)
+            #expect(sync.standardOutput.contains("record far from iCloud") == hostile.named, "\(sync.standardOutput)")
+            let status = try cli.ok("sync", "status", "--device", device, "--json").json
+            #expect(status["state"] as? String == "on", "\(status)")
+            let problems = status["fetchedRecordProblems"] as? [[String: Any]] ?? []
+            #expect(problems.map { $0["record"] as? String } == (hostile.named ? ["far"] : []))
+            // Every command that reads the store works, and the device still writes and syncs.
+            try cli.ok("record", "list", "--device", device)
+            try cli.ok("record", "list", "--device", device, "--json")
+            try cli.ok("inspect", "--device", device)
+            try cli.ok("launch", "--device", device)
+            let added = try cli.addCheckIn(mood: 3, on: device).standardOutput
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            try cli.ok("sync", "now", "--device", device)
+            let container = try cli.ok("cloud", "record", "list", "--account", "alice", "--json").standardOutput
+            #expect(container.contains(added), "a write after the hostile record still reached the container")
+        }
+        try cli.ok("audit")
+    }
+
+    @Test(
+        "a value of another type in a deployed field is refused by the container, reserved keys included",
+        arguments: refusedByTheContainer)
+    func deployedTypesCannotChange(_ fields: [String]) throws {
+        let cli = try CLIRunner.world(launching: "phone")
+        let run = try cli.run(
+            ["cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--allow-reserved"]
+                + fields.flatMap { ["--field", $0] })
+        #expect(run.status == 65 && run.standardError.contains("invalidArguments"), "\(run.standardError)")
+        try cli.addCheckIn(mood: 2, on: "phone")
+        try cli.ok("sync", "now", "--device", "phone")
+    }
+
+    @Test("a later sound version of the record takes it off the list; so does its deletion")
+    func soundVersionClearsTheProblem() throws {
+        let cli = try CLIRunner.world(launching: "phone")
+        try cli.ok(
+            "cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--name", "far", "--allow-reserved",
+            "--field", "mood=1", "--field", "date=now", "--field", "syncFieldVersions=mood=99999999999@web")
+        try cli.ok("sync", "now", "--device", "phone")
+        #expect(
+            (try cli.ok("sync", "status", "--device", "phone", "--json").json["fetchedRecordProblems"] as? [Any])?.count
+                == 1)
+        try cli.ok(
+            "cloud", "record", "edit", "far", "--account", "alice", "--allow-reserved", "--field",
+            "syncFieldVersions=mood=5@web")
+        try cli.ok("sync", "now", "--device", "phone")
+        #expect(
+            (try cli.ok("sync", "status", "--device", "phone", "--json").json["fetchedRecordProblems"] as? [Any])?.count
+                == 0)
+        try cli.ok(
+            "cloud", "record", "edit", "far", "--account", "alice", "--allow-reserved", "--field",
+            "syncFieldVersions=mood=-1e300@web")
+        try cli.ok("sync", "now", "--device", "phone")
+        #expect(
+            (try cli.ok("sync", "status", "--device", "phone", "--json").json["fetchedRecordProblems"] as? [Any])?.count
+                == 1)
+        try cli.ok("cloud", "record", "delete", "far", "--account", "alice")
+        try cli.ok("sync", "now", "--device", "phone")
+        #expect(
+            (try cli.ok("sync", "status", "--device", "phone", "--json").json["fetchedRecordProblems"] as? [Any])?.count
+                == 0)
+    }
+
+    @Test("cloud record put and edit write the reserved keys only with --allow-reserved")
+    func reservedKeysNeedTheFlag() throws {
+        let cli = try CLIRunner.world(launching: "phone")
+        for key in ["syncFieldVersions=mood=1@x", "syncCreatedAt:date=now"] {
+            let run = try cli.exits(
+                65, "cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--field", "mood=1",
+                "--field", key)
+            #expect(run.standardError.contains("--allow-reserved"))
+        }
+        try cli.ok(
+            "cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--name", "c", "--field", "mood=1")
+        try cli.exits(65, "cloud", "record", "edit", "c", "--account", "alice", "--field", "syncCreatedAt:date=now")
+    }
+}

@@ -75,7 +75,7 @@ public struct EngineState: Sendable, Hashable {
     /// value out of every range the store keeps: a creation time in the year 5000, a field version stamped 1e300),
     /// by name: what was wrong and what was done (stored without that value, or not stored). Everything else
     /// syncs; a later version of the record without the problem, or its deletion, takes it off the list. At most
-    /// ``fetchedRecordProblemLimit`` are named.
+    /// 50 are named.
     public package(set) var fetchedRecordProblems: [String: String] = [:]
     /// The most records ``fetchedRecordProblems`` names (each at most 255 bytes of name and 300 of problem, so the list
     /// stays well inside the 64 KiB a store's text value may hold).

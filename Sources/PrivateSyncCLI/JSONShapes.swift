@@ -51,10 +51,10 @@ enum JSONValue: Encodable, Sendable {
 
 /// How values are written in output.
 enum Formats {
-    /// ISO 8601, UTC, with fractional seconds only when there are any.
+    /// ISO 8601, UTC, proleptic Gregorian, with the fewest fraction digits that read back to the same date
+    /// (``DateArgument/text(_:)``): what is printed can be typed back unchanged.
     static func iso(_ date: Date) -> String {
-        let whole = date.timeIntervalSinceReferenceDate.rounded(.down) == date.timeIntervalSinceReferenceDate
-        return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: !whole))
+        DateArgument.text(date)
     }
 
     /// A field value for a human: short, and escaped (``TextEscaping``), so that it stays on its line and a string's

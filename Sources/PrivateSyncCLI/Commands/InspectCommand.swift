@@ -150,7 +150,9 @@ struct InspectCommand: RunnableCommand {
         try PageFile.check(path, option: "--html")
         let world = try cli.world()
         let overview = try world.overview()
-        try PageFile.write(WorldPage.render(overview, home: cli.home), to: path)
+        try PageFile.write(WorldPage.render(overview, home: cli.home), to: path, option: "--html")
+        // Printed to standard output (`-`), the page is the whole output.
+        guard path != "-" else { return .success }
         Terminal.line(
             "Wrote the world page (\(overview.devices.count) device(s), \(overview.accounts.count) account(s)) to \(path)"
         )

@@ -124,8 +124,8 @@ struct SimulateCommand: RunnableCommand {
                 pages = summary.failures.map { (timeline + "/seed-\($0.seed).html", $0) }
             }
             for (path, run) in pages {
-                try PageFile.write(TimelinePage.render(run, replay: replay(run.seed)), to: path)
-                if !json && !trace { Terminal.line("Timeline of seed \(run.seed): \(path)") }
+                try PageFile.write(TimelinePage.render(run, replay: replay(run.seed)), to: path, option: "--timeline")
+                if !json && !trace && path != "-" { Terminal.line("Timeline of seed \(run.seed): \(path)") }
             }
         }
         let report = SweepReport(

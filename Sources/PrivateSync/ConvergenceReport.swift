@@ -114,9 +114,7 @@ extension LaunchedApp {
                 report.differences.append(
                     .init(
                         recordName: name, kind: .differentTimes, explainedByPendingChange: pending.contains(name),
-                        detail:
-                            "created \(mine.createdAt) here, \(theirs.createdAt) there; modified \(mine.modifiedAt) here, \(theirs.modifiedAt) there"
-                    ))
+                        detail: Self.timesDetail(mine: mine, theirs: theirs)))
             }
         }
         for name in names.sorted() {
@@ -127,5 +125,25 @@ extension LaunchedApp {
         }
         report.differences.sort { ($0.recordName, $0.kind.rawValue) < ($1.recordName, $1.kind.rawValue) }
         return report
+    }
+
+    /// Which of two copies' times differ, each to the microsecond with how far apart (a difference under a second
+    /// once printed as two identical times).
+    static func timesDetail(mine: StoredRecord, theirs: StoredRecord) -> String {
+        func time(_ date: Date) -> String {
+            let seconds = date.timeIntervalSinceReferenceDate
+            let micros = Int64(((seconds - seconds.rounded(.down)) * 1_000_000).rounded(.down))
+            let fraction = String(micros)
+            return "\(SyncStatus.calendarDate(date)) \(SyncStatus.clockTime(date).dropLast(4))."
+                + String(repeating: "0", count: 6 - fraction.count) + fraction + " UTC"
+        }
+        var parts: [String] = []
+        for (what, here, there) in [
+            ("created", mine.createdAt, theirs.createdAt), ("modified", mine.modifiedAt, theirs.modifiedAt),
+        ] where here != there {
+            let apart = abs(here.timeIntervalSince(there))
+            parts.append("\(what) \(time(here)) here, \(time(there)) there (\(apart) s apart)")
+        }
+        return parts.joined(separator: "; ")
     }
 }

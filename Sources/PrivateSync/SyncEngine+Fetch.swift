@@ -171,7 +171,7 @@ extension SyncEngine {
             let merge = mergeOutcome(local: local, server: server)
             if merge.tooLarge { applied.tooLarge.append(name) }
             try state.putRecord(merge.record, serverFields: cloud.systemFields)
-            if merge.record.fields == server.fields && merge.record.fieldVersions == server.fieldVersions {
+            if merge.record.matchesForUpload(server) {
                 try state.removePendingChange(named: name, ifRevision: pending.revision)
             }
         }

@@ -313,7 +313,7 @@ extension SyncEngine {
             from: serverRecord, origin: local.origin, existing: local, serverTimes: isPlanted(.serverTimesOnFetch))
         let merge = mergeOutcome(local: local, server: server)
         try state.putRecord(merge.record, serverFields: serverRecord.systemFields)
-        if merge.record.fields == server.fields && merge.record.fieldVersions == server.fieldVersions {
+        if merge.record.matchesForUpload(server) {
             try state.removePendingChange(named: name, ifRevision: pending.revision)
         }
         // Every conflict counts, whichever side the merge kept.
@@ -330,7 +330,9 @@ extension SyncEngine {
     func mergeOutcome(local: StoredRecord, server: StoredRecord) -> (record: StoredRecord, tooLarge: Bool) {
         let resolved = resolver.resolve(local: local, server: server)
         // The record's times are its own whatever the resolver kept: created when its earliest version was (two
-        // devices that created one name agree on it), modified at its latest surviving field edit.
+        // devices that created one name agree on it: a merge that keeps an earlier creation than the server's is
+        // sent, `matchesForUpload`, so the server and every device end on the earliest), modified at its latest
+        // surviving field edit.
         let created = min(local.createdAt, server.createdAt)
         let merged = StoredRecord(
             name: resolved.name, type: resolved.type, fields: resolved.fields, fieldVersions: resolved.fieldVersions,
@@ -359,5 +361,17 @@ extension SyncEngine {
             outcome.setAside.insert(name)
             outcome.failure = error
         }
+    }
+}
+
+extension StoredRecord {
+    /// Whether a merge leaves nothing to send: its fields, their versions and its creation time are the server's.
+    /// (The creation time counts: two devices that created one name each keep the earlier of the two; one that kept
+    /// an earlier time than the server's once never sent it, and the two never converged.)
+    ///
+    /// - Parameter server: The server's version, as this device reads it.
+    /// - Returns: Whether the server already holds this record.
+    func matchesForUpload(_ server: StoredRecord) -> Bool {
+        fields == server.fields && fieldVersions == server.fieldVersions && createdAt == server.createdAt
     }
 }

@@ -2,6 +2,8 @@ import Foundation
 import PrivateSyncSQLite
 import Testing
 
+@testable import PrivateSyncCLI
+
 @Suite("CLI: audit")
 struct CLIAuditTests {
     /// A world where phone (alice) synced one CheckIn.
@@ -48,5 +50,27 @@ struct CLIAuditTests {
         let findings = run.json["findings"] as? [[String: Any]]
         #expect(findings?.map { $0["kind"] as? String } == ["wrongAccount"])
         #expect((findings?.first?["detail"] as? String)?.contains("bob's container") == true)
+    }
+
+    @Test("audit --convergence shows creation times that differ by less than a second as different")
+    func subSecondTimesDifferVisibly() throws {
+        let cli = try CLIRunner.world(launching: "A")
+        try cli.ok(
+            "record", "add", "Note", "--device", "A", "--name", "tag", "--field", "title=a", "--field", "body=b",
+            "--field", "date=now")
+        try cli.ok("sync", "now", "--device", "A")
+        let listed = try cli.ok("record", "list", "--device", "A", "--json").json["records"] as? [[String: Any]]
+        let created = try #require(listed?.first?["createdAt"] as? String)
+        // Another client moves the creation time by 0.3 s (the same second, unless it crosses one).
+        let shifted = try #require(DateArgument.parse(created, now: Date())).addingTimeInterval(0.3)
+        try cli.ok(
+            "cloud", "record", "edit", "tag", "--account", "alice", "--allow-reserved", "--field",
+            "syncCreatedAt:date=\(DateArgument.text(shifted))")
+        let audit = try cli.exits(1, "audit", "--convergence")
+        let line = try #require(audit.standardOutput.split(separator: "\n").first { $0.contains("differentTimes") })
+        let parts = line.components(separatedBy: " here, ")
+        #expect(
+            parts.count == 2 && !parts[1].hasPrefix(parts[0].components(separatedBy: "created ").last ?? ""), "\(line)")
+        #expect(line.contains("s apart"), "\(line)")
     }
 }

@@ -144,4 +144,42 @@ struct SyncEngineConvergenceTests {
             phoneSeen.tally.acceptedSaves == 7 && tabletSeen.tally.acceptedSaves == 1
                 && tabletSeen.tally.acceptedDeletes == 1)
     }
+
+    /// In which order the two creators of one name reach the server.
+    enum CreatorsOrder: String, CaseIterable, CustomTestStringConvertible {
+        case laterSyncsFirst = "the later creator syncs first"
+        case laterSendsFirst = "the later creator sends first, both send only"
+        case earlierSyncsFirst = "the earlier creator syncs first"
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "one name created on two devices converges on the earlier creation time, in every order",
+        arguments: CreatorsOrder.allCases)
+    func sameNameCreatedTwiceConverges(_ order: CreatorsOrder) async throws {
+        let (world, phone, tablet) = try launchedPhoneAndTablet()
+        let fields: [String: FieldValue] = ["mood": .int64(1), "date": .date(world.clock.now())]
+        let earlier = try phone.add("CheckIn", name: "tag", fields: fields)
+        world.clock.advance(by: 0.3)
+        try tablet.add("CheckIn", name: "tag", fields: fields.merging(["mood": .int64(2)]) { $1 })
+        switch order {
+        case .laterSyncsFirst:
+            await tablet.sync(force: true)
+            await phone.sync(force: true)
+        case .laterSendsFirst:
+            await tablet.sendChanges(force: true)
+            await phone.sendChanges(force: true)
+        case .earlierSyncsFirst:
+            await phone.sync(force: true)
+            await tablet.sync(force: true)
+        }
+        await syncUntilQuiet([phone, tablet])
+        for app in [phone, tablet] {
+            let record = try #require(try app.stores.userCreated.record(named: "tag"))
+            #expect(record.createdAt == earlier.createdAt, "\(app.device.name) keeps another creation time")
+        }
+        let reports = try world.world.convergenceAudit()
+        #expect(reports.count == 2 && reports.allSatisfy(\.isConverged), "\(reports)")
+    }
 }

@@ -169,9 +169,13 @@ extension SyncEngine {
             }
             if keysReset && handled { emit(.encryptedDataReset(zoneID), &report) }
             if !handled {
-                throw .pause(
-                    .userDeletedZone, persistent: true,
-                    message: "the user deleted this app's data from iCloud settings (zone \(zoneID) is gone)")
+                // Only a purge says the user did it (Settings › iCloud); a plain deletion may be another device's or
+                // another client's, which this device cannot tell apart.
+                let message =
+                    deletions.last?.reason == .purged
+                    ? "the user deleted this app's data from iCloud settings (zone \(zoneID) was purged)"
+                    : "the app's zone \(zoneID) was deleted from iCloud (by the user, another device or another client)"
+                throw .pause(.userDeletedZone, persistent: true, message: message)
             }
             if !page.moreComing { return }
         }

@@ -120,4 +120,15 @@ struct CLISyncNowTests {
         #expect(status["state"] as? String == "paused")
         #expect(status["reason"] as? String == "missingEntitlement")
     }
+
+    @Test("a zone another client deleted is not recorded as the user's doing; only a purge is")
+    func zoneDeletedByAnotherClientNamesNoCulprit() throws {
+        let cli = try CLIRunner.syncedWorld(device: "A", mood: 1)
+        try cli.ok("cloud", "zone", "delete", "PrivateSyncZone", "--account", "alice")
+        try cli.exits(69, "sync", "now", "--device", "A")
+        let engine = try cli.ok("inspect", "--device", "A", "--json").json["engine"] as? [String: Any]
+        let error = engine?["lastError"] as? String ?? ""
+        #expect(error.contains("by the user, another device or another client"), "\(error)")
+        #expect(!error.contains("iCloud settings"), "\(error)")
+    }
 }

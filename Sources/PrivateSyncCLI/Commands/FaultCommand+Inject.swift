@@ -30,7 +30,8 @@ extension FaultCommand {
             parsing: .wholeNumber(in: 1...PersistentFaults.maximumCount))
         var count: Int?
         @Option(
-            valueName: "N", help: "Let the first N calls it applies to through, then strike (default 0).",
+            valueName: "N",
+            help: "Let the first N calls it applies to through, then strike (default 0; never counts accountStatus).",
             parsing: .wholeNumber(in: 0...PersistentFaults.maximumCount))
         var after: Int?
         @Option(

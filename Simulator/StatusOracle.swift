@@ -54,6 +54,11 @@ enum StatusOracle {
                 state: .on(.waiting(reason: waitReason(code), nextAttempt: facts.nextAttempt)), pending: pending,
                 fallback: false)
         }
+        if facts.lastOutcome == .diskFull {
+            return Expected(
+                state: .on(.waiting(reason: .diskFull, nextAttempt: facts.nextAttempt)), pending: pending,
+                fallback: false)
+        }
         let busy = pending > 0 || !facts.initialFetchDone
         return Expected(state: .on(busy ? .syncing : .upToDate), pending: pending, fallback: false)
     }

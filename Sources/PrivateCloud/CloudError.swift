@@ -1,3 +1,4 @@
+import PrivateSyncFileSystem
 import PrivateSyncSQLite
 
 /// An error from a private container, shaped like CloudKit's `CKError`: the same codes, with the same numbers.
@@ -212,12 +213,21 @@ public struct CloudError: Error, Sendable, CustomStringConvertible {
     /// Whether this is a failure of the container's own storage that no retry can cure: a damaged file, a file that
     /// is not this container's database, or one whose tables are missing. A busy lock or a full disk is not one.
     public var isDamagedStorage: Bool {
-        guard code == .internalError, let storageError else { return false }
+        guard code == .internalError, let storageError, !PrivateSyncFileSystem.isDiskFull(storageError) else {
+            return false
+        }
         if storageError is DatabaseFileError { return true }
         if let error = storageError as? SQLiteError {
             return error.isDamagedFile || error.code == .error
         }
         return false
+    }
+
+    /// Whether the container's own storage failed for want of disk space (this fake only: its file lives on the
+    /// device's disk). Transient: retried once space is freed, never a damaged container.
+    public var isDiskFull: Bool {
+        guard code == .internalError, let storageError else { return false }
+        return PrivateSyncFileSystem.isDiskFull(storageError)
     }
 
     /// Creates an error.

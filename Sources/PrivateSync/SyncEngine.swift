@@ -119,7 +119,8 @@ public final class SyncEngine: Sendable {
         let state = try transaction.engineState()
         if state.pause != nil { return nil }
         switch state.lastOutcome {
-        case .retrying?, .paused(.accountTemporarilyUnavailable)?, .paused(.noAccount)?: return state.nextAttempt ?? now
+        case .retrying?, .diskFull?, .paused(.accountTemporarilyUnavailable)?, .paused(.noAccount)?:
+            return state.nextAttempt ?? now
         case .paused?, .accountUnusable?: return nil
         case .succeeded?, nil: break
         }
@@ -251,6 +252,8 @@ public final class SyncEngine: Sendable {
 
     /// Sorts a container error into retry or pause.
     func stop(for error: CloudError) -> Stop {
+        // A full disk is transient and says nothing about the container: retried, never a pause that blames it.
+        if error.isDiskFull { return .retry(error) }
         if error.isDamagedStorage {
             return .pause(.containerUnusable, persistent: true, message: error.message)
         }
@@ -273,6 +276,11 @@ public final class SyncEngine: Sendable {
             report.outcome = nil
             report.stoppedBecause = reason
             emit(.stopped(reason), &report)
+        case .store(let error) where isDiskFull(error):
+            // The store could not be written for want of space: transient. Recorded if it can be (a full disk
+            // often still takes a small write), reported either way.
+            try? record(.diskFull, error: nil, &report)
+            report.outcome = .diskFull
         case .store:
             // The store cannot be written (or the process is gone): there is nothing honest left to record.
             report.outcome = nil
@@ -289,7 +297,9 @@ public final class SyncEngine: Sendable {
             report.outcome = .paused(reason)
             emit(.paused(reason), &report)
         case .retry(let error):
-            try? record(.retrying(error.code), error: error, &report)
+            let outcome: EngineOutcome = error.isDiskFull ? .diskFull : .retrying(error.code)
+            // Reported even when it cannot be recorded (the store's disk full too): the caller still learns why.
+            if (try? record(outcome, error: error, &report)) == nil { report.outcome = outcome }
         case .pause(var reason, let persistent, let message):
             // Planted: a deleted zone recorded as a full iCloud, however the engine learned of it.
             if reason == .userDeletedZone && isPlanted(.wrongPauseReason) { reason = .quotaExceeded }
@@ -328,7 +338,7 @@ public final class SyncEngine: Sendable {
                             state.pause = nil
                             resumed = true
                         }
-                    case .retrying, .paused(.accountTemporarilyUnavailable), .paused(.noAccount):
+                    case .retrying, .diskFull, .paused(.accountTemporarilyUnavailable), .paused(.noAccount):
                         let attempt = state.retryAttempt + 1
                         let next = now.addingTimeInterval(
                             self.retryPolicy.delay(attempt: attempt, retryAfter: error?.retryAfter))

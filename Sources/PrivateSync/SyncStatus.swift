@@ -57,6 +57,9 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
         case responseLost
         /// Some other error that is worth retrying.
         case retrying
+        /// This device's disk is full: nothing could be written (its store, or here the container's file); it passes
+        /// once space is freed.
+        case diskFull
 
         /// The wait reason of a transient CloudKit code.
         public init(code: CloudError.Code) {
@@ -74,6 +77,7 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
             case .serverBusy: "iCloud is busy"
             case .responseLost: "a reply from iCloud was lost"
             case .retrying: "the last attempt failed"
+            case .diskFull: "the disk is full (free some space)"
             }
         }
     }
@@ -229,8 +233,13 @@ extension SyncStatus {
         if case .paused(let reason)? = facts.lastOutcome { return paused(reason) }
         let pending = facts.pendingChanges
         let changes = pending == 1 ? "1 change" : "\(pending) changes"
-        if case .retrying(let code)? = facts.lastOutcome {
-            let reason = WaitReason(code: code)
+        let retryReason: WaitReason? =
+            switch facts.lastOutcome {
+            case .retrying(let code)?: WaitReason(code: code)
+            case .diskFull?: .diskFull
+            default: nil
+            }
+        if let reason = retryReason {
             var copy = "Sync is on but waiting: \(reason.phrase)"
             if let next = facts.nextAttempt { copy += "; it will try again \(Self.retryTime(next, now: facts.now))" }
             copy += ". \(changes) not yet uploaded."
@@ -308,15 +317,19 @@ public enum EngineOutcome: Sendable, Hashable, CustomStringConvertible {
     case retrying(CloudError.Code)
     /// The attempt found that sync cannot run.
     case paused(PauseReason)
+    /// The attempt failed because this device's disk is full (its store, or the container's file, could not be
+    /// written); it is retried on the same schedule as ``retrying(_:)``. Never a pause: nothing is wrong but space.
+    case diskFull
     /// The attempt found the device's account unusable (signed out, restricted, unavailable, another account).
     /// The status does not read this: it reads the account live, so the pause ends when the account comes back.
     case accountUnusable(PauseReason)
 
-    /// The stored form: `ok`, `retry:<code name>` or `pause:<reason>`.
+    /// The stored form: `ok`, `retry:<code name>`, `retry:diskFull` or `pause:<reason>`.
     public var encoded: String {
         switch self {
         case .succeeded: "ok"
         case .retrying(let code): "retry:\(code.name)"
+        case .diskFull: "retry:diskFull"
         case .paused(let reason): "pause:\(reason.rawValue)"
         case .accountUnusable(let reason): "account:\(reason.rawValue)"
         }
@@ -326,6 +339,8 @@ public enum EngineOutcome: Sendable, Hashable, CustomStringConvertible {
     public init?(encoded: String) {
         if encoded == "ok" {
             self = .succeeded
+        } else if encoded == "retry:diskFull" {
+            self = .diskFull
         } else if encoded.hasPrefix("retry:"),
             let code = CloudError.Code.allCases.first(where: { $0.name == encoded.dropFirst(6) })
         {

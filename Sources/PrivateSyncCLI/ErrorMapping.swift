@@ -11,6 +11,10 @@ extension CLIError {
     /// The CLI's report of any error the libraries throw: the error itself as the cause, its exit code, and the
     /// command to run next where the CLI has one (the libraries never name a command).
     static func from(_ error: any Error) -> CLIError {
+        // A full disk, whichever layer met it: transient (75), said in so many words, never a damaged file (74).
+        if !(error is CLIError), PrivateSyncFileSystem.isDiskFull(error) {
+            return CLIError(.temporaryFailure, "the disk is full; free some space and try again", underlying: error)
+        }
         switch error {
         case let error as CLIError:
             return error

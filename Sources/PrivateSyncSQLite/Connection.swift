@@ -47,8 +47,10 @@ package final class Connection {
         let rc = sqlite3_open_v2(name, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open the file"
+            var error = SQLiteError(extendedCode: rc, message: message, path: path)
+            error.systemErrno = handle.map { sqlite3_system_errno($0) } ?? 0
             if let handle { sqlite3_close_v2(handle) }
-            throw SQLiteError(extendedCode: rc, message: message, path: path)
+            throw error
         }
         self.handle = handle
         self.path = path
@@ -95,7 +97,9 @@ package final class Connection {
         if rc != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
-            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql, path: path)
+            var error = SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql, path: path)
+            error.systemErrno = sqlite3_system_errno(handle)
+            throw error
         }
     }
 
@@ -347,6 +351,9 @@ package final class Connection {
     func error(_ rc: Int32, sql: String?) -> SQLiteError {
         let extended = sqlite3_extended_errcode(handle)
         let code = (extended & 0xFF) == (rc & 0xFF) ? extended : rc
-        return SQLiteError(extendedCode: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
+        var error = SQLiteError(
+            extendedCode: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
+        error.systemErrno = sqlite3_system_errno(handle)
+        return error
     }
 }

@@ -79,7 +79,7 @@ package enum DatabaseFile {
         if stat(path, &info) != 0 {
             let code = errno
             guard code == ENOENT else {
-                throw DatabaseFileError(.unreadable, path: path, detail: describe(errno: code))
+                throw systemFailure(.unreadable, path: path, errno: code)
             }
             guard create, !readOnly else { throw DatabaseFileError(.missing, path: path, detail: "no such file") }
             // A write-ahead log whose database is gone (removed by hand, or by a tool that deleted the file first)
@@ -267,14 +267,14 @@ package enum DatabaseFile {
         unlink(temporary)
         let fd = openDescriptor(temporary, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, mode_t(0o600))
         guard fd >= 0 else {
-            throw DatabaseFileError(.cannotCreate, path: path, detail: describe(errno: errno))
+            throw systemFailure(.cannotCreate, path: path, errno: errno)
         }
         if let image = emptyImage(of: format) {
             let code = FileSystem.writeAll(image, to: fd)
             close(fd)
             guard code == 0 else {
                 unlink(temporary)
-                throw DatabaseFileError(.cannotCreate, path: path, detail: describe(errno: code))
+                throw systemFailure(.cannotCreate, path: path, errno: code)
             }
         } else {
             close(fd)
@@ -287,7 +287,7 @@ package enum DatabaseFile {
             let code = errno
             unlink(temporary)
             if code == EEXIST { return }
-            throw DatabaseFileError(.cannotCreate, path: path, detail: describe(errno: code))
+            throw systemFailure(.cannotCreate, path: path, errno: code)
         }
         unlink(temporary)
         FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
@@ -311,7 +311,9 @@ package enum DatabaseFile {
             try connection.execute("PRAGMA journal_mode = WAL")
         } catch {
             unlink(temporary)
-            throw DatabaseFileError(.cannotCreate, path: finalPath, detail: error.description)
+            var failure = DatabaseFileError(.cannotCreate, path: finalPath, detail: error.description)
+            failure.systemErrno = error.isDiskFull ? ENOSPC : error.systemErrno
+            throw failure
         }
         unlink(temporary + "-wal")
         unlink(temporary + "-shm")
@@ -319,13 +321,20 @@ package enum DatabaseFile {
 
     private static func syncFile(_ temporary: String, finalPath: String) throws(DatabaseFileError) {
         let fd = openDescriptor(temporary, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw DatabaseFileError(.cannotCreate, path: finalPath, detail: describe(errno: errno)) }
+        guard fd >= 0 else { throw systemFailure(.cannotCreate, path: finalPath, errno: errno) }
         defer { close(fd) }
         if fsync(fd) != 0 {
             let code = errno
             unlink(temporary)
-            throw DatabaseFileError(.cannotCreate, path: finalPath, detail: describe(errno: code))
+            throw systemFailure(.cannotCreate, path: finalPath, errno: code)
         }
+    }
+
+    /// A failure of a system call on `path`, with its `errno` kept (so a full disk is known as one).
+    static func systemFailure(_ code: DatabaseFileError.Code, path: String, errno: Int32) -> DatabaseFileError {
+        var failure = DatabaseFileError(code, path: path, detail: describe(errno: errno))
+        failure.systemErrno = errno
+        return failure
     }
 
     static func describe(errno code: Int32) -> String {

@@ -1,3 +1,5 @@
+import PrivateSyncFileSystem
+
 /// A database file that cannot be used: missing, damaged, of another kind, or from a newer build.
 ///
 /// The message always names the file. A file that produced this error has not been written to.
@@ -32,6 +34,8 @@ package struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConver
     package let detail: String
     /// SQLite's error, when SQLite reported it.
     package let sqliteError: SQLiteError?
+    /// The `errno` of a failed system call, when one failed (creating the file, say).
+    package var systemErrno: Int32 = 0
 
     /// Creates an error.
     ///
@@ -63,6 +67,9 @@ package struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConver
         self.sqliteError = sqlite
     }
 
+    /// Whether the disk was full (SQLite's error said so, or a system call failed with `ENOSPC` or `EDQUOT`).
+    package var isDiskFull: Bool { sqliteError?.isDiskFull ?? isDiskFullErrno(systemErrno) }
+
     package var description: String {
         switch code {
         case .missing: "\(path): the file does not exist"
@@ -77,3 +84,5 @@ package struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConver
         }
     }
 }
+
+extension DatabaseFileError: DiskFullReporting {}

@@ -1,4 +1,5 @@
 import CSQLite
+import PrivateSyncFileSystem
 
 /// An error reported by SQLite, or found by this layer before SQLite was asked.
 ///
@@ -75,6 +76,9 @@ package struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible 
     package let sql: String?
     /// The database file the failure happened on, when there was one.
     package let path: String?
+    /// The operating system's `errno` of the failure, when SQLite had one (`sqlite3_system_errno`): how an I/O
+    /// error on a full disk is told apart from one on a failing disk.
+    package var systemErrno: Int32 = 0
 
     /// Creates an error.
     ///
@@ -95,6 +99,10 @@ package struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible 
         self.init(extendedCode: code.rawValue, message: message, sql: sql, path: path)
     }
 
+    /// Whether the disk was full: SQLite said so (`SQLITE_FULL`), or an I/O error's `errno` was `ENOSPC` or `EDQUOT`
+    /// (SQLite reports a full disk met while growing its shared memory or writing its log as an I/O error).
+    package var isDiskFull: Bool { code == .full || (code == .ioError && isDiskFullErrno(systemErrno)) }
+
     /// Whether the file itself is damaged or is not a SQLite database at all.
     package var isDamagedFile: Bool { code == .corrupt || code == .notADatabase }
 
@@ -102,8 +110,11 @@ package struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible 
         var text = "SQLite error \(code)"
         if extendedCode != code.rawValue { text += " [extended \(extendedCode)]" }
         text += ": \(message)"
+        if isDiskFull { text += " (the disk is full)" }
         if let path { text += " (file: \(path))" }
         if let sql { text += " while executing: \(sql)" }
         return text
     }
 }
+
+extension SQLiteError: DiskFullReporting {}

@@ -125,6 +125,9 @@ extension SyncCommand {
                     if case .retrying(let code)? = report.outcome {
                         Terminal.line("  the attempt failed: \(code); it will be retried")
                     }
+                    if report.outcome == .diskFull {
+                        Terminal.line("  the attempt failed: the disk is full; it will be retried once there is space")
+                    }
                     if let stopped = report.stoppedBecause { Terminal.line("  the cycle stopped: \(stopped)") }
                     for case .fetchedRecordProblem(let name, let problem) in report.events {
                         Terminal.line(
@@ -160,7 +163,7 @@ extension SyncCommand {
             guard let report else { return .unavailable }
             switch report.outcome {
             case .succeeded?: return .success
-            case .retrying?: return .temporaryFailure
+            case .retrying?, .diskFull?: return .temporaryFailure
             case .paused?, .accountUnusable?: return .unavailable
             case nil:
                 if report.stoppedBecause != nil { return .temporaryFailure }

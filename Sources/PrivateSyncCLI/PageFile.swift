@@ -12,12 +12,12 @@ enum PageFile {
     static func check(_ path: String, option: String) throws(CLIError) {
         guard !path.isEmpty else { throw CLIError(.usage, "\(option) needs a file name; got an empty one") }
         if FileSystem.isDirectory(path) {
-            throw CLIError(.dataError, "\(option) names a folder, not a file: \(TextEscaping.escape(path))")
+            throw CLIError(.dataError, "\(option) names a folder, not a file: \(TextEscaping.name(path))")
         }
         let parent = path.contains("/") ? FileSystem.parentDirectory(of: path) : "."
         guard FileSystem.isDirectory(parent.isEmpty ? "/" : parent) else {
             throw CLIError(
-                .noInput, "\(option): the folder \(TextEscaping.escape(parent)) does not exist (it is not created)")
+                .noInput, "\(option): the folder \(TextEscaping.name(parent)) does not exist (it is not created)")
         }
     }
 
@@ -32,12 +32,12 @@ enum PageFile {
         if FileSystem.exists(path) && !FileSystem.isDirectory(path) {
             throw CLIError(
                 .dataError,
-                "\(option) with a sweep names a folder for the failing seeds' pages, and \(TextEscaping.escape(path)) is a file (give --seed S to write one page)"
+                "\(option) with a sweep names a folder for the failing seeds' pages, and \(TextEscaping.name(path)) is a file (give --seed S to write one page)"
             )
         }
         guard FileSystem.isDirectory(path) else {
             throw CLIError(
-                .noInput, "\(option): the folder \(TextEscaping.escape(path)) does not exist (it is not created)")
+                .noInput, "\(option): the folder \(TextEscaping.name(path)) does not exist (it is not created)")
         }
     }
 
@@ -51,7 +51,7 @@ enum PageFile {
         do {
             try FileSystem.writeAtomically(Array(html.utf8), to: path, permissions: 0o644)
         } catch {
-            throw CLIError(.ioError, "cannot write \(TextEscaping.escape(path))", underlying: error)
+            throw CLIError(.ioError, "cannot write \(TextEscaping.name(path))", underlying: error)
         }
     }
 }

@@ -58,6 +58,20 @@ public struct SimulationFailure: Sendable, Hashable {
         /// lost write).
         case couldNotRun
 
+        /// The kind a report's number names (``number``), or `nil` for a number the simulator has no invariant for:
+        /// a report read from a file may hold any number.
+        ///
+        /// - Parameter number: 0 for ``couldNotRun``, else an invariant's number.
+        public init?(number: Int) {
+            if number == 0 {
+                self = .couldNotRun
+            } else if let invariant = Invariant(rawValue: number) {
+                self = .invariant(invariant)
+            } else {
+                return nil
+            }
+        }
+
         /// The number it has in reports: the invariant's, or 0.
         public var number: Int {
             switch self {

@@ -31,6 +31,19 @@ public struct Sweep: Sendable {
         stride(from: index, to: count, by: max(1, shards)).map(UInt64.init)
     }
 
+    /// How many seeds ``seeds(count:shard:of:)`` returns, counted without listing them: a merge checks each shard's
+    /// share of a sweep of up to 100,000,000 seeds, which as a list would take 800 MB.
+    ///
+    /// - Parameters:
+    ///   - count: Seeds in the whole sweep, 0 or more.
+    ///   - index: This shard, 0-based.
+    ///   - shards: How many shards, 1 or more.
+    /// - Returns: The number of seeds below `count` whose remainder by `shards` is `index`.
+    static func seedCount(count: Int, shard index: Int, of shards: Int) -> Int {
+        guard index < count else { return 0 }
+        return (count - 1 - index) / max(1, shards) + 1
+    }
+
     /// Runs `seeds`, one after another.
     ///
     /// - Parameters:

@@ -1,3 +1,5 @@
+import SimulatedWorld
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -52,6 +54,10 @@ public struct SweepReport: Codable, Sendable, Equatable {
         /// How many shards the sweep was split into.
         public var count: Int
 
+        /// The shard counts `--shard I/N` takes (N), and the only ones a merge accepts: a bound on what a merge
+        /// lists, and on what a forged count costs it.
+        public static let counts = 1...1_000_000
+
         /// Creates a shard.
         public init(index: Int, count: Int) {
             self.index = index
@@ -84,6 +90,27 @@ public struct SweepReport: Codable, Sendable, Equatable {
             self.devices = devices
             self.backend = backend
             self.plant = plant
+        }
+
+        /// The sweep sizes `--seeds N` takes, and the only ones a merge accepts.
+        public static let sweepSeedCounts = 1...100_000_000
+        /// The steps per run `--steps N` takes, and the only ones a merge accepts.
+        public static let stepCounts = 0...1_000_000
+        /// The devices per run `--devices N` takes, and the only ones a merge accepts.
+        public static let deviceCounts = 1...4
+
+        /// The command that replays one seed of this configuration, trace on: built from the configuration's own
+        /// values, so that what a merge prints for a failure is never text a shard's file chose.
+        ///
+        /// - Parameter seed: The seed to replay.
+        /// - Returns: `privatesync simulate --seed S`, then each option that differs from its default, then `--trace`.
+        public func replay(seed: UInt64) -> String {
+            var parts = ["privatesync simulate --seed \(seed)"]
+            if let devices { parts.append("--devices \(devices)") }
+            if steps != SimulationOptions.defaultSteps { parts.append("--steps \(steps)") }
+            if backend != ContainerBackend.memory.rawValue { parts.append("--backend \(backend)") }
+            if let plant { parts.append("--plant \(plant)") }
+            return parts.joined(separator: " ") + " --trace"
         }
 
         private enum CodingKeys: String, CodingKey { case sweepSeeds, seed, steps, devices, backend, plant }

@@ -147,9 +147,20 @@ package struct ArgumentParser {
         return parsed
     }
 
-    /// Whether a token is an option rather than a value (a negative number is a value).
+    /// Whether a token after an option that takes a value is another option rather than that value (so that
+    /// `--size --quiet` says `--size` needs a value).
+    ///
+    /// A negative number is a value, and so is any token of a dash then a digit, such as `-1/3`: no option is named
+    /// by a digit, and reading one as a missing value made `--shard -1/3` a usage error (64) where the option's own
+    /// parser names the range (65).
+    ///
+    /// - Parameter token: The token after the option.
+    /// - Returns: Whether it is `--`, `--NAME`, or `-` then anything but a digit that is not a number.
     static func looksLikeOption(_ token: String) -> Bool {
-        token.hasPrefix("--") && token.count > 2 || (token.hasPrefix("-") && token.count > 1 && Double(token) == nil)
+        guard token.hasPrefix("-"), token.count > 1 else { return false }
+        let second = token[token.index(after: token.startIndex)]
+        if second == "-" { return true }
+        return !("0"..."9").contains(second) && Double(token) == nil
     }
 
     /// `tool sub sub`, for messages.

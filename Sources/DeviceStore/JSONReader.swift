@@ -159,6 +159,13 @@ package struct JSONReader: ~Copyable {
         }
     }
 
+    /// Consumes `null` if it is next, for a value that may be `null`.
+    ///
+    /// - Returns: Whether it was `null` (and is consumed); if not, the value is left for the reader to read.
+    package mutating func consumeNull() -> Bool {
+        scanner.consumeNull()
+    }
+
     /// Reads a string, or `null`.
     package mutating func optionalString(at place: @autoclosure () -> String) throws(JSONReadError) -> String? {
         if scanner.consumeNull() { return nil }
@@ -189,6 +196,15 @@ package struct JSONReader: ~Copyable {
         }
         guard let result = Int(exactly: value) else { throw problem(place(), "is out of range") }
         return result
+    }
+
+    /// Reads a whole number from 0 to `UInt64.max` (a seed).
+    package mutating func uint64(at place: @autoclosure () -> String) throws(JSONReadError) -> UInt64 {
+        do throws(JSONScanError) {
+            return try scanner.readUInt64()
+        } catch {
+            throw problem(place(), "should be a whole number from 0 to \(UInt64.max)")
+        }
     }
 
     /// Reads a number.

@@ -247,6 +247,20 @@ package struct JSONScanner: ~Copyable {
         return value
     }
 
+    /// Reads a whole number from 0 to `UInt64.max` (a seed), which ``readInt64()`` cannot hold above `Int64.max`.
+    ///
+    /// - Returns: The number.
+    /// - Throws: ``JSONScanError`` when the next value is not a whole number from 0 to `UInt64.max`.
+    package mutating func readUInt64() throws(JSONScanError) -> UInt64 {
+        let range = try scanNumber()
+        let text = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        // `UInt64(_:)` takes the digits alone: a sign, a fraction or an exponent is refused.
+        guard CloudKitNames.isDigit(bytes[range.lowerBound]), let value = UInt64(text) else {
+            throw error("\(text) is not a whole number from 0 to \(UInt64.max)")
+        }
+        return value
+    }
+
     /// Powers of ten that a double holds exactly.
     private static let exactPowersOfTen: [Double] = (0...22).map { exponent in
         var power = 1.0

@@ -39,7 +39,7 @@ enum PageFile {
             case S_IFREG:
                 var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
                 guard realpath(path, &resolved) != nil else {
-                    throw CLIError(.ioError, "\(option): cannot resolve \(TextEscaping.escape(path))")
+                    throw CLIError(.ioError, "\(option): cannot resolve \(TextEscaping.name(path))")
                 }
                 return .file(String(decoding: resolved.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
             case S_IFCHR, S_IFIFO: return .device
@@ -47,17 +47,17 @@ enum PageFile {
             default:
                 throw CLIError(
                     .dataError,
-                    "\(option) names \(TextEscaping.escape(path)), which is neither a file, a character device nor a "
+                    "\(option) names \(TextEscaping.name(path)), which is neither a file, a character device nor a "
                         + "FIFO: a page is not written there")
             }
         }
         if FileSystem.isDirectory(path) {
-            throw CLIError(.dataError, "\(option) names a folder, not a file: \(TextEscaping.escape(path))")
+            throw CLIError(.dataError, "\(option) names a folder, not a file: \(TextEscaping.name(path))")
         }
         let parent = path.contains("/") ? FileSystem.parentDirectory(of: path) : "."
         guard FileSystem.isDirectory(parent.isEmpty ? "/" : parent) else {
             throw CLIError(
-                .noInput, "\(option): the folder \(TextEscaping.escape(parent)) does not exist (it is not created)")
+                .noInput, "\(option): the folder \(TextEscaping.name(parent)) does not exist (it is not created)")
         }
         return .file(path)
     }
@@ -73,12 +73,12 @@ enum PageFile {
         if FileSystem.exists(path) && !FileSystem.isDirectory(path) {
             throw CLIError(
                 .dataError,
-                "\(option) with a sweep names a folder for the failing seeds' pages, and \(TextEscaping.escape(path)) is a file (give --seed S to write one page)"
+                "\(option) with a sweep names a folder for the failing seeds' pages, and \(TextEscaping.name(path)) is a file (give --seed S to write one page)"
             )
         }
         guard FileSystem.isDirectory(path) else {
             throw CLIError(
-                .noInput, "\(option): the folder \(TextEscaping.escape(path)) does not exist (it is not created)")
+                .noInput, "\(option): the folder \(TextEscaping.name(path)) does not exist (it is not created)")
         }
     }
 
@@ -96,7 +96,7 @@ enum PageFile {
             do {
                 try FileSystem.writeAtomically(bytes, to: file, permissions: 0o644)
             } catch {
-                throw CLIError(.ioError, "cannot write \(TextEscaping.escape(path))", underlying: error)
+                throw CLIError(.ioError, "cannot write \(TextEscaping.name(path))", underlying: error)
             }
         case .standardOutput:
             try writeThrough(bytes, descriptor: 1, path: "standard output")
@@ -104,7 +104,7 @@ enum PageFile {
             let fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
             guard fd >= 0 else {
                 throw CLIError(
-                    .ioError, "cannot write \(TextEscaping.escape(path))",
+                    .ioError, "cannot write \(TextEscaping.name(path))",
                     underlying: FileSystemError(operation: "open", path: path, errno: errno))
             }
             defer { close(fd) }
@@ -117,7 +117,7 @@ enum PageFile {
         let code = FileSystem.writeAll(bytes, to: descriptor)
         guard code == 0 else {
             throw CLIError(
-                .ioError, "cannot write \(TextEscaping.escape(path))",
+                .ioError, "cannot write \(TextEscaping.name(path))",
                 underlying: FileSystemError(operation: "write", path: path, errno: code))
         }
     }

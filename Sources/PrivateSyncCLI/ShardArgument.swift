@@ -1,5 +1,6 @@
 import ArgumentParsing
 import PrivateSyncFileSystem
+import Simulator
 
 /// The shard a sweep runs: `--shard I/N`, or `--shard env`, read from the environment that a CI matrix or a
 /// Kubernetes Indexed Job sets (docs/scale.md).
@@ -12,18 +13,40 @@ enum ShardArgument: Sendable, Hashable {
     /// `I/N` or `env`.
     static var parser: ValueParser<ShardArgument> {
         ValueParser { text, _ in
-            if text == "env" { return .success(.environment) }
-            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
-                count <= 1_000_000, (0..<count).contains(index)
-            else {
+            guard let shard = parse(text) else {
                 return .failure(
                     ValueError(
-                        "--shard must be I/N with 0 <= I < N <= 1000000, such as 3/8, or 'env'; got '\(TextEscaping.escape(text.prefix(40)))'"
+                        "--shard must be I/N with 0 <= I < N <= \(SweepReport.Shard.counts.upperBound), such as 3/8, or 'env'; got '\(TextEscaping.escape(text.prefix(40)))'"
                     ))
             }
-            return .success(.fixed(index: index, count: count))
+            return .success(shard)
         }
+    }
+
+    /// Reads `--shard`'s value: `env`, or `I/N` with both numbers canonical (``wholeNumber(_:)``), N at most
+    /// 1,000,000 and I below N.
+    ///
+    /// - Parameter text: The value as given.
+    /// - Returns: The shard, or `nil` for any other text.
+    static func parse(_ text: String) -> ShardArgument? {
+        if text == "env" { return .environment }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = wholeNumber(parts[0]), let count = wholeNumber(parts[1]),
+            SweepReport.Shard.counts.contains(count), (0..<count).contains(index)
+        else { return nil }
+        return .fixed(index: index, count: count)
+    }
+
+    /// A whole number in its one canonical decimal form: digits only, no sign, no leading zero but in `0` itself.
+    /// `Int(_:)` also takes `+3` and `007`, and a shard named two ways could be run twice under two names.
+    ///
+    /// - Parameter text: The text.
+    /// - Returns: The number, or `nil` for any other text (or a number too large for `Int`).
+    static func wholeNumber(_ text: Substring) -> Int? {
+        guard let first = text.utf8.first, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+            first != UInt8(ascii: "0") || text.utf8.count == 1
+        else { return nil }
+        return Int(text)
     }
 
     /// The variable that holds the shard's index (0-based), set from a GitHub Actions matrix.
@@ -53,13 +76,13 @@ enum ShardArgument: Sendable, Hashable {
             guard let countText = environment[Self.countVariable] else {
                 throw CLIError(.dataError, "--shard env needs the shard count in $\(Self.countVariable); it is not set")
             }
-            guard let count = Int(countText), count >= 1, count <= 1_000_000 else {
+            guard let count = Self.wholeNumber(countText[...]), SweepReport.Shard.counts.contains(count) else {
                 throw CLIError(
                     .dataError,
-                    "$\(Self.countVariable) must be a whole number from 1 to 1000000; got '\(TextEscaping.escape(countText.prefix(40)))'"
+                    "$\(Self.countVariable) must be a whole number from 1 to \(SweepReport.Shard.counts.upperBound); got '\(TextEscaping.escape(countText.prefix(40)))'"
                 )
             }
-            guard let index = Int(indexText), (0..<count).contains(index) else {
+            guard let index = Self.wholeNumber(indexText[...]), (0..<count).contains(index) else {
                 throw CLIError(
                     .dataError,
                     "$\(indexName) must be a whole number from 0 to \(count - 1) ($\(Self.countVariable) is \(count)); "

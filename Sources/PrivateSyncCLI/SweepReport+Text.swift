@@ -6,6 +6,12 @@ extension SweepReport {
     /// The exit code of a sweep: 0 when no seed failed, 1 when some did.
     var exitCode: ExitCode { failures.isEmpty ? .success : .checkFailed }
 
+    /// The simulated seconds in whole seconds, as the summary line prints them; past `Int.max` (a merge of shard
+    /// files may sum to any finite number, and `Int(_:)` would trap) the number as it is.
+    var simulatedSecondsText: String {
+        Int(exactly: simulatedSeconds.rounded(.towardZero)).map(String.init) ?? "\(simulatedSeconds)"
+    }
+
     /// The faults injected, `kind count` by kind in name order and separated by commas, or `none`.
     var faultsText: String {
         faults.isEmpty

@@ -35,6 +35,20 @@ enum TextEscaping {
         return escaped
     }
 
+    /// The most characters of a name (a file name, a path) that a message shows.
+    static let nameLimit = 200
+
+    /// Escapes a name given on the command line for a message, cut to its first ``nameLimit`` characters: a path
+    /// may be as long as the system allows, and an argument far longer, and a message that repeats it whole buries
+    /// what it says.
+    ///
+    /// - Parameter name: The name.
+    /// - Returns: `name` escaped as ``escape(_:quotes:)`` does, its first ``nameLimit`` characters then `...` when it
+    ///   is longer.
+    static func name(_ name: String) -> String {
+        name.count > nameLimit ? escape(name.prefix(nameLimit)) + "..." : escape(name)
+    }
+
     private static func needsEscape(_ scalar: Unicode.Scalar, quotes: Bool) -> Bool {
         switch scalar.value {
         case 0x5C, 0x22: quotes

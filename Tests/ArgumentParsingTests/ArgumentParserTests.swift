@@ -104,6 +104,29 @@ struct ArgumentParserTests {
             try Self.parser.parse(["make", "-5", "--size", "-1"]).arguments == ["-5"], "negative numbers are values")
     }
 
+    @Test("a value that starts with a dash and a digit is the option's value, so that its parser can name the range")
+    func dashDigitIsAValue() throws {
+        #expect(try Self.parser.parse(["make", "x", "--size", "-1/3"]).options["size"] == ["-1/3"])
+        #expect(try Self.parser.parse(["make", "x", "--size", "-0x5"]).options["size"] == ["-0x5"])
+        let error = #expect(throws: ValueError.self) {
+            try Self.parser.parse(["make", "x", "--size", "-1/3"]).decodeCommand()
+        }
+        #expect(error?.message == "--size must be above 0")
+    }
+
+    static let optionLike: [(String, Bool)] = [
+        ("--quiet", true), ("--", true), ("--5", true), ("-h", true), ("-x1", true), ("-", false), ("", false),
+        ("x", false), ("-5", false), ("-1/3", false), ("-0.5", false), ("-.5", false), ("-1e3", false),
+        ("-12abc", false),
+    ]
+
+    @Test(
+        "after an option that takes a value, only --NAME, -- or a dash then a non-digit is another option",
+        arguments: optionLike)
+    func looksLikeOption(_ token: String, _ isOption: Bool) {
+        #expect(ArgumentParser.looksLikeOption(token) == isOption)
+    }
+
     @Test("--help is honoured anywhere, even on an incomplete line")
     func helpAnywhere() throws {
         let parsed = try Self.parser.parse(["make", "--help"])

@@ -148,6 +148,12 @@ struct CLIBadInputTests {
         Case(arguments: ["simulate", "--trace"], code: 64, message: "--trace replays one run"),
         Case(arguments: ["simulate", "--backend", "cloud"], code: 64, message: "not a valid value"),
         Case(arguments: ["simulate", "--seeds", "4", "--shard", "0/0"], code: 65, message: "--shard must be I/N"),
+        Case(arguments: ["simulate", "--seeds", "4", "--shard", "-1/3"], code: 65, message: "--shard must be I/N"),
+        Case(arguments: ["simulate", "--seeds", "4", "--shard=-1/3"], code: 65, message: "--shard must be I/N"),
+        Case(arguments: ["simulate", "--seeds", "1", "--shard", "00/01"], code: 65, message: "got '00/01'"),
+        Case(arguments: ["simulate", "--seeds", "1", "--shard", "+0/1"], code: 65, message: "got '+0/1'"),
+        Case(arguments: ["simulate", "--seeds", "4", "--shard", "-x"], code: 64, message: "needs a value"),
+        Case(arguments: ["simulate", "--seeds", "4", "--shard", "--json"], code: 64, message: "needs a value"),
         Case(arguments: ["simulate", "--seeds", "4", "--shard", "env"], code: 65, message: "PRIVATESYNC_SHARD_INDEX"),
         Case(arguments: ["simulate", "merge"], code: 64, message: "missing FILE"),
         Case(arguments: ["simulate", "--seeds", "4", "merge", notJSON], code: 64, message: "cannot come before"),
@@ -277,6 +283,23 @@ struct CLIBadInputTests {
         #expect(run.standardError.contains(testCase.message), "stderr: \(run.standardError)")
         #expect(run.standardError.hasPrefix("error: "))
         #expect(try cli.worldDigest() == before, "the world changed")
+    }
+
+    @Test("a file name thousands of characters long is cut to its first 200 in the refusal")
+    func longSchemaNameIsCut() throws {
+        // `./` repeated: a path that names the real (bad) schema file and is far longer than any message should be.
+        let folder = FileManager.default.temporaryDirectory.path
+        let name = URL(fileURLWithPath: Self.badSchema).lastPathComponent
+        let long = folder + String(repeating: "/.", count: 1_800) + "/" + name
+        #expect(FileManager.default.fileExists(atPath: long))
+        let missing = folder + String(repeating: "/.", count: 1_800) + "/no-such-schema.json"
+        for (path, code, words) in [(long, Int32(65), "is in both lists"), (missing, 66, "does not exist")] {
+            let run = try CLIRunner.fresh().run(["init", "--schema", path])
+            #expect(run.status == code, "\(run.standardError.prefix(300))")
+            #expect(run.standardError.contains(words), "\(run.standardError.prefix(300))")
+            #expect(run.standardError.contains(path.prefix(200) + "..."), "\(run.standardError.prefix(300))")
+            #expect(run.standardError.count < 600, "\(run.standardError.count) characters")
+        }
     }
 
     @Test("a world that does not exist is reported with 66, and nothing is created")

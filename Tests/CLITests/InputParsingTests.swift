@@ -102,4 +102,45 @@ struct InputParsingTests {
         #expect(try HomePath.normalize("w/") == cwd + "/w")
         #expect(throws: CLIError.self) { try HomePath.normalize("") }
     }
+
+    static let shards: [(String, ShardArgument)] = [
+        ("0/1", .fixed(index: 0, count: 1)), ("3/8", .fixed(index: 3, count: 8)),
+        ("10/11", .fixed(index: 10, count: 11)),
+        ("999999/1000000", .fixed(index: 999_999, count: 1_000_000)), ("env", .environment),
+    ]
+    static let badShards = [
+        "00/01", "0/01", "01/2", "+0/1", "0/+1", "-0/1", "-1/3", "1/-3", "0/0", "1/1", "3/2", "0/1000001", " 0/1",
+        "0/1 ", "0x1/2", "1_0/20", "/", "0/", "/1", "", "1/2/3", "٣/8", "0/١", "99999999999999999999/1", "ENV",
+    ]
+
+    @Test("--shard takes I/N with both numbers in canonical decimal, or env", arguments: shards)
+    func acceptedShard(_ text: String, _ shard: ShardArgument) {
+        #expect(ShardArgument.parse(text) == shard)
+    }
+
+    @Test("--shard refuses a sign, a leading zero, a number out of range, and anything else", arguments: badShards)
+    func refusedShard(_ text: String) {
+        #expect(ShardArgument.parse(text) == nil)
+    }
+
+    @Test("--shard env reads canonical numbers only from the environment")
+    func environmentShard() throws {
+        func resolve(_ index: String, _ count: String) -> (index: Int, count: Int)? {
+            try? ShardArgument.environment.resolve(environment: [
+                ShardArgument.indexVariable: index, ShardArgument.countVariable: count,
+            ])
+        }
+        #expect(resolve("2", "3").map { [$0.index, $0.count] } == [2, 3])
+        for (index, count) in [("02", "3"), ("2", "03"), ("+2", "3"), ("2", "+3"), ("-0", "3"), ("2", "3 ")] {
+            #expect(resolve(index, count) == nil, "\(index)/\(count)")
+        }
+    }
+
+    @Test("a name in a message is escaped and cut to its first 200 characters")
+    func shownName() {
+        #expect(TextEscaping.name("a\u{1B}b") == "a\\eb")
+        #expect(TextEscaping.name(String(repeating: "x", count: 200)) == String(repeating: "x", count: 200))
+        #expect(
+            TextEscaping.name(String(repeating: "x", count: 4_000_000)) == String(repeating: "x", count: 200) + "...")
+    }
 }

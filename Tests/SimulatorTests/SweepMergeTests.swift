@@ -1,5 +1,7 @@
-import Simulator
+import Foundation
 import Testing
+
+@testable import Simulator
 
 @Suite("Sweep merge")
 struct SweepMergeTests {
@@ -85,5 +87,226 @@ struct SweepMergeTests {
         }
         #expect(error?.message.contains("shard-0.json and shard-1.json") == true)
         #expect(error?.message.contains("--steps 50 vs 51") == true)
+    }
+}
+
+/// Shard reports come from other machines: what a merge refuses in them, and what it never takes from them.
+@Suite("Sweep merge: untrusted shard reports")
+struct SweepMergeHostileTests {
+    /// A report of shard 1/2 of the 10-seed sweep, altered one way, and what its merge with shard 0/2 must say.
+    struct Case: Sendable, CustomTestStringConvertible {
+        let testDescription: String
+        let code: SweepMergeError.Code
+        /// Words the refusal must hold, besides the file's name.
+        let message: String
+        let edit: @Sendable (inout SweepReport) -> Void
+
+        init(
+            _ description: String, _ code: SweepMergeError.Code, _ message: String,
+            _ edit: @escaping @Sendable (inout SweepReport) -> Void
+        ) {
+            self.testDescription = description
+            self.code = code
+            self.message = message
+            self.edit = edit
+        }
+    }
+
+    /// A failure of `seed`, invariant `invariant`, with a replay command and a name of the file's own.
+    static func failure(_ seed: UInt64, invariant: Int = 5, step: Int = 3) -> SweepReport.Failure {
+        SweepReport.Failure(
+            seed: seed, invariant: invariant, invariantName: "5 (rm -rf ~)", message: "m", step: step, lastSteps: [],
+            replay: "rm -rf ~; privatesync simulate --seed \(seed)")
+    }
+
+    static let cases: [Case] = [
+        Case("a negative seed count", .invalidValue, "seeds is -5") { $0.seeds = -5 },
+        Case("negative steps", .invalidValue, "steps is -2000") { $0.steps = -2000 },
+        Case("negative crashes", .invalidValue, "crashes is -1") { $0.crashes = -1 },
+        Case("negative checks", .invalidValue, "invariantChecks is -1") { $0.invariantChecks = -1 },
+        Case("negative interleavings", .invalidValue, "interleavings is -1") { $0.interleavings = -1 },
+        Case("negative refusals", .invalidValue, "persistentRefusals is -1") { $0.persistentRefusals = -1 },
+        Case("a negative fault count", .invalidValue, "faults.zone-busy is -3") { $0.faults["zone-busy"] = -3 },
+        Case("an unknown fault kind", .invalidValue, #"faults has the key "\u{1B}[31mred""#) {
+            $0.faults["\u{1B}[31mred"] = 1
+        },
+        Case("a fault kind too long to show", .invalidValue, #"faults has the key "kkkkkkkkkk"#) {
+            $0.faults[String(repeating: "k", count: 10_000)] = 1
+        },
+        Case("negative simulated seconds", .invalidValue, "simulatedSeconds is -1.0") { $0.simulatedSeconds = -1 },
+        Case("infinite simulated seconds", .invalidValue, "simulatedSeconds is inf") {
+            $0.simulatedSeconds = .infinity
+        },
+        Case("simulated seconds not a number", .invalidValue, "simulatedSeconds is nan") {
+            $0.simulatedSeconds = .nan
+        },
+        Case("steps summing past Int.max", .sumOverflow, "steps is 9223372036854775807") { $0.steps = .max },
+        Case("checks summing past Int.max", .sumOverflow, "invariantChecks is 9223372036854775807") {
+            $0.invariantChecks = .max
+        },
+        Case("faults summing past Int.max", .sumOverflow, "faults.zone-busy is 9223372036854775807") {
+            $0.faults["zone-busy"] = .max
+        },
+        Case("simulated seconds summing past the largest double", .sumOverflow, "simulatedSeconds is 1.7976931") {
+            $0.simulatedSeconds = .greatestFiniteMagnitude
+        },
+        Case("invariant 999", .invalidValue, "failures[0].invariant is 999") {
+            $0.failures = [failure(1, invariant: 999)]
+        },
+        Case("a negative invariant", .invalidValue, "failures[0].invariant is -1") {
+            $0.failures = [failure(1, invariant: -1)]
+        },
+        Case("a negative step", .invalidValue, "failures[0].step is -1") { $0.failures = [failure(1, step: -1)] },
+        Case("a failing seed of the other shard", .invalidValue, "failures[0].seed is 2") {
+            $0.failures = [failure(2)]
+        },
+        Case("a failing seed outside the sweep", .invalidValue, "failures[0].seed is 11") {
+            $0.failures = [failure(11)]
+        },
+        Case("a failing seed past Int.max", .invalidValue, "failures[0].seed is 18446744073709551615") {
+            $0.failures = [failure(.max)]
+        },
+        Case("a failing seed twice", .invalidValue, "failures[1].seed is 3") {
+            $0.failures = [failure(3), failure(3)]
+        },
+        Case("a negative shard count", .invalidValue, "shard.count is -1") { $0.shard?.count = -1 },
+        Case("a shard count past the limit", .invalidValue, "shard.count is 1000001") { $0.shard?.count = 1_000_001 },
+        Case("a shard index past its count", .invalidValue, "shard.index is 2") { $0.shard?.index = 2 },
+        Case("a negative shard index", .invalidValue, "shard.index is -1") { $0.shard?.index = -1 },
+        Case("an unknown backend", .invalidValue, #"configuration.backend is "cloud; rm -rf ~""#) {
+            $0.configuration?.backend = "cloud; rm -rf ~"
+        },
+        Case("an unknown planted bug", .invalidValue, #"configuration.plant is "nope""#) {
+            $0.configuration?.plant = "nope"
+        },
+        Case("negative configured steps", .invalidValue, "configuration.steps is -1") {
+            $0.configuration?.steps = -1
+        },
+        Case("configured devices out of range", .invalidValue, "configuration.devices is 9") {
+            $0.configuration?.devices = 9
+        },
+        Case("a sweep of more seeds than simulate runs", .invalidValue, "configuration.sweepSeeds is 100000001") {
+            $0.configuration?.sweepSeeds = 100_000_001
+        },
+        Case("both a sweep and one seed", .invalidValue, "configuration names both sweepSeeds and seed") {
+            $0.configuration?.seed = 4
+        },
+    ]
+
+    @Test("a value no run writes is refused, naming the file and the key", arguments: cases)
+    func refusesHostileValues(_ testCase: Case) {
+        var hostile = SweepMergeTests.shard(1, of: 2)
+        hostile.file = "hostile.json"
+        testCase.edit(&hostile.report)
+        var first = SweepMergeTests.shard(0, of: 2)
+        if testCase.code == .sumOverflow { testCase.edit(&first.report) }
+        let error = #expect(throws: SweepMergeError.self) { try SweepReport.merge([first, hostile]) }
+        #expect(error?.code == testCase.code, "\(error.map { "\($0)" } ?? "")")
+        #expect(error?.message.hasPrefix("hostile.json: ") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains(testCase.message) == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("\u{1B}") == false, "a raw escape reached the message")
+        #expect((error?.message.count ?? 0) < 600, "the message repeats a long name whole")
+    }
+
+    @Test("a failure's replay command and invariant name are rebuilt from its seed and the configuration")
+    func replayIsRebuilt() throws {
+        var first = SweepMergeTests.shard(0, of: 2)
+        first.report.failures = [Self.failure(4, invariant: 0)]
+        var second = SweepMergeTests.shard(1, of: 2)
+        second.report.failures = [Self.failure(3)]
+        second.report.configuration?.plant = "uploads-after-sync-off"
+        first.report.configuration?.plant = "uploads-after-sync-off"
+        let merged = try SweepReport.merge([first, second])
+        #expect(
+            merged.failures.map(\.replay) == [
+                "privatesync simulate --seed 3 --steps 50 --plant uploads-after-sync-off --trace",
+                "privatesync simulate --seed 4 --steps 50 --plant uploads-after-sync-off --trace",
+            ])
+        #expect(
+            merged.failures.map(\.invariantName) == [
+                "5 (honest status)", "0 (the run could not go on: a setup or I/O failure)",
+            ])
+        #expect(merged.failures.allSatisfy { !$0.replay.contains("rm") && !$0.invariantName.contains("rm") })
+    }
+
+    @Test("the replay command names every option that differs from its default, and only those")
+    func replayCommand() {
+        let plain = SweepReport.Configuration(sweepSeeds: 10, seed: nil, steps: 200, devices: nil, backend: "memory")
+        #expect(plain.replay(seed: 7) == "privatesync simulate --seed 7 --trace")
+        let every = SweepReport.Configuration(
+            sweepSeeds: nil, seed: 7, steps: 20, devices: 3, backend: "file", plant: "forgets-batch-size")
+        #expect(
+            every.replay(seed: 7)
+                == "privatesync simulate --seed 7 --devices 3 --steps 20 --backend file --plant forgets-batch-size --trace"
+        )
+    }
+
+    @Test("the shares of a sweep are counted without listing its seeds, as Sweep.seeds lists them")
+    func seedCounts() {
+        for count in 0...12 {
+            for shards in 1...5 {
+                for index in 0..<shards {
+                    #expect(
+                        Sweep.seedCount(count: count, shard: index, of: shards)
+                            == Sweep.seeds(count: count, shard: index, of: shards).count,
+                        "\(index)/\(shards) of \(count)")
+                }
+            }
+        }
+        #expect(Sweep.seedCount(count: 100_000_000, shard: 0, of: 1) == 100_000_000)
+    }
+
+    /// A report as `simulate --json` writes it, with a failure whose seed only a `UInt64` holds.
+    static var reportJSON: String {
+        #"{"configuration":{"backend":"memory","devices":null,"plant":null,"seed":18446744073709551615,"steps":5,"sweepSeeds":null},"crashes":1,"failures":[{"invariant":5,"invariantName":"5 (honest status)","lastSteps":["a","b"],"message":"m","replay":"r","seed":18446744073709551615,"step":3}],"faults":{"zone-busy":2},"interleavings":4,"invariantChecks":7,"persistentRefusals":0,"seeds":1,"shard":{"count":1,"index":0},"simulatedSeconds":12.5,"steps":9}"#
+    }
+
+    @Test("a report reads back as simulate --json wrote it")
+    func readsWhatIsWritten() throws {
+        let report = try SweepReport(json: Array(Self.reportJSON.utf8), file: "r.json")
+        #expect(report.seeds == 1)
+        #expect(report.steps == 9)
+        #expect(report.simulatedSeconds == 12.5)
+        #expect(report.faults == ["zone-busy": 2])
+        #expect(report.interleavings == 4)
+        #expect(report.persistentRefusals == 0)
+        #expect(report.failures.first?.seed == .max)
+        #expect(report.failures.first?.lastSteps == ["a", "b"])
+        #expect(report.shard == SweepReport.Shard(index: 0, count: 1))
+        #expect(
+            report.configuration
+                == SweepReport.Configuration(sweepSeeds: nil, seed: .max, steps: 5, devices: nil, backend: "memory"))
+        let legacy = try SweepReport(
+            json: Array(
+                #"{"seeds":1,"steps":2,"simulatedSeconds":3,"faults":{},"crashes":0,"invariantChecks":4,"failures":[]}"#
+                    .utf8),
+            file: "old.json")
+        #expect(legacy.shard == nil && legacy.configuration == nil && legacy.interleavings == nil)
+    }
+
+    /// Alterations of ``reportJSON`` that no writer makes, and the reader's words for each.
+    static let malformed: [(String, String, String)] = [
+        (#""steps":9"#, #""steps":9,"steps":1"#, #"the top level has the key "steps" twice"#),
+        (#""zone-busy":2"#, #""zone-busy":2,"zone-busy":1"#, #"faults has the key "zone-busy" twice"#),
+        (#""count":1,"index":0"#, #""count":1,"index":0,"index":0"#, #"shard has the key "index" twice"#),
+        (#""steps":5,"#, #""steps":5,"steps":5,"#, #"configuration has the key "steps" twice"#),
+        (#""step":3"#, #""step":3,"seed":1"#, #"failures[0] has the key "seed" twice"#),
+        (#""steps":9"#, #""steps":9,"stepz":1"#, #"the top level has an unknown key "stepz""#),
+        (#""steps":9"#, #""steps":9.5"#, "steps should be a whole number"),
+        (#""steps":9"#, #""steps":"9""#, "steps should be a whole number"),
+        (#""steps":9"#, #""steps":99999999999999999999"#, "steps should be a whole number"),
+        (#""seed":18446744073709551615,"step""#, #""seed":18446744073709551616,"step""#, "failures[0].seed should be"),
+        (#""seed":18446744073709551615,"step""#, #""seed":-1,"step""#, "failures[0].seed should be"),
+        (#""simulatedSeconds":12.5"#, #""simulatedSeconds":null"#, "simulatedSeconds should be a number"),
+        (#""seeds":1,"#, "", #"the top level is missing the key "seeds""#),
+    ]
+
+    @Test("a key given twice or unknown, or a value of the wrong type, is refused where it is", arguments: malformed)
+    func refusesMalformedJSON(_ find: String, _ replacement: String, _ message: String) throws {
+        #expect(Self.reportJSON.contains(find))
+        let json = Self.reportJSON.replacingOccurrences(of: find, with: replacement)
+        let error = #expect(throws: SweepMergeError.self) { try SweepReport(json: Array(json.utf8), file: "bad.json") }
+        #expect(error?.code == .notAShardReport)
+        #expect(error?.description.contains(message) == true, "\(error.map { "\($0)" } ?? "")")
     }
 }

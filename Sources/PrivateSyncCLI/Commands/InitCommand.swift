@@ -40,7 +40,7 @@ struct InitCommand: RunnableCommand {
 
     /// Reads a schema file, at most ``schemaFileLimit`` bytes of it.
     private static func schema(fromFile path: String) throws -> SyncPartition {
-        let shown = TextEscaping.escape(path.prefix(200))
+        let shown = TextEscaping.name(path)
         let bytes = try BoundedFileRead.read(path, limit: schemaFileLimit) { code, reason in
             switch code {
             case .notFound: "the schema file \(shown) does not exist"
@@ -49,6 +49,8 @@ struct InitCommand: RunnableCommand {
             case .unreadable: "cannot read the schema file \(shown): \(reason)"
             }
         }
-        return try SyncPartition.decode(json: bytes, source: path)
+        // The schema's messages name their source: the shown name, not the whole path, which may be thousands of
+        // characters (a path of `./` repeated).
+        return try SyncPartition.decode(json: bytes, source: shown)
     }
 }

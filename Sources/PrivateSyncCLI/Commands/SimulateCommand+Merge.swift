@@ -9,7 +9,7 @@ extension SimulateCommand {
                 commandName: "merge",
                 abstract: "Merge the JSON of the shards of one sweep (simulate --shard I/N --json).",
                 discussion:
-                    "Sums the shards and lists every failure with its replay command. Refuses (65) a set that is not exactly the shards of one run: a shard missing or repeated, another shard count or configuration (seeds, steps, devices, backend). Exit 1 when any seed failed.",
+                    "Sums the shards and lists every failure with its replay command, rebuilt from its seed and the run's configuration. Refuses (65) a set that is not exactly the shards of one run: a shard missing or repeated, another shard count or configuration (seeds, steps, devices, backend); and a file holding what no run writes: a key given twice, a negative count, sums that overflow, an unknown fault kind or invariant. Exit 1 when any seed failed.",
                 examples: ["privatesync simulate merge shard-*.json"])
         }
 
@@ -25,12 +25,14 @@ extension SimulateCommand {
         ///
         /// - Returns: 0 when no seed failed, 1 when some did.
         /// - Throws: ``CLIError`` 66 for a missing file, 74 for an unreadable one, 65 for a file that is not a shard
-        ///   report or a set of shards that does not make one whole run (missing, repeated, another shard count or
-        ///   configuration, a shard's seed count off).
+        ///   report (a key given twice or unknown, a value of the wrong type), one holding a value no run writes (a
+        ///   negative count, an unknown fault kind or invariant, a failing seed outside its shard), shards whose sums
+        ///   overflow, or a set of shards that does not make one whole run (missing, repeated, another shard count
+        ///   or configuration, a shard's seed count off).
         func run(_ cli: CLI) throws -> ExitCode {
             var reports: [(file: String, report: SweepReport)] = []
             for file in files {
-                let shown = TextEscaping.escape(file)
+                let shown = TextEscaping.name(file)
                 let bytes = try BoundedFileRead.read(file, limit: Self.shardReportLimit) { code, reason in
                     switch code {
                     case .notFound: "no shard report at \(shown)"
@@ -40,15 +42,17 @@ extension SimulateCommand {
                     }
                 }
                 do {
-                    reports.append((file, try SweepReport(json: bytes, file: shown)))
+                    reports.append((shown, try SweepReport(json: bytes, file: shown)))
                 } catch {
+                    // The reader's words say what is wrong and where (a key given twice, a value of the wrong type).
+                    let reason = error.underlying.map { ": \($0)" } ?? ""
                     throw CLIError(
                         .dataError,
-                        "\(shown) is not the JSON of 'privatesync simulate --json' (one object with seeds, steps, faults, failures, shard, configuration)"
+                        "\(shown) is not the JSON of 'privatesync simulate --json' (one object with seeds, steps, faults, failures, shard, configuration)\(reason)"
                     )
                 }
             }
-            let merged = try SweepReport.merge(reports.map { (TextEscaping.escape($0.file), $0.report) })
+            let merged = try SweepReport.merge(reports)
             if json {
                 Terminal.json(merged)
                 return merged.exitCode
@@ -60,7 +64,7 @@ extension SimulateCommand {
             }
             Terminal.line(
                 "Merged \(merged.shards ?? 0) shard(s): \(merged.seeds) seed(s), \(merged.steps) steps, "
-                    + "\(Int(merged.simulatedSeconds)) simulated seconds, \(merged.crashes) crashes, "
+                    + "\(merged.simulatedSecondsText) simulated seconds, \(merged.crashes) crashes, "
                     + "\(merged.invariantChecks) invariant checks, \(merged.failures.count) failure(s)")
             Terminal.line("Faults injected: \(merged.faultsText)")
             return merged.exitCode

@@ -29,7 +29,9 @@ struct SimulateCommand: RunnableCommand {
             subcommands: [Merge.self], runsWithoutSubcommand: true)
     }
 
-    @Option(valueName: "N", help: "Run seeds 0 to N-1 (default 100).", parsing: .wholeNumber(in: 1...100_000_000))
+    @Option(
+        valueName: "N", help: "Run seeds 0 to N-1 (default 100).",
+        parsing: .wholeNumber(in: SweepReport.Configuration.sweepSeedCounts))
     var seeds: Int?
     @Option(valueName: "S", help: "Run one seed.", parsing: .seed) var seed: UInt64?
     @Option(
@@ -40,10 +42,11 @@ struct SimulateCommand: RunnableCommand {
     var shard: ShardArgument?
     @Option(
         valueName: "N", help: "Devices per run, 1 to 4 (default: drawn from the seed).",
-        parsing: .wholeNumber(in: 1...4))
+        parsing: .wholeNumber(in: SweepReport.Configuration.deviceCounts))
     var devices: Int?
     @Option(
-        valueName: "N", help: "Steps per run before the heal (default 200).", parsing: .wholeNumber(in: 0...1_000_000))
+        valueName: "N", help: "Steps per run before the heal (default 200).",
+        parsing: .wholeNumber(in: SweepReport.Configuration.stepCounts))
     var steps: Int?
     @Option(
         valueName: "memory|file", help: "Where the accounts' databases live (default memory).",
@@ -108,14 +111,11 @@ struct SimulateCommand: RunnableCommand {
         if trace {
             for line in traced?.trace ?? [] { Terminal.line(line) }
         }
-        func replay(_ seed: UInt64) -> String {
-            var parts = ["privatesync simulate --seed \(seed)"]
-            if let devices { parts.append("--devices \(devices)") }
-            if steps != SimulationOptions.defaultSteps { parts.append("--steps \(steps)") }
-            if backend != .memory { parts.append("--backend \(backend.rawValue)") }
-            if let plant { parts.append("--plant \(plant.rawValue)") }
-            return parts.joined(separator: " ") + " --trace"
-        }
+        let configuration = SweepReport.Configuration(
+            sweepSeeds: seed == nil ? sweepSeeds : nil, seed: seed, steps: steps, devices: devices,
+            backend: backend.rawValue, plant: plant?.rawValue)
+        // The one builder of replay commands, which `simulate merge` uses too.
+        func replay(_ seed: UInt64) -> String { configuration.replay(seed: seed) }
         if let timeline {
             var pages: [(String, SimulationResult)] = []
             if seed != nil {
@@ -139,10 +139,7 @@ struct SimulateCommand: RunnableCommand {
                     invariantName: run.failure!.kind.description, message: run.failure!.message,
                     step: run.failure!.step, lastSteps: Array(run.trace.suffix(20)), replay: replay(run.seed))
             },
-            shard: SweepReport.Shard(index: shard.index, count: shard.count),
-            configuration: SweepReport.Configuration(
-                sweepSeeds: seed == nil ? sweepSeeds : nil, seed: seed, steps: steps, devices: devices,
-                backend: backend.rawValue, plant: plant?.rawValue))
+            shard: SweepReport.Shard(index: shard.index, count: shard.count), configuration: configuration)
         if json {
             Terminal.json(report)
             return report.exitCode

@@ -432,8 +432,9 @@ public struct SyncTransaction {
         try connection.run(literal: "INSERT OR IGNORE INTO refetch_seen (record_name) VALUES (?)", .text(name))
     }
 
-    /// After a full fetch: deletes records the server confirmed once but did not return, unless they wait to be
-    /// saved without a server version (which the engine resolves); returns their names.
+    /// After a full fetch: deletes records the server confirmed once but did not return, unless a save of them
+    /// waits to be sent (an acknowledged edit: its send learns from the server whether the record is gone,
+    /// `unknownItem`, or only came late, as a delayed delivery makes a full fetch miss it); returns their names.
     ///
     /// Only records of `user` are considered: a full fetch of `user`'s container says nothing about records that
     /// belong to another account (restored from an archive, say), whatever their change tags.
@@ -442,6 +443,7 @@ public struct SyncTransaction {
             literal: """
                 SELECT record_name FROM records WHERE server_change_tag IS NOT NULL AND origin_user = ?
                     AND record_name NOT IN (SELECT record_name FROM refetch_seen)
+                    AND record_name NOT IN (SELECT record_name FROM pending_changes WHERE kind = 'save')
                 """, .text(user.recordName)
         ) { $0.text(0) }
         for name in names {

@@ -49,13 +49,26 @@ extension StoredRecord {
         return nil
     }
 
+    /// How far inside the range a fetched field version must be: an edit of the field supersedes it by a
+    /// millisecond (``FieldVersion/edit(at:by:superseding:)``), so a version stamped just inside the range (by another
+    /// client) would make every later edit of the field fall outside it, and the field uneditable. A year of room.
+    package static let fetchedVersionMargin: Double = 366 * 86_400
+
     /// Why one of a record's field versions cannot be stored (a time out of range, a device identifier over 255
     /// bytes), or `nil`.
-    package static func problem(in fieldVersions: FieldVersions) -> String? {
+    ///
+    /// - Parameters:
+    ///   - fieldVersions: The versions.
+    ///   - margin: How far inside the range each time must be (``fetchedVersionMargin`` for a fetched record).
+    package static func problem(in fieldVersions: FieldVersions, margin: Double = 0) -> String? {
         for key in fieldVersions.versions.keys.sorted() {
             let version = fieldVersions.versions[key]!
             if let problem = timeProblem(version.time) {
                 return "the version of \(CloudKitNames.quoted(key)) \(problem)"
+            }
+            if abs(version.time) > StoreStateCheck.dateLimit - margin {
+                return "the version of \(CloudKitNames.quoted(key)) is \(version.time) seconds since 2001, too near "
+                    + "the end of the range for an edit to follow it"
             }
             if version.device.utf8.count > deviceIdentifierLimit {
                 return "the version of \(CloudKitNames.quoted(key)) names a device of more than "

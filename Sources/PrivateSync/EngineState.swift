@@ -100,7 +100,7 @@ public struct EngineState: Sendable, Hashable {
 
     // MARK: Operations
 
-    /// The state after a reset of the engine's bookkeeping (``SyncEngine/resetBookkeeping(of:)``): the account
+    /// The state after a reset of the engine's bookkeeping (``SyncEngine/resetBookkeeping(of:signedIn:)``): the account
     /// binding, the tokens, the retry schedule and the batch size go; a pause the user must end, the user's
     /// consent (and the deletions it may cover) and the totals stay. The epoch advances, so a cycle in flight stops,
     /// and the next full fetch queues what the server did not return.

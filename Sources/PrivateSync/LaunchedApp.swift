@@ -207,11 +207,12 @@ public final class LaunchedApp: Sendable {
         return facts
     }
 
-    /// Resets the sync engine's bookkeeping and keeps the data (``SyncEngine/resetBookkeeping(of:)``).
+    /// Resets the sync engine's bookkeeping and keeps the data (``SyncEngine/resetBookkeeping(of:signedIn:)``).
     ///
-    /// - Throws: `StoreError` when the store cannot be written.
+    /// - Throws: `StoreError` when the store cannot be written, or `invalidValue` when it belongs to another account
+    ///   than the one signed in.
     public func resetSyncBookkeeping() throws(StoreError) {
-        try SyncEngine.resetBookkeeping(of: stores.userCreated)
+        try SyncEngine.resetBookkeeping(of: stores.userCreated, signedIn: device.session.account?.userRecordID)
     }
 
     /// The sync engine's state, read from the user-created store (also when sync does not run on this launch).
@@ -234,7 +235,7 @@ public final class LaunchedApp: Sendable {
     @discardableResult
     public func sync(force: Bool = false) async -> SyncReport? {
         guard let engine else { return nil }
-        restoreArchivesBeforeBinding()
+        if let skipped = restoreArchivesBeforeBinding() { return skipped }
         return await engine.sync(force: force)
     }
 
@@ -246,7 +247,7 @@ public final class LaunchedApp: Sendable {
     @discardableResult
     public func sendChanges(force: Bool = true) async -> SyncReport? {
         guard let engine else { return nil }
-        restoreArchivesBeforeBinding()
+        if let skipped = restoreArchivesBeforeBinding() { return skipped }
         return await engine.sendChanges(force: force)
     }
 
@@ -258,7 +259,7 @@ public final class LaunchedApp: Sendable {
     @discardableResult
     public func fetchChanges(force: Bool = true) async -> SyncReport? {
         guard let engine else { return nil }
-        restoreArchivesBeforeBinding()
+        if let skipped = restoreArchivesBeforeBinding() { return skipped }
         return await engine.fetchChanges(force: force)
     }
 
@@ -268,29 +269,43 @@ public final class LaunchedApp: Sendable {
     /// start-fresh restored archives. The restore resumes that account where the device left it (its tokens), as
     /// a start-fresh's does.
     ///
-    /// A failure leaves the archive as it is, to be restored at the next sync: nothing in it is lost, and the sync
-    /// itself goes on (it binds the store to the account, whose records then come back at the next attempt).
-    private func restoreArchivesBeforeBinding() {
-        guard let current = device.session.account?.userRecordID else { return }
+    /// A failure leaves the archive as it is and the store unbound, and the cycle does not run: a cycle would bind
+    /// the store to the account, after which no restore would run again and the archived records (and edits not yet
+    /// sent) would stay in the archive for good. The next sync tries again.
+    ///
+    /// - Returns: `nil` when the cycle may run; a report of the skipped cycle when a restore failed.
+    private func restoreArchivesBeforeBinding() -> SyncReport? {
+        guard let current = device.session.account?.userRecordID else { return nil }
         let folder = device.appGroup.archives
-        guard FileSystem.isDirectory(folder) else { return }
+        guard FileSystem.isDirectory(folder) else { return nil }
         let prefix = "UserCreated-\(current.recordName)-"
         guard let names = try? FileSystem.contents(ofDirectory: folder),
             names.contains(where: { $0.hasPrefix(prefix) && $0.hasSuffix(".store") })
-        else { return }
-        guard let lock = try? FileLock.exclusive(folder) else { return }
+        else { return nil }
+        func skipped(_ error: any Error) -> SyncReport {
+            var report = SyncReport()
+            report.skippedBecause = .archiveNotRestored("\(error)")
+            return report
+        }
+        let lock: FileLock
+        do {
+            lock = try FileLock.exclusive(folder)
+        } catch {
+            return skipped(error)
+        }
         defer { lock.unlock() }
-        guard let state = try? EngineState.read(from: stores.userCreated), state.boundUser == nil else { return }
-        let archives = ((try? FileSystem.contents(ofDirectory: folder)) ?? [])
-            .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".store") }.sorted()
-        for archive in archives {
-            do {
+        do {
+            guard try EngineState.read(from: stores.userCreated).boundUser == nil else { return nil }
+            let archives = try FileSystem.contents(ofDirectory: folder)
+                .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".store") }.sorted()
+            for archive in archives {
                 try stores.userCreated.restoreArchive(at: "\(folder)/\(archive)")
                 try stores.userCreated.removeRestoredArchive(at: "\(folder)/\(archive)")
-            } catch {
-                return
             }
+        } catch {
+            return skipped(error)
         }
+        return nil
     }
 
     /// Flips the sync switch as the app does: saves the preference and reconfigures the stores, as a new

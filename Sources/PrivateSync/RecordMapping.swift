@@ -35,7 +35,7 @@ enum RecordMapping {
         guard case .string(let text)? = cloud[versionsKey], let versions = FieldVersions(encoded: text) else {
             return nil
         }
-        return StoredRecord.problem(in: versions) == nil ? versions : nil
+        return StoredRecord.problem(in: versions, margin: StoredRecord.fetchedVersionMargin) == nil ? versions : nil
     }
 
     /// The creation time a record carries (`syncCreatedAt`), when it is a date in range.
@@ -53,7 +53,8 @@ enum RecordMapping {
             guard case .string(let text) = value, let versions = FieldVersions(encoded: text) else {
                 return "its \(versionsKey) cannot be read"
             }
-            return "its \(versionsKey): " + (StoredRecord.problem(in: versions) ?? "cannot be used")
+            return "its \(versionsKey): "
+                + (StoredRecord.problem(in: versions, margin: StoredRecord.fetchedVersionMargin) ?? "cannot be used")
         }
         if let value = cloud[createdAtKey], usableCreation(of: cloud) == nil {
             guard case .date(let date) = value else { return "its \(createdAtKey) is not a date" }

@@ -105,12 +105,28 @@ extension SyncEngine {
     private func note(
         _ problem: String, _ name: String, _ engineState: inout EngineState, _ applied: inout AppliedPage
     ) {
+        // Bounded in bytes, not characters: another client's field key can be one character of 70 KB (a letter
+        // and 35,000 combining accents), and a list over the 64 KiB a store's text may hold failed every page.
+        let problem = Self.bounded(problem, bytes: 300)
         applied.refused.append((name, problem))
         if engineState.fetchedRecordProblems[name] != nil
             || engineState.fetchedRecordProblems.count < EngineState.fetchedRecordProblemLimit
         {
-            engineState.fetchedRecordProblems[name] = String(problem.prefix(300))
+            engineState.fetchedRecordProblems[name] = problem
         }
+    }
+
+    /// `text` cut to at most `bytes` bytes of UTF-8 (at a scalar's boundary, `…` marking the cut).
+    static func bounded(_ text: String, bytes: Int) -> String {
+        guard text.utf8.count > bytes else { return text }
+        var kept = String.UnicodeScalarView()
+        var count = 0
+        for scalar in text.unicodeScalars {
+            count += String(scalar).utf8.count
+            if count > bytes - 3 { break }
+            kept.append(scalar)
+        }
+        return String(kept) + "…"
     }
 
     /// Applies one page and its token.

@@ -12,11 +12,29 @@ extension SyncEngine {
     /// flight stops (a new epoch). The price of forgetting: a record another device deleted is uploaded again, and a
     /// deletion of the app's iCloud data that this device had not yet seen is not seen.
     ///
-    /// - Parameter store: The user-created store.
-    /// - Throws: `StoreError` when the store cannot be written.
-    public static func resetBookkeeping(of store: RecordStore<UserCreated>) throws(StoreError) {
+    /// A store bound to another account than the one signed in is not reset: the next cycle would bind it to the
+    /// account signed in now, and the first account's unsent changes would be hidden from every count (they may go
+    /// to no other account) while the status read "everything you wrote is in your iCloud". Signing back in, or
+    /// starting afresh, is the way out of that pause.
+    ///
+    /// - Parameters:
+    ///   - store: The user-created store.
+    ///   - signedIn: The account signed in now, if any; `nil` when the caller has no account to compare with.
+    /// - Throws: `StoreError` when the store cannot be written, or `invalidValue` when it is bound to another account
+    ///   than `signedIn` (nothing is changed).
+    public static func resetBookkeeping(
+        of store: RecordStore<UserCreated>, signedIn: UserRecordID? = nil
+    ) throws(StoreError) {
         try store.syncTransaction { transaction in
-            try transaction.updateEngineState { state in state = state.afterReset() }
+            try transaction.updateEngineState { state in
+                if let bound = state.boundUser, let signedIn, bound != signedIn {
+                    throw StoreError(
+                        .invalidValue,
+                        "the device's data belongs to another iCloud account than the one signed in: sign back into it, "
+                            + "or start afresh (account start-fresh); nothing was reset")
+                }
+                state = state.afterReset()
+            }
             try transaction.clearServerFields()
             try transaction.clearSeenRecords()
         }

@@ -281,9 +281,11 @@ public final class SyncEngine: Sendable {
             // often still takes a small write), reported either way.
             try? record(.diskFull, error: nil, &report)
             report.outcome = .diskFull
-        case .store:
-            // The store cannot be written (or the process is gone): there is nothing honest left to record.
+        case .store(let error):
+            // The store cannot be written (or the process is gone): there is nothing honest left to record, but the
+            // report says why (a cycle once ended in exit 75 with no reason at all).
             report.outcome = nil
+            report.storeFailure = error.description
         case .accountUnusable(let reason):
             // Recorded so that the engine stops asking to run until the account changes; the user's consent to
             // re-upload is spent, as it was given for another account state.

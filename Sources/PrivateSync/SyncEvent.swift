@@ -79,6 +79,9 @@ public struct SyncReport: Sendable, Hashable {
     public var requests: [ContainerRequest] = []
     /// How the attempt ended.
     public var outcome: EngineOutcome?
+    /// Why the cycle stopped without recording an outcome, when the device's own store failed (a lock held too
+    /// long, an I/O error): nothing could be recorded, but the caller still learns why.
+    public var storeFailure: String?
     /// When the engine wants to run next.
     public var nextRun: Date?
     /// Every event, in order.

@@ -10,6 +10,8 @@ extension CycleSkipReason {
         case .paused(.containerUnusable): "sync is paused: the container cannot be read (a forced sync tries again)"
         case .paused(let reason): "sync is paused: \(reason)"
         case .notDue(let date): "the next attempt is due at \(SyncStatus.clockTime(date))"
+        case .archiveNotRestored(let reason):
+            "this account's archived records could not be brought back yet (\(reason)); sync waits for them"
         }
     }
 }

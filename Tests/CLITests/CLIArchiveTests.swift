@@ -74,4 +74,30 @@ struct CLIArchiveTests {
         let synced = (container["records"] as? [[String: Any]])?.first?["fields"] as? [String: Any]
         #expect(synced?["mood"] as? Int == 5, "and it reached alice's container")
     }
+
+    @Test("an archive that cannot be brought back keeps the store unbound, and comes back once it can")
+    func failedRestoreWaitsAndComesBack() throws {
+        let cli = try CLIRunner.world(launching: "A")
+        let name = try cli.addCheckIn(mood: 1, on: "A").standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        try cli.syncNow("--device", "A")
+        try cli.ok("account", "sign-in", "bob", "--device", "A")
+        try cli.ok("record", "edit", name, "--device", "A", "--field", "mood=5")
+        try cli.ok("account", "start-fresh", "--device", "A")
+        let archive = Self.support(cli) + "/Archives/" + (Self.archives(cli).first ?? "")
+        let sound = try Data(contentsOf: URL(fileURLWithPath: archive))
+        // The archive cannot be read now (as a full disk or a damaged file would keep it): sync waits for it.
+        try Data("not a database".utf8).write(to: URL(fileURLWithPath: archive))
+        try cli.ok("account", "sign-in", "alice", "--device", "A")
+        let waiting = try cli.exits(75, "sync", "now", "--device", "A")
+        #expect(
+            waiting.standardOutput.contains("archived records could not be brought back"), "\(waiting.standardOutput)")
+        let engine = try cli.ok("inspect", "--device", "A", "--json").json["engine"] as? [String: Any]
+        #expect(engine?["boundUser"] == nil, "the store was bound before its archive came back")
+        // Readable again: it comes back, with the edit made under bob, and syncs.
+        try sound.write(to: URL(fileURLWithPath: archive))
+        try cli.ok("sync", "now", "--device", "A")
+        #expect(Self.archives(cli).isEmpty)
+        let records = try cli.ok("record", "list", "--device", "A", "--json").json["records"] as? [[String: Any]]
+        #expect((records?.first?["fields"] as? [String: Any])?["mood"] as? Int == 5)
+    }
 }

@@ -131,4 +131,39 @@ struct CLISyncNowTests {
         #expect(error.contains("by the user, another device or another client"), "\(error)")
         #expect(!error.contains("iCloud settings"), "\(error)")
     }
+
+    @Test("a full fetch that misses a record (a delayed delivery) does not delete it with its acknowledged edit")
+    func fullFetchMissingARecordKeepsItsEdit() throws {
+        let cli = try CLIRunner.world(launching: "phone")
+        for index in 1...5 {
+            try cli.ok(
+                "record", "add", "CheckIn", "--device", "phone", "--name", "r\(index)", "--field", "mood=1", "--field",
+                "date=2026-01-01")
+        }
+        try cli.syncNow("--device", "phone")
+        try cli.ok("record", "edit", "r4", "--device", "phone", "--field", "mood=5")
+        try cli.ok("fault", "inject", "token-expired")
+        try cli.ok("fault", "inject", "delayed-delivery", "--record", "r2")
+        for _ in 0..<3 { try cli.syncNow("--device", "phone") }
+        let records = try cli.ok("record", "list", "--device", "phone", "--json").json["records"] as? [[String: Any]]
+        let r4 = records?.first { $0["name"] as? String == "r4" }
+        #expect((r4?["fields"] as? [String: Any])?["mood"] as? Int == 5, "the acknowledged edit of r4 was lost")
+        let container = try cli.ok("cloud", "record", "list", "--account", "alice", "--json").json
+        let up = (container["records"] as? [[String: Any]])?.first { $0["name"] as? String == "r4" }
+        #expect((up?["fields"] as? [String: Any])?["mood"] as? Int == 5, "and reached the container")
+        try cli.ok("audit", "--convergence")
+    }
+
+    @Test("sync reset is refused while the device's data belongs to another account than the one signed in")
+    func resetRefusedAfterAnAccountSwitch() throws {
+        let cli = try CLIRunner.syncedWorld(device: "A", mood: 1)
+        try cli.addCheckIn(mood: 2, on: "A")
+        try cli.ok("account", "sign-in", "bob", "--device", "A")
+        try cli.exits(69, "sync", "now", "--device", "A")
+        let reset = try cli.exits(65, "sync", "reset", "--device", "A")
+        #expect(reset.standardError.contains("another iCloud account"), "\(reset.standardError)")
+        try cli.exits(69, "sync", "now", "--device", "A")
+        let status = try cli.ok("sync", "status", "--device", "A", "--json").json
+        #expect(status["reason"] as? String == "accountChanged", "\(status)")
+    }
 }

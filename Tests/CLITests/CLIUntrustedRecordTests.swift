@@ -34,6 +34,13 @@ struct CLIUntrustedRecordTests {
         + [
             "garbage", "mood=5", "mood=@x", "mood=5@x;date",
         ].map { HostileRecord(fields: base + ["syncFieldVersions=\($0)"], named: true) } + [
+            // A key that is one character of 70 KB (a letter and 35,000 combining accents): the problem once
+            // overflowed the 64 KiB the store keeps it in, and every page of every device failed.
+            HostileRecord(
+                fields: base + ["syncFieldVersions=e" + String(repeating: "\u{301}", count: 35_000) + "=1e300@web"],
+                named: true),
+            // Just inside the range: an edit a millisecond later would fall outside it (the field uneditable).
+            HostileRecord(fields: base + ["syncFieldVersions=mood=9999999999.9999@web"], named: true),
             HostileRecord(fields: base + ["syncCreatedAt:date=9999-12-31T23:59:59.999999999Z"], named: true),
             HostileRecord(fields: base + ["syncCreatedAt:date=0001-01-01"], named: true),
             // Versions that read, in range: taken as they are (edited at 2001-01-01; a version of no field; none).
@@ -71,11 +78,14 @@ struct CLIUntrustedRecordTests {
             #expect(status["state"] as? String == "on", "\(status)")
             let problems = status["fetchedRecordProblems"] as? [[String: Any]] ?? []
             #expect(problems.map { $0["record"] as? String } == (hostile.named ? ["far"] : []))
-            // Every command that reads the store works, and the device still writes and syncs.
+        }
+        for device in ["phone", "tablet"] {
+            // Every command that reads the store works, and the device still writes (the record too) and syncs.
             try cli.ok("record", "list", "--device", device)
             try cli.ok("record", "list", "--device", device, "--json")
             try cli.ok("inspect", "--device", device)
             try cli.ok("launch", "--device", device)
+            try cli.ok("record", "edit", "far", "--device", device, "--field", "mood=\(device == "phone" ? 2 : 3)")
             let added = try cli.addCheckIn(mood: 3, on: device).standardOutput
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             try cli.ok("sync", "now", "--device", device)

@@ -38,6 +38,8 @@ extension SyncCommand {
             let refusedRequests: Int
             /// The records fetched in this cycle with a value this device could not take.
             let fetchedRecordProblems: [StatusJSON.Problem]
+            /// Why the cycle stopped when the device's own store failed, if it did.
+            let storeFailure: String?
             let requests: [RequestJSON]
             let status: StatusJSON
         }
@@ -111,6 +113,7 @@ extension SyncCommand {
                             guard case .fetchedRecordProblem(let name, let problem) = event else { return nil }
                             return StatusJSON.Problem(record: name, problem: problem)
                         },
+                        storeFailure: report?.storeFailure,
                         requests: (report?.requests ?? []).map(RequestJSON.init), status: StatusJSON(status)))
                 return exit
             }
@@ -129,6 +132,9 @@ extension SyncCommand {
                         Terminal.line("  the attempt failed: the disk is full; it will be retried once there is space")
                     }
                     if let stopped = report.stoppedBecause { Terminal.line("  the cycle stopped: \(stopped)") }
+                    if let failure = report.storeFailure {
+                        Terminal.line("  the attempt failed: this device's store: \(failure); it will be retried")
+                    }
                     for case .fetchedRecordProblem(let name, let problem) in report.events {
                         Terminal.line(
                             "  record \(TextEscaping.escape(name)) from iCloud: \(TextEscaping.escape(problem))")

@@ -213,7 +213,9 @@ public struct CloudError: Error, Sendable, CustomStringConvertible {
     /// Whether this is a failure of the container's own storage that no retry can cure: a damaged file, a file that
     /// is not this container's database, or one whose tables are missing. A busy lock or a full disk is not one.
     public var isDamagedStorage: Bool {
-        guard code == .internalError, let storageError, !PrivateSyncFileSystem.isDiskFull(storageError) else {
+        guard code == .internalError, let storageError, !PrivateSyncFileSystem.isDiskFull(storageError),
+            !PrivateSyncFileSystem.isBusy(storageError)
+        else {
             return false
         }
         if storageError is DatabaseFileError { return true }
@@ -228,6 +230,13 @@ public struct CloudError: Error, Sendable, CustomStringConvertible {
     public var isDiskFull: Bool {
         guard code == .internalError, let storageError else { return false }
         return PrivateSyncFileSystem.isDiskFull(storageError)
+    }
+
+    /// Whether the container's own storage was locked by another process for longer than the wait (this fake only:
+    /// many processes share its file). Transient: retried, never a damaged container.
+    public var isBusy: Bool {
+        guard code == .internalError, let storageError else { return false }
+        return PrivateSyncFileSystem.isBusy(storageError)
     }
 
     /// Creates an error.

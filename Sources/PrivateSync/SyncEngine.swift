@@ -119,7 +119,7 @@ public final class SyncEngine: Sendable {
         let state = try transaction.engineState()
         if state.pause != nil { return nil }
         switch state.lastOutcome {
-        case .retrying?, .diskFull?, .paused(.accountTemporarilyUnavailable)?, .paused(.noAccount)?:
+        case .retrying?, .diskFull?, .fileBusy?, .paused(.accountTemporarilyUnavailable)?, .paused(.noAccount)?:
             return state.nextAttempt ?? now
         case .paused?, .accountUnusable?: return nil
         case .succeeded?, nil: break
@@ -281,6 +281,11 @@ public final class SyncEngine: Sendable {
             // often still takes a small write), reported either way.
             try? record(.diskFull, error: nil, &report)
             report.outcome = .diskFull
+        case .store(let error) where isBusy(error):
+            // Another process held the store locked past the wait: transient, the store is healthy. Recorded if the
+            // lock is gone by now, reported either way.
+            try? record(.fileBusy, error: nil, &report)
+            report.outcome = .fileBusy
         case .store(let error):
             // The store cannot be written (or the process is gone): there is nothing honest left to record, but the
             // report says why (a cycle once ended in exit 75 with no reason at all).
@@ -299,7 +304,8 @@ public final class SyncEngine: Sendable {
             report.outcome = .paused(reason)
             emit(.paused(reason), &report)
         case .retry(let error):
-            let outcome: EngineOutcome = error.isDiskFull ? .diskFull : .retrying(error.code)
+            let outcome: EngineOutcome =
+                error.isDiskFull ? .diskFull : error.isBusy ? .fileBusy : .retrying(error.code)
             // Reported even when it cannot be recorded (the store's disk full too): the caller still learns why.
             if (try? record(outcome, error: error, &report)) == nil { report.outcome = outcome }
         case .pause(var reason, let persistent, let message):
@@ -340,7 +346,7 @@ public final class SyncEngine: Sendable {
                             state.pause = nil
                             resumed = true
                         }
-                    case .retrying, .diskFull, .paused(.accountTemporarilyUnavailable), .paused(.noAccount):
+                    case .retrying, .diskFull, .fileBusy, .paused(.accountTemporarilyUnavailable), .paused(.noAccount):
                         let attempt = state.retryAttempt + 1
                         let next = now.addingTimeInterval(
                             self.retryPolicy.delay(attempt: attempt, retryAfter: error?.retryAfter))

@@ -60,6 +60,9 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
         /// This device's disk is full: nothing could be written (its store, or here the container's file); it passes
         /// once space is freed.
         case diskFull
+        /// Another process (a command, an app) held one of the files locked for longer than the wait: nothing is
+        /// wrong with the file; it passes when the other finishes.
+        case fileBusy
 
         /// The wait reason of a transient CloudKit code.
         public init(code: CloudError.Code) {
@@ -78,6 +81,7 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
             case .responseLost: "a reply from iCloud was lost"
             case .retrying: "the last attempt failed"
             case .diskFull: "the disk is full (free some space)"
+            case .fileBusy: "another process held the files locked"
             }
         }
     }
@@ -237,6 +241,7 @@ extension SyncStatus {
             switch facts.lastOutcome {
             case .retrying(let code)?: WaitReason(code: code)
             case .diskFull?: .diskFull
+            case .fileBusy?: .fileBusy
             default: nil
             }
         if let reason = retryReason {
@@ -320,16 +325,20 @@ public enum EngineOutcome: Sendable, Hashable, CustomStringConvertible {
     /// The attempt failed because this device's disk is full (its store, or the container's file, could not be
     /// written); it is retried on the same schedule as ``retrying(_:)``. Never a pause: nothing is wrong but space.
     case diskFull
+    /// The attempt failed because another process held a file (the store, or the container's file) locked for
+    /// longer than the wait; retried on the same schedule as ``retrying(_:)``. Never a pause: the file is healthy.
+    case fileBusy
     /// The attempt found the device's account unusable (signed out, restricted, unavailable, another account).
     /// The status does not read this: it reads the account live, so the pause ends when the account comes back.
     case accountUnusable(PauseReason)
 
-    /// The stored form: `ok`, `retry:<code name>`, `retry:diskFull` or `pause:<reason>`.
+    /// The stored form: `ok`, `retry:<code name>`, `retry:diskFull`, `retry:fileBusy` or `pause:<reason>`.
     public var encoded: String {
         switch self {
         case .succeeded: "ok"
         case .retrying(let code): "retry:\(code.name)"
         case .diskFull: "retry:diskFull"
+        case .fileBusy: "retry:fileBusy"
         case .paused(let reason): "pause:\(reason.rawValue)"
         case .accountUnusable(let reason): "account:\(reason.rawValue)"
         }
@@ -341,6 +350,8 @@ public enum EngineOutcome: Sendable, Hashable, CustomStringConvertible {
             self = .succeeded
         } else if encoded == "retry:diskFull" {
             self = .diskFull
+        } else if encoded == "retry:fileBusy" {
+            self = .fileBusy
         } else if encoded.hasPrefix("retry:"),
             let code = CloudError.Code.allCases.first(where: { $0.name == encoded.dropFirst(6) })
         {

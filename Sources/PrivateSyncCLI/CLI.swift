@@ -39,6 +39,7 @@ struct CLI {
             // variable into a dictionary, a measurable part of a short command such as `sync status` (`make bench`,
             // `status_vs_sqlite3`).
             let global = try parsed.decode(GlobalOptions.self)
+            try BusyTimeout.apply(ProcessEnvironment.value(of: "PRIVATESYNC_BUSY_TIMEOUT_MS"))
             let home = try HomePath.normalize(
                 global.home ?? ProcessEnvironment.value(of: "PRIVATESYNC_HOME") ?? "./.privatesync")
             guard let command = try RunnableCommands.decode(parsed) else {

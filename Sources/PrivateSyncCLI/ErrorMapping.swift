@@ -15,6 +15,12 @@ extension CLIError {
         if !(error is CLIError), PrivateSyncFileSystem.isDiskFull(error) {
             return CLIError(.temporaryFailure, "the disk is full; free some space and try again", underlying: error)
         }
+        // Another command held a lock for longer than the wait: transient (75), never a damaged file (74).
+        if !(error is CLIError), PrivateSyncFileSystem.isBusy(error) {
+            return CLIError(
+                .temporaryFailure, "busy, try again: another command held a lock on this file for longer than the wait",
+                underlying: error)
+        }
         switch error {
         case let error as CLIError:
             return error

@@ -47,13 +47,15 @@ extension Connection {
     /// handler would, for up to `timeoutMilliseconds`.
     ///
     /// - Parameters:
-    ///   - timeoutMilliseconds: How long to wait for an exclusive holder to finish.
+    ///   - timeoutMilliseconds: How long to wait for an exclusive holder to finish; `nil` for the process's default
+    ///     (``defaultBusyTimeoutMilliseconds``).
     ///   - body: What to read under the lock.
     /// - Returns: What `body` returns.
     /// - Throws: ``SQLiteError`` `SQLITE_BUSY` when the lock cannot be had in time, or what `body` throws.
     package func withSharedFileLock<T, E: Error>(
-        timeoutMilliseconds: Int32 = 10_000, _ body: () throws(E) -> T
+        timeoutMilliseconds: Int32? = nil, _ body: () throws(E) -> T
     ) throws -> T {
+        let timeoutMilliseconds = timeoutMilliseconds ?? Self.currentDefaultBusyTimeout
         var pointer: UnsafeMutablePointer<sqlite3_file>?
         guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,
             let file = pointer, let methods = file.pointee.pMethods, let lock = methods.pointee.xLock,

@@ -31,9 +31,10 @@ package final class Connection {
     /// - Parameters:
     ///   - path: The database file, or `:memory:`.
     ///   - mode: Whether to read only, read and write, or also create.
-    ///   - busyTimeoutMilliseconds: How long a statement waits for another connection's lock before `SQLITE_BUSY`.
+    ///   - busyTimeoutMilliseconds: How long a statement waits for another connection's lock before `SQLITE_BUSY`;
+    ///     `nil` for the process's default (``defaultBusyTimeoutMilliseconds``, 10 seconds).
     /// - Throws: ``SQLiteError`` with `SQLITE_CANTOPEN` and the path when the file cannot be opened.
-    package init(path: String, mode: OpenMode, busyTimeoutMilliseconds: Int32 = 10_000) throws(SQLiteError) {
+    package init(path: String, mode: OpenMode, busyTimeoutMilliseconds: Int32? = nil) throws(SQLiteError) {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
@@ -54,7 +55,7 @@ package final class Connection {
         }
         self.handle = handle
         self.path = path
-        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds ?? Self.currentDefaultBusyTimeout)
     }
 
     /// SQLite's process-wide configuration, applied once before the first connection opens: memory statistics off

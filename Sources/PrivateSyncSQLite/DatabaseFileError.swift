@@ -70,6 +70,9 @@ package struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConver
     /// Whether the disk was full (SQLite's error said so, or a system call failed with `ENOSPC` or `EDQUOT`).
     package var isDiskFull: Bool { sqliteError?.isDiskFull ?? isDiskFullErrno(systemErrno) }
 
+    /// Whether SQLite could not take the file's lock in time (another connection held it): the file is not at fault.
+    package var isBusy: Bool { sqliteError?.isBusy ?? false }
+
     package var description: String {
         switch code {
         case .missing: "\(path): the file does not exist"
@@ -86,3 +89,5 @@ package struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConver
 }
 
 extension DatabaseFileError: DiskFullReporting {}
+
+extension DatabaseFileError: LockContentionReporting {}

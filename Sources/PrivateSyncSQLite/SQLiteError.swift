@@ -103,6 +103,10 @@ package struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible 
     /// (SQLite reports a full disk met while growing its shared memory or writing its log as an I/O error).
     package var isDiskFull: Bool { code == .full || (code == .ioError && isDiskFullErrno(systemErrno)) }
 
+    /// Whether another connection held the lock for longer than the busy timeout (`SQLITE_BUSY`), or a table was
+    /// locked by another connection of this process (`SQLITE_LOCKED`): transient, never damage.
+    package var isBusy: Bool { code == .busy || code == .locked }
+
     /// Whether the file itself is damaged or is not a SQLite database at all.
     package var isDamagedFile: Bool { code == .corrupt || code == .notADatabase }
 
@@ -111,6 +115,7 @@ package struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible 
         if extendedCode != code.rawValue { text += " [extended \(extendedCode)]" }
         text += ": \(message)"
         if isDiskFull { text += " (the disk is full)" }
+        if isBusy { text += " (another connection held the lock past the wait)" }
         if let path { text += " (file: \(path))" }
         if let sql { text += " while executing: \(sql)" }
         return text
@@ -118,3 +123,5 @@ package struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 extension SQLiteError: DiskFullReporting {}
+
+extension SQLiteError: LockContentionReporting {}

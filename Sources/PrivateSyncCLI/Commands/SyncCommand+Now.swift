@@ -131,6 +131,10 @@ extension SyncCommand {
                     if report.outcome == .diskFull {
                         Terminal.line("  the attempt failed: the disk is full; it will be retried once there is space")
                     }
+                    if report.outcome == .fileBusy {
+                        Terminal.line(
+                            "  the attempt failed: busy, another process held the files locked; it will be retried")
+                    }
                     if let stopped = report.stoppedBecause { Terminal.line("  the cycle stopped: \(stopped)") }
                     if let failure = report.storeFailure {
                         Terminal.line("  the attempt failed: this device's store: \(failure); it will be retried")
@@ -169,7 +173,7 @@ extension SyncCommand {
             guard let report else { return .unavailable }
             switch report.outcome {
             case .succeeded?: return .success
-            case .retrying?, .diskFull?: return .temporaryFailure
+            case .retrying?, .diskFull?, .fileBusy?: return .temporaryFailure
             case .paused?, .accountUnusable?: return .unavailable
             case nil:
                 if report.stoppedBecause != nil { return .temporaryFailure }

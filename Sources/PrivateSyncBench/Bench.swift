@@ -122,6 +122,13 @@ struct Bench {
                     print("world kept at \(keep)")
                 }
             }
+        case ("concurrent-writers-only", 2, _):
+            // `concurrent_writers_scaling` alone: `privatesync-bench concurrent-writers-only CLI`.
+            let cli = arguments[1]
+            await standalone { scratch in
+                let figure = try concurrentWritersFigure(cli: cli, scratch: scratch)
+                print("\(figure.name) \(format(figure.value)) \(figure.inputs)")
+            }
         case ("simulate-only", 1, _):
             // `simulated_speedup` alone: `privatesync-bench simulate-only`.
             let figure = await simulatedSpeedup()
@@ -248,6 +255,14 @@ struct Bench {
             report(try statusFigure(cli: cli, home: small.home, containerFile: small.containerPath(account: alice)))
         } else {
             print("status_vs_sqlite3 skipped: needs --cli PATH and /usr/bin/sqlite3")
+        }
+
+        // 5b. Adds per second with 8 processes writing to one device at once, against 1 (issue 22): what contention
+        // costs; every add must be acknowledged and found.
+        if let cli, FileSystem.exists("/bin/sh") {
+            report(try concurrentWritersFigure(cli: cli, scratch: scratch))
+        } else {
+            print("concurrent_writers_scaling skipped: needs --cli PATH and /bin/sh")
         }
 
         // 6. Simulated seconds per second of the default simulator run: per second of the CPU time the run took (the

@@ -65,13 +65,30 @@
             posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
             posix_spawn_file_actions_addclose(&actions, outPipe[0])
             posix_spawn_file_actions_addclose(&actions, errPipe[0])
+            // The child starts with no signal blocked and every signal at its default action, whatever the calling
+            // thread had (a posix_spawn child inherits the caller's mask: a shell started from a runtime thread
+            // that blocks SIGCHLD waited forever for its own background jobs).
+            #if canImport(Darwin)
+                var attributes: posix_spawnattr_t? = nil
+            #else
+                var attributes = posix_spawnattr_t()
+            #endif
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var noSignals = sigset_t()
+            var allSignals = sigset_t()
+            sigemptyset(&noSignals)
+            sigfillset(&allSignals)
+            posix_spawnattr_setsigmask(&attributes, &noSignals)
+            posix_spawnattr_setsigdefault(&attributes, &allSignals)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
             let argv = ([executable] + arguments).map { strdup($0) } + [nil]
             defer { for pointer in argv { free(pointer) } }
             var pid = pid_t()
             #if canImport(Darwin)
-                let spawned = posix_spawn(&pid, executable, &actions, nil, argv, _NSGetEnviron().pointee)
+                let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, _NSGetEnviron().pointee)
             #else
-                let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+                let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
             #endif
             close(outPipe[1])
             close(errPipe[1])

@@ -14,7 +14,4 @@ extension Connection {
 
     /// The wait, readable from any thread; a connection reads it once, when it opens.
     private static let busyTimeout = Atomic<Int32>(10_000)
-
-    /// The wait a connection opened now gets when its opener does not say.
-    static var currentDefaultBusyTimeout: Int32 { busyTimeout.load(ordering: .relaxed) }
 }

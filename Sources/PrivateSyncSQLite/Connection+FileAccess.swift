@@ -55,7 +55,7 @@ extension Connection {
     package func withSharedFileLock<T, E: Error>(
         timeoutMilliseconds: Int32? = nil, _ body: () throws(E) -> T
     ) throws -> T {
-        let timeoutMilliseconds = timeoutMilliseconds ?? Self.currentDefaultBusyTimeout
+        let timeoutMilliseconds = timeoutMilliseconds ?? Self.defaultBusyTimeoutMilliseconds
         var pointer: UnsafeMutablePointer<sqlite3_file>?
         guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,
             let file = pointer, let methods = file.pointee.pMethods, let lock = methods.pointee.xLock,

@@ -55,7 +55,7 @@ package final class Connection {
         }
         self.handle = handle
         self.path = path
-        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds ?? Self.currentDefaultBusyTimeout)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds ?? Self.defaultBusyTimeoutMilliseconds)
     }
 
     /// SQLite's process-wide configuration, applied once before the first connection opens: memory statistics off

@@ -88,6 +88,4 @@ package struct DatabaseFileError: Error, Sendable, Equatable, CustomStringConver
     }
 }
 
-extension DatabaseFileError: DiskFullReporting {}
-
-extension DatabaseFileError: LockContentionReporting {}
+extension DatabaseFileError: StorageFailureReporting {}

@@ -122,6 +122,4 @@ package struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 }
 
-extension SQLiteError: DiskFullReporting {}
-
-extension SQLiteError: LockContentionReporting {}
+extension SQLiteError: StorageFailureReporting {}

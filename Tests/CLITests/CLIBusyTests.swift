@@ -51,18 +51,18 @@ struct CLIBusyTests {
     func recordAddOnBusyStore(hold: Hold) throws {
         let cli = try Self.world()
         let store = cli.home + "/devices/A/AppGroup/Library/Application Support/UserCreated.store"
-        var holder: Connection? = try hold.hold(store)
-        let busy = try cli.run(
-            [
-                "record", "add", "Note", "--device", "A", "--name", "second", "--field", "title=t", "--field", "body=b",
-                "--field", "date=now",
-            ],
-            environment: Self.shortWait)
+        // The lock lasts exactly as long as the holder's connection: while the command runs.
+        let busy = try withExtendedLifetime(try hold.hold(store)) {
+            try cli.run(
+                [
+                    "record", "add", "Note", "--device", "A", "--name", "second", "--field", "title=t", "--field",
+                    "body=b", "--field", "date=now",
+                ],
+                environment: Self.shortWait)
+        }
         #expect(busy.status == 75, "\(busy.standardError)")
         #expect(busy.standardError.contains("busy, try again"), "\(busy.standardError)")
         #expect(!busy.standardError.contains("damaged"), "\(busy.standardError)")
-        holder = nil
-        _ = holder
         let names = try cli.ok("record", "list", "--device", "A", "--json").standardOutput
         #expect(names.contains("\"first\"") && !names.contains("\"second\""), "\(names)")
         try cli.ok(
@@ -78,11 +78,16 @@ struct CLIBusyTests {
         try cli.ok(
             "record", "add", "Note", "--device", "A", "--name", "second", "--field", "title=t", "--field", "body=b",
             "--field", "date=now")
-        var holder: Connection? = try hold.hold(cli.home + "/cloud/alice/iCloud.com.example.me.sqlite")
-        let busy = try cli.run(["sync", "now", "--device", "A"], environment: Self.shortWait)
+        let (busy, status) = try withExtendedLifetime(
+            try hold.hold(cli.home + "/cloud/alice/iCloud.com.example.me.sqlite")
+        ) {
+            (
+                try cli.run(["sync", "now", "--device", "A"], environment: Self.shortWait),
+                try cli.ok("sync", "status", "--device", "A", "--json").json
+            )
+        }
         #expect(busy.status == 75, "\(busy.standardOutput) \(busy.standardError)")
         #expect(!(busy.standardOutput + busy.standardError).contains("damaged"))
-        let status = try cli.ok("sync", "status", "--device", "A", "--json").json
         #expect(status["state"] as? String == "on", "\(status)")
         // Met at the container's open (exclusive): the command refused before the cycle, nothing recorded; met by
         // a request (a write transaction): the cycle recorded a retry. Either way on, and never paused.
@@ -93,8 +98,6 @@ struct CLIBusyTests {
             #expect((status["copy"] as? String ?? "").contains("another process held the files locked"), "\(status)")
         }
         #expect(status["reason"] is NSNull, "\(status)")
-        holder = nil
-        _ = holder
         try cli.ok("sync", "now", "--device", "A")
         let after = try cli.ok("sync", "status", "--device", "A", "--json").json
         #expect(after["pendingChanges"] as? Int == 0, "\(after)")

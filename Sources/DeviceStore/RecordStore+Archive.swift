@@ -17,6 +17,10 @@ extension RecordStore where Kind == UserCreated {
     /// caller makes sure no one else writes or reads archives at `path` meanwhile (LaunchedApp's start-fresh holds
     /// the lock of the archives' folder): the temporary name is the archive's own.
     ///
+    /// The copy is read through a connection of its own (SQLite copies a database only outside a transaction), so
+    /// it may be made inside ``syncTransaction(_:)``: it then holds what was last committed, which is what that
+    /// transaction sees as long as it has written nothing yet, and no other writer can change it meanwhile.
+    ///
     /// - Parameters:
     ///   - user: The account whose records to keep.
     ///   - path: The archive file; it must not exist.
@@ -27,9 +31,9 @@ extension RecordStore where Kind == UserCreated {
         let temporary = path + ".partial"
         do {
             try FileSystem.removeItem(temporary)
-            try database.withConnection { connection throws in
-                try connection.run("VACUUM INTO ?", .text(temporary))
-            }
+            // Opened for writing (nothing is written), so that it can read a WAL file whose -shm another
+            // connection created; closed before the copy is pruned.
+            try Connection(path: database.path, mode: .readWrite).run("VACUUM INTO ?", .text(temporary))
             // The copy's connection is closed before the copy is moved: a file is never renamed under SQLite.
             let count = try Self.pruneArchive(at: temporary, keeping: user)
             try FileSystem.move(temporary, to: path)

@@ -374,46 +374,38 @@ public final class LaunchedApp: Sendable {
             )
         }
         let current = device.session.account?.userRecordID
-        // The copy and the removal are two steps (SQLite copies a database only outside a transaction): the removal
-        // goes ahead only if the store still holds exactly what the archive holds of the previous account, read in
-        // the removing transaction itself; an edit or delete acknowledged in between makes the archive stale, so it
-        // is removed and written again.
-        var attempts = 0
-        var path = ""
-        var count = 0
-        while true {
-            (path, count) = try archive(of: previous, in: folder)
-            let archived = try stores.userCreated.archivedRows(of: previous, at: path)
-            let removed = try stores.userCreated.syncTransaction { transaction -> Bool in
-                guard try transaction.archivableRows(of: previous) == archived else { return false }
-                try transaction.removeRecords(of: previous)
-                // A new epoch, in the same transaction: a cycle still running for the previous account (in this
-                // process or another) applies nothing more, so none of that account's records come back here.
-                try transaction.updateEngineState { state in
-                    // Read again in the removing transaction: another process may have started afresh meanwhile.
-                    guard state.boundUser == previous else {
-                        throw StoreError(
-                            .invalidValue,
-                            "device \(device.name)'s data no longer belongs to the previous account; nothing was removed"
-                        )
-                    }
-                    var fresh = state.afterStartFresh()
-                    // Planted: the epoch stays, so a cycle of the previous account goes on applying its answers.
-                    if stores.userCreated.isPlanted(.cycleSurvivesStartFresh) { fresh.epoch = state.epoch }
-                    state = fresh
-                }
-                try transaction.queueEverythingForUpload(to: current)
-                return true
-            }
-            if removed { break }
-            try stores.userCreated.removeRestoredArchive(at: path)
-            attempts += 1
-            if attempts == 20 {
+        // The copy and the removal are one write transaction: from the copy to the commit of the removal, every other
+        // writer (an edit in another process) waits, so the archive holds exactly what is removed, however busy the
+        // store. (An optimistic copy, checked and made again when an edit landed in between, never finished while
+        // two processes kept editing: issue 22's torture.) The archive is checked against the store in the removing
+        // transaction all the same.
+        let (path, count) = try stores.userCreated.syncTransaction { transaction -> (String, Int) in
+            let active = try transaction.archivableRows(of: previous)
+            let (path, count) = try archive(of: previous, in: folder, holding: active)
+            guard try stores.userCreated.archivedRows(of: previous, at: path) == active else {
                 throw StoreError(
                     .storage,
-                    "device \(device.name)'s records of the previous account kept changing while they were archived; "
-                        + "nothing was removed; start afresh again")
+                    "the archive \(path) does not hold device \(device.name)'s records of the previous account; "
+                        + "nothing was removed")
             }
+            try transaction.removeRecords(of: previous)
+            // A new epoch, in the same transaction: a cycle still running for the previous account (in this
+            // process or another) applies nothing more, so none of that account's records come back here.
+            try transaction.updateEngineState { state in
+                // Read again in the removing transaction: another process may have started afresh meanwhile.
+                guard state.boundUser == previous else {
+                    throw StoreError(
+                        .invalidValue,
+                        "device \(device.name)'s data no longer belongs to the previous account; nothing was removed"
+                    )
+                }
+                var fresh = state.afterStartFresh()
+                // Planted: the epoch stays, so a cycle of the previous account goes on applying its answers.
+                if stores.userCreated.isPlanted(.cycleSurvivesStartFresh) { fresh.epoch = state.epoch }
+                state = fresh
+            }
+            try transaction.queueEverythingForUpload(to: current)
+            return (path, count)
         }
         // Data this device kept apart for the account signed in now, when it started afresh for another, comes back.
         if let current {
@@ -432,10 +424,14 @@ public final class LaunchedApp: Sendable {
     /// Writes the archive of `previous`'s records into `folder` (under its lock), or finds the one a start-fresh
     /// interrupted after writing it left: the newest archive, when it holds exactly the records still here.
     ///
+    /// - Parameters:
+    ///   - previous: The account whose records to archive.
+    ///   - folder: The archives' folder, locked by the caller.
+    ///   - active: The records of `previous` the store holds, read in the caller's write transaction.
     /// - Returns: The archive and how many records it holds.
     /// - Throws: `StoreError` when the archive cannot be read or written.
     private func archive(
-        of previous: UserRecordID, in folder: String
+        of previous: UserRecordID, in folder: String, holding active: ArchivableRows
     ) throws(StoreError) -> (path: String, records: Int) {
         var index = 1
         while FileSystem.exists("\(folder)/UserCreated-\(previous.recordName)-\(index).store") { index += 1 }
@@ -443,7 +439,6 @@ public final class LaunchedApp: Sendable {
         if index > 1 {
             let newest = "\(folder)/UserCreated-\(previous.recordName)-\(index - 1).store"
             let archived = try stores.userCreated.archivedRows(of: previous, at: newest)
-            let active = try stores.userCreated.syncSnapshot { try $0.archivableRows(of: previous) }
             if archived == active { return (newest, archived.count) }
         }
         return (path, try stores.userCreated.archiveRecords(of: previous, to: path))

@@ -1,4 +1,6 @@
+import PrivateSyncSQLite
 import PrivateSyncTesting
+import Synchronization
 import Testing
 
 #if canImport(FoundationEssentials)
@@ -59,6 +61,55 @@ struct SyncEngineAccountTests {
         #expect(try world.containerRecords(account: "alice").count == 3, "alice's iCloud data is untouched")
         #expect(try world.audit(accounts: ["alice", "bob"]).isClean)
         #expect(throws: StoreError.self) { try phone.startFreshForSignedInAccount() }
+    }
+
+    @Test(
+        "a start-fresh finishes while another connection edits the previous account's records without pause, and its archive holds every edit acknowledged before it"
+    )
+    func startFreshWhileAnotherConnectionKeepsEditing() async throws {
+        let (world, phone, names) = try await syncedPhone(checkIns: 300)
+        try phone.device.signIn(AccountID("bob"))
+        await phone.sync()
+        // A second launch of the same device opens its own connections to the same store files, as another process
+        // (a second `privatesync record edit`) does. It edits as fast as it can until the start-fresh returns.
+        let other = try world.launch("phone")
+        let finished = Atomic<Bool>(false)
+        let editsSoFar = Atomic<Int>(0)
+        let editor = Task.detached { () -> (acknowledged: [String: Int64], refused: Int) in
+            var acknowledged: [String: Int64] = [:]
+            var refused = 0
+            var step: Int64 = 0
+            while !finished.load(ordering: .acquiring) {
+                step += 1
+                let name = names[Int(step) % names.count]
+                do {
+                    try other.edit(name, setting: ["mood": .int64(1000 + step)])
+                    acknowledged[name] = 1000 + step
+                    editsSoFar.add(1, ordering: .releasing)
+                } catch {
+                    refused += 1  // once the records are archived, an edit finds none
+                }
+            }
+            return (acknowledged, refused)
+        }
+        // The optimistic copy this replaces gave up after 20 copies that an edit overtook ("kept changing while
+        // they were archived"): with edits landing every millisecond, it never finished.
+        while editsSoFar.load(ordering: .acquiring) < 10 { await Task.yield() }  // the editor is under way
+        let archive = try phone.startFreshForSignedInAccount()
+        finished.store(true, ordering: .releasing)
+        let edits = await editor.value
+        #expect(edits.refused > 0, "the editor went on until the records were archived")
+        #expect(archive.records == names.count)
+        let file = try Connection(path: archive.path, mode: .readOnly)
+        let archived = Dictionary(
+            uniqueKeysWithValues: try file.query("SELECT record_name, fields FROM records") {
+                ($0.text(0), try FieldsJSON.decode($0.blob(1))["mood"])
+            })
+        for (name, mood) in edits.acknowledged {
+            #expect(archived[name] == .int64(mood), "the acknowledged edit of \(name) (mood \(mood)) is not archived")
+        }
+        let alice = try AccountID("alice").userRecordID
+        #expect(try phone.stores.userCreated.records().allSatisfy { $0.origin != alice })
     }
 
     @Test("records written before the first sign-in go to the first account the store syncs with")

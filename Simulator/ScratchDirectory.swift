@@ -116,8 +116,10 @@ private enum SignalCleanup {
                 // New folders are refused from here on (see `ScratchDirectory.create`), then the made ones removed.
                 SignalCleanup.terminating.store(true, ordering: .sequentiallyConsistent)
                 while SignalCleanup.creating.load(ordering: .sequentiallyConsistent) > 0 { sched_yield() }
-                // A simulation still running may re-create a removed folder (creating a file's missing parents)
-                // until the process dies: passes repeat until one finds nothing, leaving the narrowest window.
+                // A simulation still running would create a removed folder again (a file's missing parents) until the
+                // process dies: from here on no folder is created, so a folder once removed stays removed. SQLite
+                // may still create a file in a folder not yet removed; passes repeat until one finds nothing.
+                FileSystem.refuseFolderCreation()
                 for _ in 0..<100 {
                     var found = false
                     for parent in SignalCleanup.parents where ScratchDirectory.removeOwn(in: parent) { found = true }

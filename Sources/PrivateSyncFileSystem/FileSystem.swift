@@ -33,19 +33,39 @@ package enum FileSystem {
         return Int(info.st_mode & 0o7777)
     }
 
+    /// Set once the process is ending (``refuseFolderCreation()``): no folder is created from then on.
+    private static let refusingFolders = Atomic<Bool>(false)
+    /// Calls of ``createDirectory(_:permissions:intermediate:)`` under way, waited for by ``refuseFolderCreation()``.
+    private static let foldersBeingCreated = Atomic<Int>(0)
+
+    /// Refuses every later ``createDirectory(_:permissions:intermediate:)`` (with `EINTR`), and returns once none is
+    /// under way: for a process that removes its folders as it ends (the simulator on SIGTERM), so that a thread
+    /// still running cannot create a removed folder again, with its missing parents, before the process dies.
+    package static func refuseFolderCreation() {
+        refusingFolders.store(true, ordering: .sequentiallyConsistent)
+        while foldersBeingCreated.load(ordering: .sequentiallyConsistent) > 0 { sched_yield() }
+    }
+
     /// Creates a folder, and its missing parents when asked.
     ///
     /// - Parameters:
     ///   - path: The folder.
     ///   - permissions: Its permission bits (before the umask).
     ///   - intermediate: Whether to create missing parents too.
-    /// - Throws: ``FileSystemError`` when a folder cannot be created; an existing folder is not an error.
+    /// - Throws: ``FileSystemError`` when a folder cannot be created (`EINTR` once the process is ending: see
+    ///   ``refuseFolderCreation()``); an existing folder is not an error.
     package static func createDirectory(
         _ path: String, permissions: Int = 0o700, intermediate: Bool = true
     )
         throws(FileSystemError)
     {
         if isDirectory(path) { return }
+        // Counted before the flag is read, so that `refuseFolderCreation` either sees this call or this call sees it.
+        foldersBeingCreated.add(1, ordering: .sequentiallyConsistent)
+        defer { foldersBeingCreated.subtract(1, ordering: .sequentiallyConsistent) }
+        if refusingFolders.load(ordering: .sequentiallyConsistent) {
+            throw FileSystemError(operation: "mkdir", path: path, errno: EINTR)
+        }
         if intermediate {
             let parent = parentDirectory(of: path)
             if parent != path && !parent.isEmpty && !exists(parent) {

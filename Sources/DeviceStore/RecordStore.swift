@@ -102,8 +102,8 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     ///   - names: Where new record names come from.
     ///   - durability: How much a commit survives.
     ///   - crashSwitch: A simulation's switch; when it is down, nothing more commits.
-    ///   - verifyIntegrity: Whether to check every page of an existing file first (`PRAGMA quick_check`), so that a
-    ///     damaged page anywhere is refused before anything is read or written.
+    ///   - verifyIntegrity: Whether to check every page of an existing file first (`PRAGMA integrity_check`), so that a
+    ///     damaged page anywhere, or an index that lost rows, is refused before anything is read or written.
     ///   - verificationMemo: Where checked states are remembered, to check a file once per change rather than at
     ///     every opening; `nil` checks at every opening.
     ///   - readOnly: Whether only to read (`sync status`, `record list`, `inspect`): nothing is created or written,

@@ -16,7 +16,7 @@ public struct ContainerFile: Sendable {
     ///
     /// - Parameters:
     ///   - path: The file.
-    ///   - verifyingPages: Whether to check every page first (`PRAGMA quick_check`), so that damage in pages the
+    ///   - verifyingPages: Whether to check every page first (`PRAGMA integrity_check`), so that damage in pages the
     ///     read does not reach is reported too, as an audit wants.
     ///   - verificationMemo: Where checked states are remembered, to check the file once per change; `nil` checks
     ///     it at every read.

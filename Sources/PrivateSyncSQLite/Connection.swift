@@ -341,9 +341,21 @@ package final class Connection {
         return ContentVersion(others: others, own: sqlite3_total_changes64(handle))
     }
 
-    /// Runs `PRAGMA quick_check` and returns its findings; empty when the file is sound.
+    /// Runs `PRAGMA integrity_check` and returns its findings; empty when the file is sound.
+    ///
+    /// Besides every page (what `quick_check` reads), it compares each index with its table: an index missing rows
+    /// answers queries that use it with fewer rows and no error, which `quick_check` does not see.
     ///
     /// - Throws: ``SQLiteError`` when the check cannot run (for example, the file is not a database).
+    package func integrityCheckProblems() throws(SQLiteError) -> [String] {
+        let rows = try query("PRAGMA integrity_check") { $0.text(0) }
+        return rows == ["ok"] ? [] : rows
+    }
+
+    /// Runs `PRAGMA quick_check` (every page, no comparison of indexes with tables) and returns its findings; empty
+    /// when it finds nothing. For measuring what ``integrityCheckProblems()`` adds.
+    ///
+    /// - Throws: ``SQLiteError`` when the check cannot run.
     package func quickCheckProblems() throws(SQLiteError) -> [String] {
         let rows = try query("PRAGMA quick_check") { $0.text(0) }
         return rows == ["ok"] ? [] : rows

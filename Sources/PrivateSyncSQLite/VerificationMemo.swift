@@ -7,7 +7,7 @@ package import Synchronization
     import Darwin
 #endif
 
-/// Remembers which states of database files passed `PRAGMA quick_check`, so that a file is checked page by page
+/// Remembers which states of database files passed `PRAGMA integrity_check`, so that a file is checked page by page
 /// once per change rather than at every open (`make bench`, `status_vs_sqlite3`); and which passed a check of
 /// their content that their format defines (a device store's value ranges), each check under a name of its own.
 ///
@@ -129,16 +129,17 @@ public final class VerificationMemo: Sendable {
 
     // MARK: The memo file
 
-    /// Whether `state` of `databasePath` passed the check `kind`: `pages` (`PRAGMA quick_check`, which
-    /// ``DatabaseFile`` runs), or a check of the file's content its format defines (a store's value ranges).
-    package func isVerified(_ databasePath: String, _ state: State, kind: String = "pages") -> Bool {
+    /// Whether `state` of `databasePath` passed the check `kind`: `integrity` (`PRAGMA integrity_check`, which
+    /// ``DatabaseFile`` runs; memos of the weaker `quick_check`, kind `pages`, no longer count), or a check of the
+    /// file's content its format defines (a store's value ranges).
+    package func isVerified(_ databasePath: String, _ state: State, kind: String = "integrity") -> Bool {
         entries()[kind + ":" + databasePath] == state.text
     }
 
     /// Remembers that `state` of `databasePath` passed the check `kind`, which began at `checkStart`
     /// (``coarseNow()``), unless the state is too recent to tell apart from a write in the same tick, or the memo
     /// cannot be written.
-    package func record(_ databasePath: String, _ state: State, kind: String = "pages", checkStart: (Int, Int)) {
+    package func record(_ databasePath: String, _ state: State, kind: String = "integrity", checkStart: (Int, Int)) {
         guard state.latest < checkStart, !databasePath.contains("\n"), !databasePath.contains("\t") else { return }
         let databasePath = kind + ":" + databasePath
         let folder = FileSystem.parentDirectory(of: path)

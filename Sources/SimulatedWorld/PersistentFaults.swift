@@ -72,7 +72,7 @@ public final class PersistentFaults: FaultSource {
 
     /// The file.
     public let path: String
-    /// Whether opening the file reads every page (`PRAGMA quick_check`), as the CLI asks for every file.
+    /// Whether opening the file reads every page (`PRAGMA integrity_check`), as the CLI asks for every file.
     public let verifyIntegrity: Bool
     /// Where the states of files that passed that check are remembered, to check the file once per change.
     public let verificationMemo: VerificationMemo?

@@ -126,6 +126,15 @@ struct CLIRunner {
     ) throws
         -> CLIRunner
     {
+        try world(launchingAll: devices, sourceLocation: sourceLocation)
+    }
+
+    /// ``world(launching:sourceLocation:)`` for a list of devices.
+    static func world(
+        launchingAll devices: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws
+        -> CLIRunner
+    {
         let cli = fresh()
         try cli.ok("init", sourceLocation: sourceLocation)
         for device in devices {

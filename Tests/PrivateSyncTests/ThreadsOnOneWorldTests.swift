@@ -45,7 +45,9 @@ struct ThreadsOnOneWorldTests {
         let home = world.home
         let acknowledged = try await withThrowingTaskGroup(of: [String: Int64].self) { group in
             for client in 0..<4 {
-                group.addTask { try await Self.client(home: home, device: devices[client % 2], client: client, rounds: 20) }
+                group.addTask {
+                    try await Self.client(home: home, device: devices[client % 2], client: client, rounds: 20)
+                }
             }
             // A reader beside them: a handle of its own reading statuses and records of both devices.
             group.addTask {
@@ -79,7 +81,8 @@ struct ThreadsOnOneWorldTests {
         }
         let absent = acknowledged.filter { inContainer[$0.key] != .int64($0.value) }
         #expect(absent.isEmpty, "the container misses \(absent.count) acknowledged check-in(s)")
-        let files = FileManager.default.enumerator(atPath: home)?.compactMap { $0 as? String }
+        let files =
+            FileManager.default.enumerator(atPath: home)?.compactMap { $0 as? String }
             .filter { $0.hasSuffix(".store") || $0.hasSuffix(".sqlite") } ?? []
         #expect(files.count >= 5, "both devices' stores and the container: \(files)")
         for file in files {

@@ -95,6 +95,7 @@ extension Simulation {
         }
         // The user deleted the app: what it held is no longer owed to this device.
         device.expected.removeAll()
+        device.deletedHere.removeAll()
         device.archivedNames = nil
         device.generation += 1
         device.heldBackAdds.removeAll()
@@ -218,6 +219,7 @@ extension Simulation {
                 try app.delete(name)
                 deleted.insert(name)
                 device.expected.remove(name)
+                if world.partition.partition(of: record.type) == .userCreated { device.deletedHere.insert(name) }
                 trace("\(device.name): delete \(record.type) \(name.prefix(8))")
                 mark(.delete, device.name, "delete \(record.type) \(name.prefix(8))")
             }

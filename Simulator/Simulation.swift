@@ -33,6 +33,8 @@ public final class Simulation {
         var errorsSeen: [CloudError.Code: Int] = [:]
         /// Records written on this device (since its last reinstall) that it must still hold, unless deleted.
         var expected = Set<String>()
+        /// User-created records the user deleted on this device, whose names it may create again.
+        var deletedHere = Set<String>()
         /// The last check of invariant 3's first half that passed on this device: the sets it read, and how many
         /// names it checked.
         var lastHeldCheck: (sets: HeldCheck, checked: Int)?
@@ -296,6 +298,7 @@ public final class Simulation {
         case 890..<900: await userDeletesAppData(device)
         case 900..<960: await resolvePause(device)
         case 960..<975: await pasteLongText(device)
+        case 975..<990: await reuseName(device)
         default: await syncDue()
         }
     }

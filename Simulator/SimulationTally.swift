@@ -17,6 +17,10 @@ public struct SimulationTally: Sendable {
     public var interleavings = 0
     /// Requests a low limit or an expired token refused, over the runs' persistent faults.
     public var persistentRefusals = 0
+    /// Records created again under the name of one the same device deleted, once the delete had left.
+    public var namesCreatedAgain = 0
+    /// Names created on two devices of one account before either synced.
+    public var namesCreatedTwice = 0
 
     /// Nothing counted yet.
     public init() {}
@@ -31,6 +35,8 @@ public struct SimulationTally: Sendable {
         invariantChecks += other.invariantChecks
         interleavings += other.interleavings
         persistentRefusals += other.persistentRefusals
+        namesCreatedAgain += other.namesCreatedAgain
+        namesCreatedTwice += other.namesCreatedTwice
         for (kind, count) in other.faults { faults[kind, default: 0] += count }
     }
 }

@@ -94,6 +94,9 @@ struct PlantedEngineBugs {
             .zoneSavedUnread, by: [.deletionNeedsConsent],
             "the cycle that creates the zone uploads without reading database changes again"),
         Planted(.wrongPauseReason, by: [.honestStatus], "a pause is reported with the wrong reason"),
+        Planted(
+            .deleteEchoRemovesNewRecord, by: [.noAcknowledgedWriteLost, .convergence],
+            "a fetched deletion removes a record this device created again under the deleted name"),
     ]
 
     @Test("each planted bug is caught within 300 seeds by an invariant that should catch it", arguments: planted)

@@ -154,6 +154,9 @@ struct SimulateCommand: RunnableCommand {
         Terminal.line(
             "Faults injected: \(report.faultsText); requests refused by persistent faults: \(summary.persistentRefusals)"
         )
+        Terminal.line(
+            "Names used again: \(summary.namesCreatedAgain) created again after their delete, "
+                + "\(summary.namesCreatedTwice) created on two devices")
         return report.exitCode
     }
 }

@@ -50,7 +50,12 @@ extension Simulation {
             // 10,000-seed sweep, where the general draw put it once). Zones are created rarely, so the chance is high.
             return await meanwhile(name, call) { await userDeletesAppData(caller) }
         }
-        if call == "recordZoneChanges response", random.chance(0.04) {
+        // A fetch from no token (a first sync, a reinstall, an expired token) is where only the store's epoch keeps
+        // the old cycle's page out: a fresh store has no token either, so the check that a page lands on the token
+        // it was fetched from passes. Such fetches are rare, so the chance there is higher.
+        let fromNoToken =
+            call == "recordZoneChanges response" && (try? caller.app?.engine?.state().zoneChangeToken) == .some(nil)
+        if call == "recordZoneChanges response", random.chance(fromNoToken ? 0.3 : 0.04) {
             // The user switches account and starts afresh after the fetch returned and before the cycle applied
             // it: the old cycle's page, of the previous account, must never reach the fresh store (behaviour 2).
             return await meanwhile(name, call) { await switchAccountAndStartFresh(caller) }

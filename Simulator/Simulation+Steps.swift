@@ -636,7 +636,10 @@ extension Simulation {
         device.cycling = true
         device.receivedThisCycle.removeAll()
         device.ownThisCycle.removeAll()
-        let report = await engine.sync(force: force)
+        // Through the app, as an app syncs: its cycle restores the signed-in account's archive before a store that
+        // started afresh is bound (6f08a6a). Calling the engine here skipped that, so no sweep checked the fix and
+        // the sweep at fae632e lost archived edits (seeds 485 and 8805: issue 28).
+        let report = await app.sync(force: force) ?? SyncReport()
         device.cycling = false
         if !crashSwitch.isDown, report.stoppedBecause == nil {
             for (record, tags) in device.ownThisCycle { device.ownTags[record, default: []].formUnion(tags) }

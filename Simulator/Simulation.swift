@@ -39,7 +39,7 @@ public final class Simulation {
         /// names it checked.
         var lastHeldCheck: (sets: HeldCheck, checked: Int)?
         /// The names of the records in the device's archive stores, once read; `nil` after the archives changed.
-        var archivedNames: Set<String>?
+        var archivedNames: [String: Set<String>]?
         /// The device's own clock.
         let clock: DeviceClock
         /// The current app instance's launch number (it changes at every launch and reconfiguration).
@@ -299,6 +299,7 @@ public final class Simulation {
         case 900..<960: await resolvePause(device)
         case 960..<975: await pasteLongText(device)
         case 975..<990: await reuseName(device)
+        case 990..<1000: await accountRoundTrip(device)
         default: await syncDue()
         }
     }

@@ -37,4 +37,7 @@ package enum PlantedBug: String, Sendable, Hashable, CaseIterable {
     /// A fetched deletion removes a record created anew under the deleted record's name (found by the scenario
     /// tests of issue 12; the simulator never reused a name).
     case deleteEchoRemovesNewRecord = "delete-echo-removes-new-record"
+    /// A store that started afresh is bound to the account signed in without bringing back that account's archive
+    /// first, so edits parked in it stay there for good (the sweep's seeds 1899 and 4060 at b9b7b91; issue 28).
+    case archiveLeftAtBinding = "archive-left-at-binding"
 }

@@ -52,7 +52,11 @@ public final class LaunchedApp: Sendable {
                 store: stores.userCreated, container: container, clock: environment.clock,
                 resolver: environment.resolver,
                 retryPolicy: environment.retryPolicy, observer: environment.observer,
-                isSyncWanted: { [device] in (try? device.syncPreference()) ?? false })
+                isSyncWanted: { [device] in (try? device.syncPreference()) ?? false },
+                restoreArchives: { [device, stores, environment] user throws(StoreError) in
+                    guard !environment.plantedBugs.contains(.archiveLeftAtBinding) else { return }
+                    try Self.restoreArchives(of: user, device: device, stores: stores)
+                })
         } else {
             self.container = nil
             self.engine = nil
@@ -235,7 +239,6 @@ public final class LaunchedApp: Sendable {
     @discardableResult
     public func sync(force: Bool = false) async -> SyncReport? {
         guard let engine else { return nil }
-        if let skipped = restoreArchivesBeforeBinding() { return skipped }
         return await engine.sync(force: force)
     }
 
@@ -247,7 +250,6 @@ public final class LaunchedApp: Sendable {
     @discardableResult
     public func sendChanges(force: Bool = true) async -> SyncReport? {
         guard let engine else { return nil }
-        if let skipped = restoreArchivesBeforeBinding() { return skipped }
         return await engine.sendChanges(force: force)
     }
 
@@ -259,53 +261,55 @@ public final class LaunchedApp: Sendable {
     @discardableResult
     public func fetchChanges(force: Bool = true) async -> SyncReport? {
         guard let engine else { return nil }
-        if let skipped = restoreArchivesBeforeBinding() { return skipped }
         return await engine.fetchChanges(force: force)
     }
 
-    /// Brings back the records this device archived for the account signed in now, before a store that started
-    /// afresh is bound to it: a user who switched accounts, started afresh and switched back before syncing would
-    /// otherwise find the first account's records (and edits not yet sent) kept in an archive for good, as only a
-    /// start-fresh restored archives. The restore resumes that account where the device left it (its tokens), as
-    /// a start-fresh's does.
+    /// Brings back the records this device archived for `user`, before a store that started afresh is bound to
+    /// it: a user who switched accounts, started afresh and switched back before syncing would otherwise find the
+    /// first account's records (and edits not yet sent) kept in an archive for good, as only a start-fresh restores
+    /// them. The engine calls it at the binding itself, with the account it binds to (``SyncEngine``'s
+    /// `restoreArchives`): called before the cycle instead, with the account signed in then, a sign-in between the
+    /// two left the new account's archive behind (the sweep at fae632e, seeds 200, 485 and 8805; issue 28).
     ///
-    /// A failure leaves the archive as it is and the store unbound, and the cycle does not run: a cycle would bind
-    /// the store to the account, after which no restore would run again and the archived records (and edits not yet
-    /// sent) would stay in the archive for good. The next sync tries again.
+    /// A failure leaves the archive as it is and the store unbound, and the cycle does not run: the next sync tries
+    /// again.
     ///
-    /// - Returns: `nil` when the cycle may run; a report of the skipped cycle when a restore failed.
-    private func restoreArchivesBeforeBinding() -> SyncReport? {
-        guard let current = device.session.account?.userRecordID else { return nil }
+    /// - Parameters:
+    ///   - user: The account the store is about to be bound to.
+    ///   - device: The device whose archives to read.
+    ///   - stores: Its stores.
+    /// - Throws: `StoreError` when an archive cannot be brought back or removed.
+    static func restoreArchives(
+        of user: UserRecordID, device: SimulatedDevice, stores: DeviceStores
+    )
+        throws(StoreError)
+    {
         let folder = device.appGroup.archives
-        guard FileSystem.isDirectory(folder) else { return nil }
-        let prefix = "UserCreated-\(current.recordName)-"
+        guard FileSystem.isDirectory(folder) else { return }
+        let prefix = "UserCreated-\(user.recordName)-"
         guard let names = try? FileSystem.contents(ofDirectory: folder),
             names.contains(where: { $0.hasPrefix(prefix) && $0.hasSuffix(".store") })
-        else { return nil }
-        func skipped(_ error: any Error) -> SyncReport {
-            var report = SyncReport()
-            report.skippedBecause = .archiveNotRestored("\(error)")
-            return report
-        }
+        else { return }
         let lock: FileLock
         do {
             lock = try FileLock.exclusive(folder)
         } catch {
-            return skipped(error)
+            throw StoreError(.storage, "cannot lock \(folder)", underlying: error)
         }
         defer { lock.unlock() }
+        // Read again under the lock: another process may have bound the store, or restored, meanwhile.
+        guard try EngineState.read(from: stores.userCreated).boundUser == nil else { return }
+        let archives: [String]
         do {
-            guard try EngineState.read(from: stores.userCreated).boundUser == nil else { return nil }
-            let archives = try FileSystem.contents(ofDirectory: folder)
+            archives = try FileSystem.contents(ofDirectory: folder)
                 .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".store") }.sorted()
-            for archive in archives {
-                try stores.userCreated.restoreArchive(at: "\(folder)/\(archive)")
-                try stores.userCreated.removeRestoredArchive(at: "\(folder)/\(archive)")
-            }
         } catch {
-            return skipped(error)
+            throw StoreError(.storage, "cannot read \(folder)", underlying: error)
         }
-        return nil
+        for archive in archives {
+            try stores.userCreated.restoreArchive(at: "\(folder)/\(archive)")
+            try stores.userCreated.removeRestoredArchive(at: "\(folder)/\(archive)")
+        }
     }
 
     /// Flips the sync switch as the app does: saves the preference and reconfigures the stores, as a new

@@ -23,6 +23,22 @@ extension SyncEngine {
         } catch {
             throw stop(for: error)
         }
+        // Before a store bound to no one is bound to `user`: what this device archived for `user` comes back first
+        // (after binding, nothing restores it). `user` is the account this cycle binds to, whoever was signed in
+        // when it began (the sweep at fae632e, seed 200: a sign-in between the two lost an archive).
+        let unbound: Bool
+        do {
+            unbound = try state().boundUser == nil
+        } catch {
+            throw .store(error)
+        }
+        if let restoreArchives, unbound {
+            do {
+                try restoreArchives(user)
+            } catch {
+                throw .skipped(.archiveNotRestored("\(error)"))
+            }
+        }
         enum Binding: Sendable { case bound, newlyBound, changed }
         let (binding, epoch) = try transaction { transaction -> (Binding, Int64) in
             try transaction.updateEngineState { state in

@@ -34,6 +34,9 @@ public final class SyncEngine: Sendable {
     let observer: (@Sendable (SyncEvent) -> Void)?
     /// Whether the user still wants sync, read live before every request (another process may turn it off).
     let isSyncWanted: @Sendable () -> Bool
+    /// Brings back what this device archived for an account, called with the account a cycle is about to bind a
+    /// store that started afresh to (see ``init(store:container:zoneID:clock:resolver:retryPolicy:observer:isSyncWanted:restoreArchives:)``).
+    let restoreArchives: (@Sendable (UserRecordID) throws -> Void)?
     /// The most items one cycle sends (``defaultMaximumItemsPerCycle``; less in tests).
     let maximumItemsPerCycle: Int
     private let running = Mutex(false)
@@ -53,24 +56,32 @@ public final class SyncEngine: Sendable {
     ///   - observer: Called with every event, synchronously, as it happens.
     ///   - isSyncWanted: Whether the user still wants sync, asked before every container request, so that a cycle
     ///     in flight stops as soon as the switch goes off (the app's setting, which another process may change).
+    ///   - restoreArchives: Called in a cycle, with the account the cycle is about to bind a store bound to no one
+    ///     (one that started afresh) to, right before it binds it: brings back the records this device archived
+    ///     for that account, since no restore runs once the store is bound. Called with the account the cycle
+    ///     asked the container for, not the one signed in when the cycle began: the user may switch in between.
+    ///     A throw skips the cycle (``CycleSkipReason/archiveNotRestored(_:)``), the store still unbound.
     public convenience init(
         store: RecordStore<UserCreated>, container: any PrivateContainer,
         zoneID: ZoneID = ZoneID(uncheckedName: SyncEngine.defaultZoneName), clock: any WallClock,
         resolver: any ConflictResolver = FieldLevelLastWriterWins(), retryPolicy: RetryPolicy = .standard,
-        observer: (@Sendable (SyncEvent) -> Void)? = nil, isSyncWanted: @escaping @Sendable () -> Bool = { true }
+        observer: (@Sendable (SyncEvent) -> Void)? = nil, isSyncWanted: @escaping @Sendable () -> Bool = { true },
+        restoreArchives: (@Sendable (UserRecordID) throws -> Void)? = nil
     ) {
         self.init(
             store: store, container: container, zoneID: zoneID, clock: clock, resolver: resolver,
             retryPolicy: retryPolicy, observer: observer, isSyncWanted: isSyncWanted,
-            maximumItemsPerCycle: Self.defaultMaximumItemsPerCycle)
+            maximumItemsPerCycle: Self.defaultMaximumItemsPerCycle, restoreArchives: restoreArchives)
     }
 
     /// Creates an engine that sends at most `maximumItemsPerCycle` items a cycle (tests of that limit).
     package init(
         store: RecordStore<UserCreated>, container: any PrivateContainer, zoneID: ZoneID, clock: any WallClock,
         resolver: any ConflictResolver, retryPolicy: RetryPolicy, observer: (@Sendable (SyncEvent) -> Void)?,
-        isSyncWanted: @escaping @Sendable () -> Bool, maximumItemsPerCycle: Int
+        isSyncWanted: @escaping @Sendable () -> Bool, maximumItemsPerCycle: Int,
+        restoreArchives: (@Sendable (UserRecordID) throws -> Void)? = nil
     ) {
+        self.restoreArchives = restoreArchives
         self.maximumItemsPerCycle = maximumItemsPerCycle
         self.isSyncWanted = isSyncWanted
         self.store = store
@@ -159,6 +170,9 @@ public final class SyncEngine: Sendable {
         case store(StoreError)
         /// The user or another process changed what the cycle may do: stop, record nothing, say why.
         case stopped(CycleStopReason)
+        /// The cycle cannot go on before something outside the engine is done (an archive brought back): it is
+        /// reported as skipped, and nothing is recorded.
+        case skipped(CycleSkipReason)
     }
 
     /// What a cycle started from: the account it is bound to and the store's epoch. Every transaction that applies
@@ -271,6 +285,10 @@ public final class SyncEngine: Sendable {
 
     private func handle(_ stop: Stop, _ report: inout SyncReport) {
         switch stop {
+        case .skipped(let reason):
+            report.ran = false
+            report.outcome = nil
+            report.skippedBecause = reason
         case .stopped(let reason):
             // Not a failure, and nothing to retry: the user (or another process) decided. Nothing is recorded.
             report.outcome = nil

@@ -19,6 +19,7 @@ final class InterferingContainer: ForwardingContainer {
     let itemLimit: Int?
     /// The most changes a page of zone changes holds (the engine asks for CloudKit's default).
     let zonePageSize: Int?
+    let beforeAccountStatus = Mutex<(@Sendable () async -> Void)?>(nil)
     let beforeZoneSave = Mutex<(@Sendable () async -> Void)?>(nil)
     let beforeZoneFetch = Mutex<(@Sendable () async -> Void)?>(nil)
     let afterZoneFetch = Mutex<(@Sendable () async -> Void)?>(nil)
@@ -44,6 +45,11 @@ final class InterferingContainer: ForwardingContainer {
             defer { hook = nil }
             return hook
         }
+    }
+
+    func accountStatus() async -> AccountStatus {
+        if let hook = Self.take(beforeAccountStatus) { await hook() }
+        return await base.accountStatus()
     }
 
     func saveZones(_ zones: [RecordZone]) async throws(CloudError) -> [RecordZone] {

@@ -97,6 +97,9 @@ struct PlantedEngineBugs {
         Planted(
             .deleteEchoRemovesNewRecord, by: [.noAcknowledgedWriteLost, .convergence],
             "a fetched deletion removes a record this device created again under the deleted name"),
+        Planted(
+            .archiveLeftAtBinding, by: [.mergeRule, .noAcknowledgedWriteLost],
+            "a store that started afresh is bound without bringing back the signed-in account's archive"),
     ]
 
     @Test("each planted bug is caught within 300 seeds by an invariant that should catch it", arguments: planted)

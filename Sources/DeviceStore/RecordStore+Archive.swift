@@ -71,7 +71,8 @@ extension RecordStore where Kind == UserCreated {
 
     /// Brings the records of an archive back into this store, for when the device syncs again with the account
     /// they were written under: records this store lacks are put back with the server state they had, and their
-    /// unsent changes are queued again. Records this store has are left as they are.
+    /// unsent changes are queued again. A name this store holds a record or a change of is left as it is: that was
+    /// written after the archive was made, so the archive's record and change of it are older.
     ///
     /// - Parameter path: An archive written by ``archiveRecords(of:to:)``.
     /// - Returns: How many records came back.
@@ -106,12 +107,20 @@ extension RecordStore where Kind == UserCreated {
             throw StoreError.from(error, store: path)
         }
         return try syncTransaction { state in
+            // Whatever this store holds of a name, a record or a change, was written after the archive was made: the
+            // start-fresh that made it removed the name's record and changes from here. The newer state wins, so
+            // neither the archived record nor its archived change comes back over it (an archived delete queued over
+            // a record created again under its name cancelled the new record's save, which then never reached
+            // iCloud: the sweep at 2326e39, seeds 1137 and 2035).
+            let newer = try state.knownNames(among: archived.map(\.0.name) + pending.map(\.recordName))
             var restored = 0
-            for (record, server) in archived where try !state.containsRecord(named: record.name) {
+            for (record, server) in archived where !newer.contains(record.name) {
                 try state.putRecord(record, serverFields: server?.systemFields)
                 restored += 1
             }
-            for change in pending { try state.queue(change.kind, name: change.recordName, type: change.recordType) }
+            for change in pending where !newer.contains(change.recordName) {
+                try state.queue(change.kind, name: change.recordName, type: change.recordType)
+            }
             // A store that has just started afresh resumes the archived account where this device left it: bound to
             // it, with its change tokens, so the next cycle learns what changed since (a deletion of the app's data
             // pauses for consent; records deleted elsewhere go) instead of a full fetch that would take the restored

@@ -17,7 +17,7 @@ import Testing
 /// for good. Fixed by 6f08a6a (the archive of the signed-in account is restored before a store that started afresh
 /// is bound: `LaunchedApp.restoreArchivesBeforeBinding`); both tests fail on its parent, ee5df98. docs/simulator.md,
 /// "Sweeps", has the replays.
-@Suite("Sweep failures, written out: seeds 1899 and 4060 at b9b7b91")
+@Suite("Sweep failures, written out: seeds 1899 and 4060 at b9b7b91, 814, 1137, 2035 and 2205 at 2326e39")
 struct SweepFailureReplayTests {
     /// Seed 4060: the laptop synced a dose under bob, signed out, edited its note, signed into alice, started afresh
     /// for her (bob's records, the edit among them, went to an archive) and signed back into bob before any cycle.
@@ -132,5 +132,63 @@ struct SweepFailureReplayTests {
         #expect(held["note"] == .string("written while signed out"), "alice's archive came back at the binding")
         #expect(try containerContents(world, "alice")[names[0]]?["note"] == .string("written while signed out"))
         #expect(try containerContents(world, "bob").isEmpty)
+    }
+
+    /// Seed 2035 of the sweep at 2326e39 (seed 1137 the same): the phone deleted a record it had never sent, while
+    /// signed into alice, and started afresh for bob, so the unsent delete went into alice's archive. Signed into
+    /// alice again, the user created a record under the same name, and the start-fresh for her restored her archive:
+    /// the archived delete, older than the creation, was queued over the new record's save. The delete went up and
+    /// the new record stayed on the phone with nothing to send, never to reach iCloud. A restore now brings back no
+    /// change of a name the store holds a record or a change of: whatever the store holds of it was written after
+    /// the archive was made (the start-fresh that made it removed the name's record and its changes).
+    @Test("an archived delete does not cancel a record created again under its name after the archive was made")
+    func archivedDeleteOfANameCreatedAgain() async throws {
+        let (world, phone, _) = try await syncedPhone(checkIns: 1)
+        try phone.device.signOut()
+        let name = try phone.checkIn(2).name
+        try phone.delete(name)
+        #expect(try phone.stores.userCreated.pendingChanges().map(\.recordName) == [name], "an unsent delete")
+        try phone.device.signIn(AccountID("bob"))
+        #expect(await phone.sync()?.outcome == .paused(.accountChanged))
+        try phone.startFreshForSignedInAccount()
+        await syncUntilQuiet([phone])
+
+        try phone.device.signIn(AccountID("alice"))
+        let type = try phone.partition.userCreatedType("CheckIn")
+        _ = try phone.stores.insert(
+            .userCreated(type), chosenName: name, fields: ["mood": .int64(7), "date": .date(phone.environment.clock.now())],
+            writtenUnder: phone.device.session.account)
+        #expect(await phone.sync()?.outcome == .paused(.accountChanged))
+        try phone.startFreshForSignedInAccount()
+        #expect(
+            try phone.stores.userCreated.pendingChanges().filter { $0.recordName == name }.map(\.kind) == [.save],
+            "the new record's save is what waits, not the archived delete")
+        await syncUntilQuiet([phone])
+        #expect(try contents(phone)[name]?["mood"] == .int64(7))
+        #expect(try containerContents(world, "alice")[name]?["mood"] == .int64(7), "the new record reached iCloud")
+        #expect(try containerContents(world, "bob")[name] == nil)
+    }
+
+    /// Seeds 814 and 2205 of the sweep at 2326e39: the check of a chosen name is a transaction of the local-only
+    /// store, and the user-created insert commits inside it, so a process killed at the outer commit leaves the
+    /// record written (with its pending change) though the add never returned. That is a kill's ordinary outcome
+    /// (the add was not acknowledged, and nothing acknowledged is lost); the simulator's oracle now counts it as
+    /// written (`Simulation+NameReuse.swift`).
+    @Test("an add under a chosen name killed at the outer commit leaves the record, with its pending change")
+    func chosenNameAddKilledAtTheOuterCommit() throws {
+        let (world, _) = try launchedPhone()
+        let crash = CrashSwitch()
+        let phone = try world.launch("phone", crashSwitch: crash)
+        let type = try phone.partition.userCreatedType("CheckIn")
+        crash.arm(afterCommits: 1)
+        #expect(throws: StoreError.self) {
+            try phone.stores.insert(
+                .userCreated(type), chosenName: "chosen-1", fields: ["mood": .int64(3), "date": .date(Date())],
+                writtenUnder: phone.device.session.account)
+        }
+        #expect(crash.isDown)
+        let relaunched = try world.launch("phone")
+        #expect(try relaunched.stores.userCreated.containsRecord(named: "chosen-1"), "the inner commit went through")
+        #expect(try relaunched.stores.userCreated.pendingChanges().map(\.recordName) == ["chosen-1"])
     }
 }

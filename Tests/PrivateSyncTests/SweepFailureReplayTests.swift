@@ -156,7 +156,8 @@ struct SweepFailureReplayTests {
         try phone.device.signIn(AccountID("alice"))
         let type = try phone.partition.userCreatedType("CheckIn")
         _ = try phone.stores.insert(
-            .userCreated(type), chosenName: name, fields: ["mood": .int64(7), "date": .date(phone.environment.clock.now())],
+            .userCreated(type), chosenName: name,
+            fields: ["mood": .int64(7), "date": .date(phone.environment.clock.now())],
             writtenUnder: phone.device.session.account)
         #expect(await phone.sync()?.outcome == .paused(.accountChanged))
         try phone.startFreshForSignedInAccount()

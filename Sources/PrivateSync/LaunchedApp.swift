@@ -299,16 +299,41 @@ public final class LaunchedApp: Sendable {
         defer { lock.unlock() }
         // Read again under the lock: another process may have bound the store, or restored, meanwhile.
         guard try EngineState.read(from: stores.userCreated).boundUser == nil else { return }
-        let archives: [String]
+        try restoreEachArchive(of: user, in: folder, into: stores)
+    }
+
+    /// Brings back every archive of `user` in `folder` (whose lock the caller holds), newest first, removing each
+    /// once its records are back (committed): nothing is kept twice.
+    ///
+    /// Newest first, because two archives can hold one record: a start-fresh killed after it wrote its archive and
+    /// before its removal committed leaves that archive behind with the records still in the store, and the next
+    /// start-fresh writes a newer one, with what the user changed meanwhile. A restore keeps what the store holds of
+    /// a name, so the first archive restored wins: in name order, the older copy came back and the edit was lost
+    /// (seed 1041 of the sweep at 2326e39). Older archives only fill in what the newer ones lack.
+    ///
+    /// - Parameters:
+    ///   - user: The account whose archives to restore.
+    ///   - folder: The archives' folder.
+    ///   - stores: The device's stores.
+    /// - Throws: `StoreError` when the folder cannot be read or an archive cannot be brought back or removed.
+    private static func restoreEachArchive(
+        of user: UserRecordID, in folder: String, into stores: DeviceStores
+    ) throws(StoreError) {
+        let prefix = "UserCreated-\(user.recordName)-"
+        let archives: [(index: Int, name: String)]
         do {
-            archives = try FileSystem.contents(ofDirectory: folder)
-                .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".store") }.sorted()
+            archives = try FileSystem.contents(ofDirectory: folder).compactMap { name in
+                guard name.hasPrefix(prefix), name.hasSuffix(".store"),
+                    let index = Int(name.dropFirst(prefix.count).dropLast(".store".count))
+                else { return nil }
+                return (index, name)
+            }
         } catch {
             throw StoreError(.storage, "cannot read \(folder)", underlying: error)
         }
-        for archive in archives {
-            try stores.userCreated.restoreArchive(at: "\(folder)/\(archive)")
-            try stores.userCreated.removeRestoredArchive(at: "\(folder)/\(archive)")
+        for archive in archives.sorted(by: { $0.index > $1.index }) {
+            try stores.userCreated.restoreArchive(at: "\(folder)/\(archive.name)")
+            try stores.userCreated.removeRestoredArchive(at: "\(folder)/\(archive.name)")
         }
     }
 
@@ -412,16 +437,7 @@ public final class LaunchedApp: Sendable {
             return (path, count)
         }
         // Data this device kept apart for the account signed in now, when it started afresh for another, comes back.
-        if let current {
-            let prefix = "UserCreated-\(current.recordName)-"
-            let archives = ((try? FileSystem.contents(ofDirectory: folder)) ?? [])
-                .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".store") }.sorted()
-            for archive in archives {
-                // Once its records are back (committed), the archive and its -wal and -shm go: nothing is kept twice.
-                try stores.userCreated.restoreArchive(at: "\(folder)/\(archive)")
-                try stores.userCreated.removeRestoredArchive(at: "\(folder)/\(archive)")
-            }
-        }
+        if let current { try Self.restoreEachArchive(of: current, in: folder, into: stores) }
         return (path, count)
     }
 

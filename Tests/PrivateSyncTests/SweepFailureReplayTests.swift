@@ -192,4 +192,38 @@ struct SweepFailureReplayTests {
         #expect(try relaunched.stores.userCreated.containsRecord(named: "chosen-1"), "the inner commit went through")
         #expect(try relaunched.stores.userCreated.pendingChanges().map(\.recordName) == ["chosen-1"])
     }
+
+    /// Seed 1041 of the sweep at 2326e39: a start-fresh killed after it wrote its archive and before the removal
+    /// committed left that archive behind, holding the records as they were then, while they stayed in the active
+    /// store; the user edited one, and the next start-fresh, finding the archive no longer equal to the store, wrote
+    /// a second one with the edit. The restore took the archives in name order, so the older copy came back first
+    /// and the newer one's record was skipped as already here: the edit was lost. Archives are now restored newest
+    /// first, so the latest state of a record wins and older archives only fill in what the newer ones lack.
+    @Test("a start-fresh killed after writing its archive leaves no older copy that wins over the newer archive")
+    func newerArchiveWinsOverALeftoverOne() async throws {
+        let (world, first, names) = try await syncedPhone(checkIns: 1)
+        try first.device.signIn(AccountID("bob"))
+        let crash = CrashSwitch()
+        let killed = try world.launch("phone", crashSwitch: crash)
+        #expect(await killed.sync()?.outcome == .paused(.accountChanged))
+        crash.arm(afterCommits: 0)
+        #expect(throws: (any Error).self) { try killed.startFreshForSignedInAccount() }
+        let archives = try FileManager.default.contentsOfDirectory(atPath: killed.device.appGroup.archives)
+        #expect(archives.filter { $0.hasSuffix(".store") }.count == 1, "the killed start-fresh left its archive")
+
+        let phone = try world.launch("phone")
+        #expect(try contents(phone)[names[0]] != nil, "the removal never committed: the record is still here")
+        try phone.edit(names[0], setting: ["note": .string("edited after the kill")])
+        let archived = try phone.startFreshForSignedInAccount()
+        #expect(archived.path.hasSuffix("-2.store"), "a second archive, with the edit")
+        await syncUntilQuiet([phone])
+
+        try phone.device.signIn(AccountID("alice"))
+        #expect(await phone.sync()?.outcome == .paused(.accountChanged))
+        try phone.startFreshForSignedInAccount()
+        #expect(try contents(phone)[names[0]]?["note"] == .string("edited after the kill"), "the newer archive won")
+        await syncUntilQuiet([phone])
+        #expect(try containerContents(world, "alice")[names[0]]?["note"] == .string("edited after the kill"))
+        #expect(try containerContents(world, "bob")[names[0]] == nil)
+    }
 }

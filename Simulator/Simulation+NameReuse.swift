@@ -1,5 +1,6 @@
 import DeviceStore
 import PrivateCloud
+import PrivateSyncFileSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -10,12 +11,17 @@ import PrivateCloud
 extension Simulation {
     /// The user creates a record under a name used before, as apps that derive names from their data do: again,
     /// on the device that deleted it, once the delete has left (the fetch that brings the delete back must not
-    /// remove the new record).
+    /// remove the new record); or on two devices of one account before either syncs (their two creations merge,
+    /// and every device must end with the same fields and the same two times).
     ///
-    /// Until issue 23 the generator never reused a name, so no sweep met this path: the planted
-    /// `delete-echo-removes-new-record` was caught by no seed.
+    /// Until issue 23 the generator never reused a name, so no sweep met either path: the planted
+    /// `delete-echo-removes-new-record` was caught by no seed, and creation times that never converged by none.
     func reuseName(_ device: Device) async {
-        await createAgainAfterDelete(device)
+        if random.chance(0.5) {
+            await createAgainAfterDelete(device)
+        } else {
+            await createOnTwoDevices(device)
+        }
     }
 
     /// Creates again, on `device`, a user-created record it deleted, under the same name and type, with new fields.
@@ -37,6 +43,13 @@ extension Simulation {
             guard let changes = try? other.app?.stores.userCreated.pendingChanges() else { return }
             pending.formUnion(changes.map(\.recordName))
         }
+        // Held in an archive, as a record or a change: a restore would bring the old record or its delete back
+        // beside the new one (seed 6294 of the sweep at 2326e39: an edit of the old record, archived by a
+        // start-fresh, went up when the archive came back, under the account the oracle no longer kept for it).
+        for other in devices {
+            guard let archived = archivedNamesHeldOrPending(other) else { return }
+            pending.formUnion(archived)
+        }
         let covered = zoneDeletions.values.reduce(into: Set<String>()) { $0.formUnion($1.names) }
         let candidates = device.deletedHere.sorted().filter { name in
             guard deleted.contains(name), !pending.contains(name), !covered.contains(name), !onServer.contains(name),
@@ -51,6 +64,14 @@ extension Simulation {
         guard let entry = written[name], let type = world.partition.schema.recordType(named: entry.type) else { return }
         let fields = RecordFactory.fields(for: type, now: device.clock.now(), random: &random)
         moment += 1
+        // One add in ten is killed inside, at its first commit (the user-created insert: nothing lands) or its
+        // second (the local-only transaction that checked the name: the record landed, though the add threw), so
+        // sweeps meet both outcomes rather than once in 10,000 seeds (814, 2205 and 9003 at 2326e39).
+        if random.chance(0.1) {
+            let commits = Int(random.next() % 2)
+            device.crashSwitch.arm(afterCommits: commits)
+            trace("\(device.name): will crash before local commit #\(commits)")
+        }
         do {
             let record = try app.add(entry.type, name: name, fields: fields)
             createdAgain(record, on: device, account: app.device.session.account)
@@ -85,6 +106,94 @@ extension Simulation {
         device.expected.insert(name)
         noteWrite(device, before: nil, after: record, fields: Array(record.fields.keys))
         result.namesCreatedAgain += 1
+    }
+
+    /// Creates one new name on `device` and on a peer syncing with the same account, before either syncs, with the
+    /// same field keys and values of each device's own; half the time the later creator (by its device's clock)
+    /// then syncs first and the earlier one right after.
+    ///
+    /// The oracle knows a record by its name, so it cannot tell the two creations apart: a deletion of the account's
+    /// data while one device still holds its own creation unsent does not count that name (``noteZoneDeleted``).
+    private func createOnTwoDevices(_ device: Device) async {
+        guard let first = runningApp(device), first.engine != nil else { return }
+        let peers = syncingPeers(of: device).filter { $0.app?.engine != nil }
+        guard !peers.isEmpty else { return }
+        let peer = peers[Int(random.next() % UInt64(peers.count))]
+        guard let second = runningApp(peer) else { return }
+        let types = world.partition.schema.recordTypes.filter {
+            world.partition.partition(of: $0.name) == .userCreated
+        }
+        guard !types.isEmpty else { return }
+        let type = types[Int(random.next() % UInt64(types.count))]
+        let name = "twin-\(String(random.next() % 1_000_000_000, radix: 36))"
+        guard written[name] == nil else { return }
+        twinNames.insert(name)
+        moment += 1
+        // The second creation has exactly the first one's field keys, each with a value of its own: when the later
+        // creator syncs first, the earlier one's merge then takes every server field (each one later) and keeps
+        // only its own, earlier creation time, the one difference that must still be sent.
+        var keys: [String]?
+        for (owner, app) in [(device, first), (peer, second)] {
+            var fields = RecordFactory.fields(for: type, now: owner.clock.now(), random: &random)
+            if let keys {
+                fields = [:]
+                for key in keys {
+                    guard let field = type.fields.first(where: { $0.name == key }) else { continue }
+                    fields[key] = RecordFactory.value(of: field.type, now: owner.clock.now(), random: &random)
+                }
+            }
+            keys = fields.keys.sorted()
+            let account = app.device.session.account
+            do {
+                let record = try app.add(type.name, name: name, fields: fields)
+                createdTwice(record, on: owner, account: account)
+                trace("\(owner.name): add \(type.name) \(name) (the same name on \(device.name) and \(peer.name))")
+                mark(.write, owner.name, "add \(type.name) \(name), on two devices")
+            } catch {
+                noteFailed(owner, "write", error, mark: .write)
+                // Killed after its inner commit, the add landed all the same (see createAgainAfterDelete).
+                if let relaunched = owner.app, let (record, _) = try? relaunched.find(name), record.type == type.name {
+                    createdTwice(record, on: owner, account: account)
+                    trace("\(owner.name): the add of \(name) was killed after its record was committed")
+                }
+                return
+            }
+        }
+        result.namesCreatedTwice += 1
+        let (earlier, later) = device.clock.now() <= peer.clock.now() ? (device, peer) : (peer, device)
+        guard random.chance(0.5) else { return }
+        // The order in which a merge that keeps an earlier creation time once sent nothing and never converged (an
+        // edit in between would hide it). Each pulls to refresh up to three times, until its creation has left (a
+        // fault may fail a cycle).
+        for (owner, why) in [(later, "the later creator syncs first"), (earlier, "the earlier creator syncs second")] {
+            for _ in 0..<3 {
+                await sync(owner, force: true, why: why)
+                let pending = (try? owner.app?.stores.userCreated.pendingChanges()) ?? []
+                if !pending.contains(where: { $0.recordName == name }) { break }
+            }
+        }
+    }
+
+    /// The oracle's bookkeeping of one of the two creations of a name.
+    private func createdTwice(_ record: StoredRecord, on owner: Device, account: AccountID?) {
+        written[record.name] = Written(type: record.type, partition: .userCreated, account: account)
+        owner.expected.insert(record.name)
+        noteWrite(owner, before: nil, after: record, fields: Array(record.fields.keys))
+    }
+
+    /// The names the archives of a device hold or have a change pending of, or nil when one cannot be read.
+    private func archivedNamesHeldOrPending(_ device: Device) -> Set<String>? {
+        guard let folder = try? world.device(device.name).appGroup.archives else { return nil }
+        guard FileSystem.isDirectory(folder) else { return [] }
+        guard let files = try? FileSystem.contents(ofDirectory: folder) else { return nil }
+        var names = Set<String>()
+        for file in files where file.hasPrefix("UserCreated-") && file.hasSuffix(".store") {
+            guard let held = try? StoreFileReader.namesHeldOrPending(inStoreFile: folder + "/" + file) else {
+                return nil
+            }
+            names.formUnion(held)
+        }
+        return names
     }
 
     /// The names every account's container holds, or nil when one cannot be read.

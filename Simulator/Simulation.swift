@@ -159,6 +159,9 @@ public final class Simulation {
     var conflicted = Set<String>()
     /// Deletions of each account's app data not yet undone with consent, by account.
     var zoneDeletions: [String: ZoneDeletion] = [:]
+    /// Names created on two devices at once (``reuseName(_:)``): two creations the oracle, which knows a record by
+    /// its name, cannot tell apart.
+    var twinNames = Set<String>()
     /// How many user-deleted-zone faults had struck each account when last looked at.
     var zoneDeletionStrikes: [String: Int] = [:]
     /// Two devices whose edits of one record should race: the second device's cycle runs inside the first's, between

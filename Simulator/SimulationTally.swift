@@ -19,6 +19,8 @@ public struct SimulationTally: Sendable {
     public var persistentRefusals = 0
     /// Records created again under the name of one the same device deleted, once the delete had left.
     public var namesCreatedAgain = 0
+    /// Names created on two devices of one account before either synced.
+    public var namesCreatedTwice = 0
     /// Account round trips with an edit in between (issue 28's path).
     public var accountRoundTrips = 0
     /// Round trips whose process was killed inside the start-fresh back to the first account.
@@ -38,6 +40,7 @@ public struct SimulationTally: Sendable {
         interleavings += other.interleavings
         persistentRefusals += other.persistentRefusals
         namesCreatedAgain += other.namesCreatedAgain
+        namesCreatedTwice += other.namesCreatedTwice
         accountRoundTrips += other.accountRoundTrips
         roundTripsKilled += other.roundTripsKilled
         for (kind, count) in other.faults { faults[kind, default: 0] += count }

@@ -63,6 +63,10 @@ extension RecordStore where Kind == UserCreated {
             try archive.run(
                 "INSERT OR REPLACE INTO store_meta (key, value) VALUES ('archived_user', ?)", .text(user.recordName)
             )
+            // Its identity: the store that takes it back records it in the restoring transaction, so an archive a
+            // crash left behind after its restore committed is recognised and never restored twice.
+            try archive.run(
+                "INSERT OR REPLACE INTO store_meta (key, value) VALUES ('archive_id', ?)", .text(UUID().uuidString))
         }
         let count = Int(try archive.scalarInt("SELECT count(*) FROM records") ?? 0)
         try archive.execute("PRAGMA journal_mode = WAL")
@@ -82,31 +86,47 @@ extension RecordStore where Kind == UserCreated {
         let archived: [(StoredRecord, CachedServerFields?)]
         let pending: [PendingChangeRow]
         let resumed: ArchivedSyncPosition?
+        let identity: String?
         do {
             let archive = try DatabaseFile.open(
                 at: path, format: Self.format, create: false, readOnly: true, verifyIntegrity: true)
             let reader = SyncTransaction(connection: archive, deviceID: deviceID)
-            (archived, pending, resumed) = try archive.transaction(.deferred) {
+            (archived, pending, resumed, identity) = try archive.transaction(.deferred) {
                 let records = try archive.query(
                     "SELECT \(Self.recordColumns) FROM records", decoding: Self.storedRecord)
                 let user = try archive.scalarText("SELECT value FROM store_meta WHERE key = 'archived_user'")
                 let position = try ArchivedSyncPosition.read(from: archive)
-                let resumption = user.flatMap { user in
-                    position.databaseToken.map { token in
-                        ArchivedSyncPosition(
-                            user: user, databaseToken: token, zoneToken: position.zoneToken,
-                            zoneReady: position.zoneReady)
-                    }
+                // Bound to its account even with no change token (the account never answered a fetch): the
+                // binding commits with the restored records, so no crash leaves them in a store bound to no one,
+                // which the next cycle could bind to whoever is signed in then (seed 259 of a sweep at 5bd6bd0: a
+                // restore at the binding committed, the binding was killed).
+                let resumption = user.map { user in
+                    ArchivedSyncPosition(
+                        user: user, databaseToken: position.databaseToken, zoneToken: position.zoneToken,
+                        zoneReady: position.zoneReady)
                 }
                 return (
                     try records.map { ($0, try reader.serverFields(of: $0.name)) },
-                    try reader.pendingChanges(limit: Int.max), resumption
+                    try reader.pendingChanges(limit: Int.max), resumption,
+                    try archive.scalarText("SELECT value FROM store_meta WHERE key = 'archive_id'")
                 )
             }
         } catch {
             throw StoreError.from(error, store: path)
         }
         return try syncTransaction { state in
+            let marker = identity.map { "restored_archive.\($0)" }
+            if let marker,
+                try state.connection.scalarInt("SELECT 1 FROM store_meta WHERE key = ?", .text(marker)) != nil
+            {
+                // Restored already, committed; a crash came before the file was removed. Restored again, its older
+                // copies would bring back what the user deleted since.
+                return 0
+            }
+            if let marker {
+                try state.connection.run(
+                    "INSERT INTO store_meta (key, value) VALUES (?, 1)", .text(marker))
+            }
             // Whatever this store holds of a name, a record or a change, was written after the archive was made: the
             // start-fresh that made it removed the name's record and changes from here. The newer state wins, so
             // neither the archived record nor its archived change comes back over it (an archived delete queued over

@@ -16,4 +16,19 @@ public enum StoreFileReader {
             ($0.text(0), $0.text(1), $0.optionalText(2).map(UserRecordID.init(recordName:)))
         }
     }
+
+    /// The names of the records a store file holds or has a change pending of: every name the file would bring
+    /// back if it were restored (an archive's unsent deletes name records it no longer holds).
+    ///
+    /// - Parameter path: A store file (active or archived).
+    /// - Returns: The names, each once.
+    /// - Throws: `DatabaseFileError` for a missing, damaged or foreign file.
+    public static func namesHeldOrPending(inStoreFile path: String) throws -> Set<String> {
+        let connection = try DatabaseFile.open(
+            at: path, format: RecordStore<UserCreated>.format, create: false, readOnly: true, verifyIntegrity: true)
+        return Set(
+            try connection.query(
+                "SELECT record_name FROM records UNION SELECT record_name FROM pending_changes"
+            ) { $0.text(0) })
+    }
 }

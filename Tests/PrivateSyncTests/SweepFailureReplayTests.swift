@@ -226,4 +226,68 @@ struct SweepFailureReplayTests {
         #expect(try containerContents(world, "alice")[names[0]]?["note"] == .string("edited after the kill"))
         #expect(try containerContents(world, "bob")[names[0]] == nil)
     }
+
+    /// Seed 259 of a 300-seed sweep during issue 28: the restore at the binding committed, and the process was
+    /// killed before the binding did, so the store held alice's restored records bound to no one; the next cycle
+    /// would bind it to whoever is signed in then. The restore now binds the store to the archive's account in its
+    /// own transaction. Every commit of the cycle is tried as the crash point.
+    @Test(
+        "a cycle killed after its restore at the binding never leaves restored records in an unbound store",
+        arguments: 0..<4)
+    func restoreAndBindingCommitTogether(afterCommits: Int) async throws {
+        let world = try makeWorld("phone")
+        let (first, _) = try InterferingContainer.launch(world, "phone", failingDatabaseCall: 0)
+        let name = try first.checkIn(1).name
+        await first.sync()
+        #expect(try first.engine?.state().boundUser == AccountID("alice").userRecordID)
+        #expect(try first.engine?.state().databaseChangeToken == nil, "bound, with no token")
+        try first.device.signIn(AccountID("bob"))
+        let second = try world.launch("phone")
+        #expect(await second.sync(force: true)?.outcome == .paused(.accountChanged))
+        try second.startFreshForSignedInAccount()
+
+        try second.device.signIn(AccountID("alice"))
+        let crash = CrashSwitch()
+        let killed = try world.launch("phone", crashSwitch: crash)
+        crash.arm(afterCommits: afterCommits)
+        await killed.sync(force: true)
+        let relaunched = try world.launch("phone")
+        let bound = try relaunched.engine?.state().boundUser
+        let holds = try relaunched.stores.userCreated.containsRecord(named: name)
+        #expect(!(bound == nil && holds), "alice's restored record in a store bound to no one")
+        try relaunched.device.signIn(AccountID("bob"))
+        await syncUntilQuiet([relaunched])
+        #expect(try containerContents(world, "bob")[name] == nil, "nothing of alice's reached bob")
+    }
+
+    /// A restore whose commit went through and whose archive file a crash kept: the store records each archive it
+    /// restored, in the restoring transaction, and takes none back twice. Restored again, the older copy would bring
+    /// back a record the user deleted since.
+    @Test("an archive left behind after its restore committed is not restored a second time")
+    func archiveKeptByACrashIsNotRestoredTwice() async throws {
+        let (world, phone, names) = try await syncedPhone(checkIns: 1)
+        try phone.device.signIn(AccountID("bob"))
+        #expect(await phone.sync()?.outcome == .paused(.accountChanged))
+        let archive = try phone.startFreshForSignedInAccount().path
+        let kept = archive + ".kept"
+        try FileManager.default.copyItem(atPath: archive, toPath: kept)
+
+        try phone.device.signIn(AccountID("alice"))
+        await syncUntilQuiet([phone])
+        #expect(try contents(phone)[names[0]] != nil, "alice's archive came back at the binding")
+        #expect(!FileManager.default.fileExists(atPath: archive))
+        // As if the process had been killed after the restore committed and before the file was removed.
+        try FileManager.default.moveItem(atPath: kept, toPath: archive)
+        try phone.delete(names[0])
+        await syncUntilQuiet([phone])
+        #expect(try containerContents(world, "alice")[names[0]] == nil)
+
+        try phone.device.signIn(AccountID("bob"))
+        #expect(await phone.sync()?.outcome == .paused(.accountChanged))
+        try phone.startFreshForSignedInAccount()
+        try phone.device.signIn(AccountID("alice"))
+        await syncUntilQuiet([phone])
+        #expect(try contents(phone)[names[0]] == nil, "the deleted record did not come back from the kept archive")
+        #expect(try containerContents(world, "alice")[names[0]] == nil)
+    }
 }

@@ -51,20 +51,6 @@ struct SimulatorTests {
         #expect(summary.interleavings > 0, "actions land between the requests of a cycle")
     }
 
-    /// Seeds 814 and 2205 of the sweep at 2326e39 broke invariant 2 for the oracle's fault: a name created again
-    /// was killed at the commit of the local-only transaction that checks chosen names, after the user-created insert
-    /// inside it committed, and the oracle, taking the add for not made, read the record as one of the previous
-    /// account. (`SweepFailureReplayTests` pins the store's side with the steps written out.) Both seeds must meet
-    /// that path, or they no longer check it and need replacing.
-    @Test("an add of a name used again, killed after its record committed, is owed as written", arguments: [814, 2205])
-    func killedAddOfANameUsedAgain(seed: UInt64) async {
-        let run = await Simulation.run(SimulationOptions(seed: seed, keepFullTrace: true))
-        #expect(run.failure == nil, "\(run.failure?.message ?? "")")
-        #expect(
-            run.trace.contains { $0.contains("again was killed after its record was committed") },
-            "the seed no longer meets the path it is here for")
-    }
-
     @Test("sharding splits a sweep without overlap and covers it")
     func sharding() {
         let shards = (0..<4).map { Sweep.seeds(count: 30, shard: $0, of: 4) }

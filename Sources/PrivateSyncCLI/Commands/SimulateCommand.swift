@@ -155,7 +155,8 @@ struct SimulateCommand: RunnableCommand {
             "Faults injected: \(report.faultsText); requests refused by persistent faults: \(summary.persistentRefusals)"
         )
         Terminal.line(
-            "Names used again: \(summary.namesCreatedAgain) created again after their delete; account round trips: "
+            "Names used again: \(summary.namesCreatedAgain) created again after their delete, "
+                + "\(summary.namesCreatedTwice) created on two devices; account round trips: "
                 + "\(summary.accountRoundTrips), \(summary.roundTripsKilled) killed inside the start-fresh back")
         return report.exitCode
     }

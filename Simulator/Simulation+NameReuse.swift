@@ -46,9 +46,12 @@ extension Simulation {
         // Held in an archive, as a record or a change: a restore would bring the old record or its delete back
         // beside the new one (seed 6294 of the sweep at 2326e39: an edit of the old record, archived by a
         // start-fresh, went up when the archive came back, under the account the oracle no longer kept for it).
+        // Only an unsent delete in this device's own archive stays allowed: the restore leaves a name the store
+        // holds alone, so the new record wins over it (seeds 1137 and 2035, which this path must keep meeting).
         for other in devices {
-            guard let archived = archivedNamesHeldOrPending(other) else { return }
-            pending.formUnion(archived)
+            guard let archived = archivedNames(other) else { return }
+            pending.formUnion(archived.held)
+            if other !== device { pending.formUnion(archived.deletes) }
         }
         let covered = zoneDeletions.values.reduce(into: Set<String>()) { $0.formUnion($1.names) }
         let candidates = device.deletedHere.sorted().filter { name in
@@ -181,19 +184,23 @@ extension Simulation {
         noteWrite(owner, before: nil, after: record, fields: Array(record.fields.keys))
     }
 
-    /// The names the archives of a device hold or have a change pending of, or nil when one cannot be read.
-    private func archivedNamesHeldOrPending(_ device: Device) -> Set<String>? {
+    /// The names the archives of a device hold as a record or a pending save, and those they hold only as an unsent
+    /// delete (no record in that archive); nil when an archive cannot be read.
+    private func archivedNames(_ device: Device) -> (held: Set<String>, deletes: Set<String>)? {
         guard let folder = try? world.device(device.name).appGroup.archives else { return nil }
-        guard FileSystem.isDirectory(folder) else { return [] }
+        guard FileSystem.isDirectory(folder) else { return ([], []) }
         guard let files = try? FileSystem.contents(ofDirectory: folder) else { return nil }
-        var names = Set<String>()
+        var held = Set<String>()
+        var deletes = Set<String>()
         for file in files where file.hasPrefix("UserCreated-") && file.hasSuffix(".store") {
-            guard let held = try? StoreFileReader.namesHeldOrPending(inStoreFile: folder + "/" + file) else {
-                return nil
-            }
-            names.formUnion(held)
+            let path = folder + "/" + file
+            guard let names = try? StoreFileReader.namesHeldOrPending(inStoreFile: path),
+                let deleted = try? StoreFileReader.pendingDeletes(inStoreFile: path)
+            else { return nil }
+            held.formUnion(names.subtracting(deleted))
+            deletes.formUnion(deleted)
         }
-        return names
+        return (held, deletes)
     }
 
     /// The names every account's container holds, or nil when one cannot be read.

@@ -31,4 +31,22 @@ public enum StoreFileReader {
                 "SELECT record_name FROM records UNION SELECT record_name FROM pending_changes"
             ) { $0.text(0) })
     }
+
+    /// The names of the records a store file holds no record of and has a delete pending of: an archive's unsent
+    /// deletes.
+    ///
+    /// - Parameter path: A store file (active or archived).
+    /// - Returns: The names, each once.
+    /// - Throws: `DatabaseFileError` for a missing, damaged or foreign file.
+    public static func pendingDeletes(inStoreFile path: String) throws -> Set<String> {
+        let connection = try DatabaseFile.open(
+            at: path, format: RecordStore<UserCreated>.format, create: false, readOnly: true, verifyIntegrity: true)
+        return Set(
+            try connection.query(
+                """
+                SELECT record_name FROM pending_changes
+                WHERE kind = 'delete' AND record_name NOT IN (SELECT record_name FROM records)
+                """
+            ) { $0.text(0) })
+    }
 }

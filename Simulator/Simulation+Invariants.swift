@@ -242,17 +242,25 @@ extension Simulation {
     /// The names each archive of this device holds, by the account it was made for (the record name in its file
     /// name, `UserCreated-<account>-<n>.store`).
     private func archivedNames(_ app: LaunchedApp) -> [String: Set<String>] {
-        let folder = app.device.appGroup.archives
         var names: [String: Set<String>] = [:]
-        for file in ((try? FileSystem.contents(ofDirectory: folder)) ?? []).sorted()
-        where file.hasPrefix("UserCreated-") && file.hasSuffix(".store") {
-            let stem = file.dropFirst("UserCreated-".count).dropLast(".store".count)
-            let account = String(stem[..<(stem.lastIndex(of: "-") ?? stem.endIndex)])
-            for entry in (try? StoreFileReader.origins(inStoreFile: folder + "/" + file)) ?? [] {
-                names[account, default: []].insert(entry.name)
+        for archive in archiveFiles(in: app.device.appGroup.archives) ?? [] {
+            for entry in (try? StoreFileReader.origins(inStoreFile: archive.path)) ?? [] {
+                names[archive.account, default: []].insert(entry.name)
             }
         }
         return names
+    }
+
+    /// The archive files in a device's archives folder, in name order, each with the account it was made for (the
+    /// record name in its file name, `UserCreated-<account>-<n>.store`); empty when there is no folder, nil when it
+    /// cannot be read.
+    func archiveFiles(in folder: String) -> [(account: String, path: String)]? {
+        guard FileSystem.isDirectory(folder) else { return [] }
+        guard let files = try? FileSystem.contents(ofDirectory: folder) else { return nil }
+        return files.sorted().filter { $0.hasPrefix("UserCreated-") && $0.hasSuffix(".store") }.map { file in
+            let stem = file.dropFirst("UserCreated-".count).dropLast(".store".count)
+            return (String(stem[..<(stem.lastIndex(of: "-") ?? stem.endIndex)]), folder + "/" + file)
+        }
     }
 
     // MARK: The heal

@@ -1,6 +1,5 @@
 import DeviceStore
 import PrivateCloud
-import PrivateSyncFileSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -83,13 +82,8 @@ extension Simulation {
         } catch {
             let account = app.device.session.account
             noteFailed(device, "write", error, mark: .write)
-            // A chosen name is checked in a transaction of the local-only store that holds the user-created
-            // insert: the insert commits inside it, so a kill at the outer commit leaves the record written though
-            // the add never returned (seed 2205 of the sweep at 2326e39, whose oracle then took it for a record of
-            // the previous account). An add killed may or may not have landed; the relaunched store says which.
-            if let relaunched = device.app, let (record, _) = try? relaunched.find(name), record.type == entry.type {
+            if let record = landedDespiteKill(name, type: entry.type, on: device) {
                 createdAgain(record, on: device, account: account)
-                trace("\(device.name): the add of \(name.prefix(8)) again was killed after its record was committed")
             }
         }
     }
@@ -154,10 +148,8 @@ extension Simulation {
                 mark(.write, owner.name, "add \(type.name) \(name), on two devices")
             } catch {
                 noteFailed(owner, "write", error, mark: .write)
-                // Killed after its inner commit, the add landed all the same (see createAgainAfterDelete).
-                if let relaunched = owner.app, let (record, _) = try? relaunched.find(name), record.type == type.name {
+                if let record = landedDespiteKill(name, type: type.name, on: owner) {
                     createdTwice(record, on: owner, account: account)
-                    trace("\(owner.name): the add of \(name) was killed after its record was committed")
                 }
                 return
             }
@@ -185,22 +177,33 @@ extension Simulation {
     }
 
     /// The names the archives of a device hold as a record or a pending save, and those they hold only as an unsent
-    /// delete (no record in that archive); nil when an archive cannot be read.
+    /// delete; nil when an archive cannot be read.
     private func archivedNames(_ device: Device) -> (held: Set<String>, deletes: Set<String>)? {
-        guard let folder = try? world.device(device.name).appGroup.archives else { return nil }
-        guard FileSystem.isDirectory(folder) else { return ([], []) }
-        guard let files = try? FileSystem.contents(ofDirectory: folder) else { return nil }
+        guard let folder = try? world.device(device.name).appGroup.archives,
+            let archives = archiveFiles(in: folder)
+        else { return nil }
         var held = Set<String>()
         var deletes = Set<String>()
-        for file in files where file.hasPrefix("UserCreated-") && file.hasSuffix(".store") {
-            let path = folder + "/" + file
-            guard let names = try? StoreFileReader.namesHeldOrPending(inStoreFile: path),
-                let deleted = try? StoreFileReader.pendingDeletes(inStoreFile: path)
-            else { return nil }
-            held.formUnion(names.subtracting(deleted))
-            deletes.formUnion(deleted)
+        for archive in archives {
+            guard let names = try? StoreFileReader.restorableNames(inStoreFile: archive.path) else { return nil }
+            held.formUnion(names.kept)
+            deletes.formUnion(names.deletedOnly)
         }
-        return (held, deletes)
+        // A name one archive only deletes and another holds is held.
+        return (held, deletes.subtracting(held))
+    }
+
+    /// The record an add under `name` left in the relaunched app, when the add was killed after its record was
+    /// committed. A chosen name is checked in a transaction of the local-only store that holds the user-created
+    /// insert: the insert commits inside it, so a kill at the outer commit leaves the record written though the add
+    /// never returned (seeds 814, 2205 and 9003 of the sweep at 2326e39, whose oracle then took the add for not
+    /// made). An add killed may or may not have landed; the relaunched store says which.
+    private func landedDespiteKill(_ name: String, type: String, on device: Device) -> StoredRecord? {
+        guard let relaunched = device.app, let (record, _) = try? relaunched.find(name), record.type == type else {
+            return nil
+        }
+        trace("\(device.name): the add of \(name.prefix(8)) was killed after its record was committed")
+        return record
     }
 
     /// The names every account's container holds, or nil when one cannot be read.

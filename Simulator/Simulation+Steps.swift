@@ -545,11 +545,11 @@ extension Simulation {
         let unconfirmedTwins = names.intersection(twinNames).filter { name in
             devices.contains { device in
                 guard let store = device.app?.stores.userCreated,
-                    let held = try? store.syncSnapshot({ state in
-                        (try state.containsRecord(named: name), try state.serverChangeTag(of: name))
+                    let unconfirmed = try? store.syncSnapshot({ state in
+                        try state.containsRecord(named: name) && state.serverChangeTag(of: name) == nil
                     })
                 else { return false }
-                return held.0 && held.1 == nil
+                return unconfirmed
             }
         }
         zoneDeletions[account.rawValue] = ZoneDeletion(

@@ -98,8 +98,8 @@ extension RecordStore where Kind == UserCreated {
                 let position = try ArchivedSyncPosition.read(from: archive)
                 // Bound to its account even with no change token (the account never answered a fetch): the
                 // binding commits with the restored records, so no crash leaves them in a store bound to no one,
-                // which the next cycle could bind to whoever is signed in then (seed 259 of a sweep at 5bd6bd0: a
-                // restore at the binding committed, the binding was killed).
+                // which the next cycle could bind to whoever is signed in then (seed 259 of a 300-seed run at 2e9c704:
+                // a restore at the binding committed, the binding was killed).
                 let resumption = user.map { user in
                     ArchivedSyncPosition(
                         user: user, databaseToken: position.databaseToken, zoneToken: position.zoneToken,
@@ -115,17 +115,12 @@ extension RecordStore where Kind == UserCreated {
             throw StoreError.from(error, store: path)
         }
         return try syncTransaction { state in
-            let marker = identity.map { "restored_archive.\($0)" }
-            if let marker,
-                try state.connection.scalarInt("SELECT 1 FROM store_meta WHERE key = ?", .text(marker)) != nil
-            {
+            if let identity {
+                let marker = SQLiteValue.text("restored_archive.\(identity)")
                 // Restored already, committed; a crash came before the file was removed. Restored again, its older
                 // copies would bring back what the user deleted since.
-                return 0
-            }
-            if let marker {
-                try state.connection.run(
-                    "INSERT INTO store_meta (key, value) VALUES (?, 1)", .text(marker))
+                if try state.connection.scalarInt("SELECT 1 FROM store_meta WHERE key = ?", marker) != nil { return 0 }
+                try state.connection.run("INSERT INTO store_meta (key, value) VALUES (?, 1)", marker)
             }
             // Whatever this store holds of a name, a record or a change, was written after the archive was made: the
             // start-fresh that made it removed the name's record and changes from here. The newer state wins, so

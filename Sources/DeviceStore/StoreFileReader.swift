@@ -17,36 +17,29 @@ public enum StoreFileReader {
         }
     }
 
-    /// The names of the records a store file holds or has a change pending of: every name the file would bring
-    /// back if it were restored (an archive's unsent deletes name records it no longer holds).
+    /// What restoring a store file would bring back, by name: the names it holds a record or a pending save of, and
+    /// those it holds only as an unsent delete (an archive's delete of a record it no longer holds). One open of the
+    /// file (with its integrity check) for both.
     ///
     /// - Parameter path: A store file (active or archived).
-    /// - Returns: The names, each once.
+    /// - Returns: The two sets of names, disjoint.
     /// - Throws: `DatabaseFileError` for a missing, damaged or foreign file.
-    public static func namesHeldOrPending(inStoreFile path: String) throws -> Set<String> {
+    public static func restorableNames(inStoreFile path: String) throws -> (kept: Set<String>, deletedOnly: Set<String>)
+    {
         let connection = try DatabaseFile.open(
             at: path, format: RecordStore<UserCreated>.format, create: false, readOnly: true, verifyIntegrity: true)
-        return Set(
-            try connection.query(
-                "SELECT record_name FROM records UNION SELECT record_name FROM pending_changes"
-            ) { $0.text(0) })
-    }
-
-    /// The names of the records a store file holds no record of and has a delete pending of: an archive's unsent
-    /// deletes.
-    ///
-    /// - Parameter path: A store file (active or archived).
-    /// - Returns: The names, each once.
-    /// - Throws: `DatabaseFileError` for a missing, damaged or foreign file.
-    public static func pendingDeletes(inStoreFile path: String) throws -> Set<String> {
-        let connection = try DatabaseFile.open(
-            at: path, format: RecordStore<UserCreated>.format, create: false, readOnly: true, verifyIntegrity: true)
-        return Set(
-            try connection.query(
-                """
-                SELECT record_name FROM pending_changes
-                WHERE kind = 'delete' AND record_name NOT IN (SELECT record_name FROM records)
-                """
-            ) { $0.text(0) })
+        var kept = Set<String>()
+        var deletedOnly = Set<String>()
+        let rows = try connection.query(
+            """
+            SELECT record_name, 0 FROM records
+            UNION SELECT record_name, kind = 'delete' FROM pending_changes
+                WHERE record_name NOT IN (SELECT record_name FROM records)
+            """
+        ) { ($0.text(0), $0.int(1) == 1) }
+        for (name, isDelete) in rows {
+            if isDelete { deletedOnly.insert(name) } else { kept.insert(name) }
+        }
+        return (kept, deletedOnly)
     }
 }

@@ -184,7 +184,8 @@ struct SweepFailureReplayTests {
         crash.arm(afterCommits: 1)
         #expect(throws: StoreError.self) {
             try phone.stores.insert(
-                .userCreated(type), chosenName: "chosen-1", fields: ["mood": .int64(3), "date": .date(Date())],
+                .userCreated(type), chosenName: "chosen-1",
+                fields: ["mood": .int64(3), "date": .date(phone.environment.clock.now())],
                 writtenUnder: phone.device.session.account)
         }
         #expect(crash.isDown)

@@ -225,7 +225,6 @@ public final class Simulation {
         }
         var worldOptions = World.Options(
             backend: options.backend, faults: faults, clock: clock, names: names, durability: .survivesProcessCrash)
-        worldOptions.plantedBugs = options.hooks.plantedBugs
         let deviceClocks = clocks
         let worldClock = clock
         worldOptions.deviceClock = { name -> any WallClock in

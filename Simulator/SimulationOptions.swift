@@ -15,7 +15,8 @@ public struct SimulationOptions: Sendable {
     public var backend: ContainerBackend
     /// Whether to keep every step's line (for `--trace`), not only the last ones.
     public var keepFullTrace: Bool
-    /// Test doubles to plant known bugs, proving the invariants can catch them.
+    /// Test doubles that put known bugs in a run's container, status or crash recovery, proving the invariants can
+    /// catch them (the engine's own known bugs are mutants: `make mutants`).
     public var hooks: SimulationHooks
 
     /// Creates options.
@@ -36,7 +37,9 @@ public struct SimulationOptions: Sendable {
     public static let defaultSteps = 200
 }
 
-/// Seams through which a test plants a bug in a run, to show the simulator catches it.
+/// Seams through which a test puts a faulty double in a run (a container, a status source, a crash recovery), to show
+/// the simulator catches it. The engine and the stores have no such seam: their known bugs are source mutants,
+/// applied to a scratch copy by `make mutants` (docs/simulator.md).
 public struct SimulationHooks: Sendable {
     /// Wraps every container a device opens (outside the fault injection), as a buggy network layer would.
     public var wrapContainer: (@Sendable (_ container: any PrivateContainer, _ device: String) -> any PrivateContainer)?
@@ -44,10 +47,7 @@ public struct SimulationHooks: Sendable {
     public var status: (@Sendable (_ app: LaunchedApp) throws -> SyncStatus)?
     /// Runs right after a device crashed, before its relaunch: a buggy store could lose state here.
     public var afterCrash: (@Sendable (_ app: LaunchedApp) -> Void)?
-    /// Bugs planted in the stores and the engine of every device (see `PlantedBug`).
-    package var plantedBugs: Set<PlantedBug> = []
-
-    /// No planted bugs.
+    /// No doubles: the run as it ships.
     public init(
         wrapContainer: (@Sendable (any PrivateContainer, String) -> any PrivateContainer)? = nil,
         status: (@Sendable (LaunchedApp) throws -> SyncStatus)? = nil,
@@ -56,13 +56,5 @@ public struct SimulationHooks: Sendable {
         self.wrapContainer = wrapContainer
         self.status = status
         self.afterCrash = afterCrash
-    }
-
-    /// Plants bugs in the stores and the engine of every device.
-    ///
-    /// - Parameter bugs: The bugs.
-    package init(plantedBugs bugs: Set<PlantedBug>) {
-        self.init()
-        self.plantedBugs = bugs
     }
 }

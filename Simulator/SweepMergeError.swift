@@ -14,7 +14,7 @@ public enum SweepMergeErrorCode: Int, Sendable, Hashable {
     /// A shard ran another number of seeds than its share of the sweep (an interrupted or altered run).
     case wrongSeedCount
     /// A file holds a value no run writes: a negative count, simulated seconds not finite, a fault kind, invariant,
-    /// backend or planted bug the simulator does not have, a failing seed its shard does not run.
+    /// backend the simulator does not have, a failing seed its shard does not run.
     case invalidValue
     /// The shards' counts add up past the largest count (`Int.max`), or their simulated seconds past the largest
     /// finite number.

@@ -9,7 +9,7 @@ extension SweepReport {
     /// The set must be whole: every report names its shard and configuration, all with the same shard count and
     /// configuration, each shard exactly once, each having run its share of the seeds. The reports come from other
     /// machines, so none is trusted: every count must be 0 or more, the simulated seconds finite and 0 or more, every
-    /// fault kind, invariant, backend and planted bug one this simulator has, every failing seed one its shard ran,
+    /// fault kind, invariant and backend one this simulator has, every failing seed one its shard ran,
     /// and no sum may overflow. Each failure's replay command and invariant name are rebuilt from its seed, its
     /// number and the configuration, never taken from the file.
     ///
@@ -187,7 +187,7 @@ extension SweepReport {
     }
 
     /// Checks that a configuration is one `simulate` runs: one seed or a sweep of a size it takes, steps and devices
-    /// in the ranges it takes, a backend and a planted bug it has (the replay command is built from them).
+    /// in the ranges it takes, a backend it has (the replay command is built from them).
     private static func check(
         _ configuration: Configuration, _ refuse: (String) -> SweepMergeError
     ) throws(SweepMergeError) {
@@ -218,9 +218,6 @@ extension SweepReport {
                 "configuration.backend is \(shown(configuration.backend)), which is no backend the simulator has "
                     + "(\(ContainerBackend.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
-        if let plant = configuration.plant, PlantedBug(rawValue: plant) == nil {
-            throw refuse("configuration.plant is \(shown(plant)), which is no bug the simulator can plant")
-        }
     }
 
     /// A name from a file, as a refusal shows it: quoted, escaped, and cut to its first 40 characters, since the
@@ -241,7 +238,6 @@ extension SweepReport {
                 "--devices \(a.devices.map(String.init) ?? "drawn") vs \(b.devices.map(String.init) ?? "drawn")")
         }
         if a.backend != b.backend { parts.append("--backend \(a.backend) vs \(b.backend)") }
-        if a.plant != b.plant { parts.append("--plant \(text(a.plant)) vs \(text(b.plant))") }
         return parts.joined(separator: ", ")
     }
 }

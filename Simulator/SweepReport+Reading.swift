@@ -152,21 +152,19 @@ extension SweepReport.Configuration {
         var steps: Int?
         var devices: Int?
         var backend: String?
-        var plant: String?
-        let keys = ["sweepSeeds", "seed", "steps", "devices", "backend", "plant"]
+        let keys = ["sweepSeeds", "seed", "steps", "devices", "backend"]
         try reader.object(at: place, keys: keys) { key, reader throws(JSONReadError) in
             switch key {
             case "sweepSeeds": sweepSeeds = reader.consumeNull() ? nil : try reader.int(at: "\(place).sweepSeeds")
             case "seed": seed = reader.consumeNull() ? nil : try reader.uint64(at: "\(place).seed")
             case "steps": steps = try reader.int(at: "\(place).steps")
             case "devices": devices = reader.consumeNull() ? nil : try reader.int(at: "\(place).devices")
-            case "backend": backend = try reader.string(at: "\(place).backend")
-            default: plant = try reader.optionalString(at: "\(place).plant")
+            default: backend = try reader.string(at: "\(place).backend")
             }
         }
         guard let steps else { throw reader.missingKey("steps", at: place) }
         guard let backend else { throw reader.missingKey("backend", at: place) }
         return Self(
-            sweepSeeds: sweepSeeds, seed: seed, steps: steps, devices: devices, backend: backend, plant: plant)
+            sweepSeeds: sweepSeeds, seed: seed, steps: steps, devices: devices, backend: backend)
     }
 }

@@ -77,19 +77,16 @@ public struct SweepReport: Codable, Sendable, Equatable {
         public var devices: Int?
         /// `memory` or `file`.
         public var backend: String
-        /// The bug planted with `--plant`, if any.
-        public var plant: String?
 
         /// Creates a configuration.
         public init(
-            sweepSeeds: Int?, seed: UInt64?, steps: Int, devices: Int?, backend: String, plant: String? = nil
+            sweepSeeds: Int?, seed: UInt64?, steps: Int, devices: Int?, backend: String
         ) {
             self.sweepSeeds = sweepSeeds
             self.seed = seed
             self.steps = steps
             self.devices = devices
             self.backend = backend
-            self.plant = plant
         }
 
         /// The sweep sizes `--seeds N` takes, and the only ones a merge accepts.
@@ -109,11 +106,10 @@ public struct SweepReport: Codable, Sendable, Equatable {
             if let devices { parts.append("--devices \(devices)") }
             if steps != SimulationOptions.defaultSteps { parts.append("--steps \(steps)") }
             if backend != ContainerBackend.memory.rawValue { parts.append("--backend \(backend)") }
-            if let plant { parts.append("--plant \(plant)") }
             return parts.joined(separator: " ") + " --trace"
         }
 
-        private enum CodingKeys: String, CodingKey { case sweepSeeds, seed, steps, devices, backend, plant }
+        private enum CodingKeys: String, CodingKey { case sweepSeeds, seed, steps, devices, backend }
 
         /// Encodes every key, `null` included, so a configuration always shows all it holds.
         public func encode(to encoder: any Encoder) throws {
@@ -123,7 +119,6 @@ public struct SweepReport: Codable, Sendable, Equatable {
             try container.encode(steps, forKey: .steps)
             try container.encode(devices, forKey: .devices)
             try container.encode(backend, forKey: .backend)
-            try container.encode(plant, forKey: .plant)
         }
     }
 

@@ -75,10 +75,6 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
     let clock: any WallClock
     let names: any RecordNameSource
     let crashSwitch: CrashSwitch?
-    /// Bugs planted in this store and the engine over it, for the simulator's proofs; empty everywhere else.
-    /// (A list, not a set: a set's type is instantiated at run time, with a search for its element's `Hashable`
-    /// conformance through every conformance in the binary, at every command that opens a store.)
-    private let plantedBugs = Mutex<[PlantedBug]>([])
     /// The lease on the App Group folder the store lives in, when it belongs to a device's app: held as long as the
     /// store (and so its connection) lives, so that no reinstall deletes the file under it.
     let lease: AppGroupLease?
@@ -205,16 +201,6 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         self.lease = lease
     }
 
-    /// Plants bugs in this store and in the engine that mirrors it (the simulator's proofs only).
-    package func plant(_ bugs: Set<PlantedBug>) {
-        plantedBugs.withLock { $0 = Array(bugs) }
-    }
-
-    /// Whether `bug` is planted.
-    package func isPlanted(_ bug: PlantedBug) -> Bool {
-        plantedBugs.withLock { $0.contains(bug) }
-    }
-
     // MARK: Writing
 
     /// Inserts a new record.
@@ -235,12 +221,6 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
         throws(StoreError) -> StoredRecord
     {
         let record = try newRecord(type, fields: fields, writtenUnder: account, name: name)
-        if isPlanted(.pendingChangeInSecondTransaction) {
-            // Planted: a crash between these two commits leaves a record that never syncs.
-            try write { connection in try Self.insertRow(record, connection) }
-            try write { connection in try self.queue(.save, name: record.name, type: record.type, connection) }
-            return record
-        }
         try write { connection in
             // A chosen name may be taken; checked in the inserting transaction, so no other process slips in.
             if name != nil, try Self.holdsRecord(named: record.name, connection) {

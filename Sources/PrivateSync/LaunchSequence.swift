@@ -35,8 +35,6 @@ public struct LaunchEnvironment: Sendable {
     public var retryPolicy: RetryPolicy
     /// Called with every engine event.
     public var observer: (@Sendable (SyncEvent) -> Void)?
-    /// Bugs planted in the stores and the engine, for the simulator's proofs; empty everywhere else.
-    package var plantedBugs: Set<PlantedBug> = []
 
     /// Creates an environment.
     public init(
@@ -206,9 +204,7 @@ public struct LaunchSequence: Sendable {
             // back), never the old launch resumed with a container the new build cannot open (a trap).
             return try run()
         }
-        if !readOnly, Self.accountChanged(since: record, device: device),
-            !environment.plantedBugs.contains(.ignoresAccountChange)
-        {
+        if !readOnly, Self.accountChanged(since: record, device: device) {
             // The launch fell back for the account, and the account is not what it was: the app reconfigures, as
             // one observing CKAccountChanged does, instead of waiting for a relaunch. (A command that only reads
             // writes nothing; its status is the reconfigured one all the same: see `LaunchedApp.facts`.)

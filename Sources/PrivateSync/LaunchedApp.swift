@@ -40,8 +40,6 @@ public final class LaunchedApp: Sendable {
         self.environment = environment
         self.record = record
         self.stores = stores
-        stores.userCreated.plant(environment.plantedBugs)
-        stores.localOnly.plant(environment.plantedBugs)
         if record.userCreatedStore == .cloud && !isReadOnlyView {
             // Step 6. Without the entitlement (and with its check skipped) this traps, as CKContainer does. A
             // read-only view (a command that only reads) never touches the container, so it opens none.
@@ -53,8 +51,7 @@ public final class LaunchedApp: Sendable {
                 resolver: environment.resolver,
                 retryPolicy: environment.retryPolicy, observer: environment.observer,
                 isSyncWanted: { [device] in (try? device.syncPreference()) ?? false },
-                restoreArchives: { [device, stores, environment] user throws(StoreError) in
-                    guard !environment.plantedBugs.contains(.archiveLeftAtBinding) else { return }
+                restoreArchives: { [device, stores] user throws(StoreError) in
                     try Self.restoreArchives(of: user, device: device, stores: stores)
                 })
         } else {
@@ -199,9 +196,7 @@ public final class LaunchedApp: Sendable {
             // falls back (missingEntitlement). Never "on" meanwhile.
             facts.userCreatedStoreIsCloud = false
             facts.launchFallback = .missingEntitlement
-        } else if !environment.plantedBugs.contains(.ignoresAccountChange),
-            LaunchSequence.accountChanged(since: record, device: device)
-        {
+        } else if LaunchSequence.accountChanged(since: record, device: device) {
             // The launch fell back for the account, and the account has changed since: the app reconfigures at its
             // next action, so the view shows the status that reconfiguration gives, never a cause that no longer
             // holds. (The store file is the same either way.)
@@ -368,9 +363,7 @@ public final class LaunchedApp: Sendable {
     /// - Returns: The app as reconfigured, or this one when nothing needed to change.
     /// - Throws: ``LaunchError`` when the stores cannot be opened again.
     public func reactToAccountChange() throws(LaunchError) -> LaunchedApp {
-        guard LaunchSequence.accountChanged(since: record, device: device),
-            !environment.plantedBugs.contains(.ignoresAccountChange)
-        else { return self }
+        guard LaunchSequence.accountChanged(since: record, device: device) else { return self }
         return try LaunchSequence(device: device, environment: environment).run()
     }
 
@@ -428,10 +421,7 @@ public final class LaunchedApp: Sendable {
                         "device \(device.name)'s data no longer belongs to the previous account; nothing was removed"
                     )
                 }
-                var fresh = state.afterStartFresh()
-                // Planted: the epoch stays, so a cycle of the previous account goes on applying its answers.
-                if stores.userCreated.isPlanted(.cycleSurvivesStartFresh) { fresh.epoch = state.epoch }
-                state = fresh
+                state = state.afterStartFresh()
             }
             try transaction.queueEverythingForUpload(to: current)
             return (path, count)

@@ -74,10 +74,9 @@ enum RecordMapping {
     ///   - cloud: The server's record.
     ///   - origin: The account it came from.
     ///   - existing: This device's version, if it has one.
-    ///   - serverTimes: Take the server's dates instead (a planted bug, for the simulator's proofs).
     /// - Returns: The device record.
     static func storedRecord(
-        from cloud: Record, origin: UserRecordID?, existing: StoredRecord?, serverTimes: Bool = false
+        from cloud: Record, origin: UserRecordID?, existing: StoredRecord?
     ) -> StoredRecord {
         var fields = cloud.fields
         fields[versionsKey] = nil
@@ -94,13 +93,6 @@ enum RecordMapping {
             versions = FieldVersions(fields.mapValues { _ in FieldVersion(time: 0, device: "server") })
         }
         let serverModified = cloud.systemFields?.modificationDate ?? Date(timeIntervalSinceReferenceDate: 0)
-        if serverTimes {
-            return StoredRecord(
-                name: cloud.recordID.recordName, type: cloud.recordType, fields: fields, fieldVersions: versions,
-                origin: existing?.origin ?? origin,
-                createdAt: existing?.createdAt ?? cloud.systemFields?.creationDate ?? serverModified,
-                modifiedAt: serverModified)
-        }
         let created: Date
         if let date = usableCreation(of: cloud) {
             created = date

@@ -42,9 +42,7 @@ extension SyncEngine {
                 report.requests[report.requests.count - 1].received = page.modifications.count + page.deletions.count
             } catch  where error.code == .changeTokenExpired && restarts < 3 {
                 restarts += 1
-                if !isPlanted(.keepsExpiredZoneToken) {
-                    try transaction(cycle) { _, state in state.zoneChangeToken = nil }
-                }
+                try transaction(cycle) { _, state in state.zoneChangeToken = nil }
                 emit(.changeTokenExpired, &report)
                 continue
             } catch  where (error.code == .zoneNotFound || error.code == .userDeletedZone) && restarts < 3 {
@@ -157,14 +155,14 @@ extension SyncEngine {
             // even with an edit pending, since that edit was made on top of this very version. Only a version this
             // device has not seen goes to the resolver. Known before the local copy is decoded: most fetched
             // changes are such echoes, and a record's fields can be a megabyte.
-            if isKnown, pending == nil || !isPlanted(.resolvesOwnEcho), try state.containsRecord(named: name),
+            if isKnown, try state.containsRecord(named: name),
                 try state.serverChangeTag(of: name) == cloud.recordChangeTag
             {
                 continue
             }
             let local = isKnown ? try state.record(named: name) : nil
             let server = RecordMapping.storedRecord(
-                from: cloud, origin: user, existing: local, serverTimes: isPlanted(.serverTimesOnFetch))
+                from: cloud, origin: user, existing: local)
             // Other clients write the container too: what this device cannot take of a record is judged here, as
             // the store will judge it when it opens. A reserved value out of range is set aside (the record read as
             // one from another client is); a record that still cannot be stored is left where it is. Either way it
@@ -207,8 +205,7 @@ extension SyncEngine {
             // echo, or another device's): the server never held this one (no change tag), so the deletion is of
             // its predecessor. It stays, and its save goes up.
             if pending?.kind == .save, try state.containsRecord(named: name),
-                try state.serverChangeTag(of: name) == nil,
-                !isPlanted(.deleteEchoRemovesNewRecord)
+                try state.serverChangeTag(of: name) == nil
             {
                 continue
             }

@@ -67,9 +67,7 @@ extension SyncEngine {
         try await ensureZone(cycle, &report)
         // The user's consent to upload again covers the deletion just read, if any; it is spent once the zone
         // exists again, so it cannot approve a deletion that happens later.
-        if !isPlanted(.consentNeverSpent) {
-            try transaction(cycle) { _, state in state.reuploadConsentCovers = 0 }
-        }
+        try transaction(cycle) { _, state in state.reuploadConsentCovers = 0 }
         return cycle
     }
 
@@ -128,7 +126,7 @@ extension SyncEngine {
             }
             try transaction(cycle) { _, state in state.zoneReady = true }
             emit(.zoneCreated(zoneID), &report)
-            if !isPlanted(.zoneSavedUnread) { try await readDatabaseChanges(cycle, &report) }
+            try await readDatabaseChanges(cycle, &report)
         }
     }
 
@@ -175,10 +173,8 @@ extension SyncEngine {
                         return false
                     }
                     try Self.prepareReupload(transaction, &state, user: user)
-                    if !self.isPlanted(.consentNeverSpent) {
-                        state.reuploadConsentCovers = 0
-                        state.deletionsLearned = 0
-                    }
+                    state.reuploadConsentCovers = 0
+                    state.deletionsLearned = 0
                 }
                 state.databaseChangeToken = page.changeToken
                 return true
@@ -280,7 +276,7 @@ extension SyncEngine {
         try store.syncTransaction { transaction in
             try transaction.updateEngineState { state in
                 let pause = state.pause
-                if pause == .userDeletedZone || self.isPlanted(.earlyToggleConsents) {
+                if pause == .userDeletedZone {
                     // The consent covers the deletions this device knows of now, and no later one.
                     state.reuploadConsentCovers = max(1, state.deletionsLearned)
                     // Queued now, not at the next cycle, so the status counts what is owed to iCloud from the moment

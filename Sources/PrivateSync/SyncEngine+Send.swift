@@ -23,9 +23,7 @@ extension SyncEngine {
     func sendAll(_ cycle: CycleGuard, _ report: inout SyncReport) async throws(Stop) {
         let user = cycle.user
         let limits = CloudLimits.cloudKit
-        var batchLimit =
-            isPlanted(.forgetsBatchSize)
-            ? limits.maximumItemsPerRequest : try transaction(cycle) { _, state in state.batchSize(limits: limits) }
+        var batchLimit = try transaction(cycle) { _, state in state.batchSize(limits: limits) }
         var setAside = Set<String>()
         // The failure of a change set aside: the only thing that can leave the cycle unfinished. A batch refused
         // because another item of it conflicted is not one: its items are sent again in the next round.
@@ -105,9 +103,7 @@ extension SyncEngine {
                 state.totals.sentSaves += outcome.saves
                 state.totals.sentDeletes += outcome.deletes
                 state.totals.conflictsResolved += outcome.conflicts.count
-                if !self.isPlanted(.forgetsBatchSize) {
-                    batchLimit = Self.noteAcceptedRequest(&state, limits: limits)
-                }
+                batchLimit = Self.noteAcceptedRequest(&state, limits: limits)
                 return outcome
             }
             report.sentSaves += outcome.saves
@@ -123,13 +119,11 @@ extension SyncEngine {
             if outcome.zoneMissing { try await zoneVanished(cycle, &report) }
             setAside.formUnion(outcome.setAside)
             if let failure = outcome.failure { lastFailure = failure }
-            if isPlanted(.batchConflictFailsCycle), let echo = outcome.echo { lastFailure = echo }
             if !outcome.progressed && outcome.setAside.isEmpty {
                 // Nothing moved and nothing can be set aside: retry later rather than spin.
                 throw .retry(
                     lastFailure ?? outcome.echo ?? CloudError(.internalError, "no pending change could be sent"))
             }
-            if isPlanted(.forgetsBatchSize) { batchLimit = limits.maximumItemsPerRequest }
             itemsSent += batch.items.count
         }
         // The outcome says what is left: only changes set aside for a failure of their own.
@@ -251,7 +245,7 @@ extension SyncEngine {
                     try state.setServerFields(serverFields, of: name)
                     // Only the revision that was sent: an edit made while the request was in flight stays queued.
                     try state.removePendingChange(
-                        named: name, ifRevision: isPlanted(.saveClearsAnyRevision) ? nil : item.pending.revision)
+                        named: name, ifRevision: item.pending.revision)
                     outcome.saves += 1
                     outcome.progressed = true
                     continue
@@ -310,7 +304,7 @@ extension SyncEngine {
             return
         }
         let server = RecordMapping.storedRecord(
-            from: serverRecord, origin: local.origin, existing: local, serverTimes: isPlanted(.serverTimesOnFetch))
+            from: serverRecord, origin: local.origin, existing: local)
         let merge = mergeOutcome(local: local, server: server)
         try state.putRecord(merge.record, serverFields: serverRecord.systemFields)
         if merge.record.matchesForUpload(server) {
@@ -338,7 +332,7 @@ extension SyncEngine {
             name: resolved.name, type: resolved.type, fields: resolved.fields, fieldVersions: resolved.fieldVersions,
             origin: resolved.origin, createdAt: created,
             modifiedAt: resolved.fieldVersions.latest.map { Date(timeIntervalSinceReferenceDate: $0) } ?? created)
-        if merged.encodedSize > CloudLimits.cloudKit.maximumRecordBytes && !isPlanted(.keepsOversizedMerge) {
+        if merged.encodedSize > CloudLimits.cloudKit.maximumRecordBytes {
             var kept = server
             kept.modifiedAt =
                 server.fieldVersions.latest.map { Date(timeIntervalSinceReferenceDate: $0) } ?? server.createdAt

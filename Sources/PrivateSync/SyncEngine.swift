@@ -93,9 +93,6 @@ public final class SyncEngine: Sendable {
         self.observer = observer
     }
 
-    /// Whether `bug` is planted in this engine (the simulator's proofs only).
-    func isPlanted(_ bug: PlantedBug) -> Bool { store.isPlanted(bug) }
-
     // MARK: Driving
 
     /// Runs one cycle: fetch, then send.
@@ -326,9 +323,7 @@ public final class SyncEngine: Sendable {
                 error.isDiskFull ? .diskFull : error.isBusy ? .fileBusy : .retrying(error.code)
             // Reported even when it cannot be recorded (the store's disk full too): the caller still learns why.
             if (try? record(outcome, error: error, &report)) == nil { report.outcome = outcome }
-        case .pause(var reason, let persistent, let message):
-            // Planted: a deleted zone recorded as a full iCloud, however the engine learned of it.
-            if reason == .userDeletedZone && isPlanted(.wrongPauseReason) { reason = .quotaExceeded }
+        case .pause(let reason, let persistent, let message):
             try? store.syncTransaction { transaction in
                 try transaction.updateEngineState { state in
                     if persistent { state.pause = reason }
@@ -450,10 +445,8 @@ public final class SyncEngine: Sendable {
     ) throws(Stop) -> T {
         try transaction { transaction in
             try transaction.updateEngineState { state in
-                if !isPlanted(.cycleSurvivesStartFresh) {
-                    if state.epoch != cycle.epoch || state.boundUser != cycle.user {
-                        throw CycleInterrupted(reason: .storeStartedAfresh)
-                    }
+                if state.epoch != cycle.epoch || state.boundUser != cycle.user {
+                    throw CycleInterrupted(reason: .storeStartedAfresh)
                 }
                 return try body(transaction, &state)
             }
@@ -465,6 +458,6 @@ public final class SyncEngine: Sendable {
     /// Called before every container request, after the batch it sends was read: a record written after the switch
     /// went off cannot be in a batch read before it, and a batch read after it is never sent.
     func checkStillWanted() throws(Stop) {
-        if !isPlanted(.uploadsAfterSyncOff) && !isSyncWanted() { throw .stopped(.syncTurnedOff) }
+        if !isSyncWanted() { throw .stopped(.syncTurnedOff) }
     }
 }

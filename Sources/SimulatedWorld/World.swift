@@ -46,8 +46,6 @@ public final class World: Sendable {
         public var observer: (@Sendable (SyncEvent) -> Void)?
         /// Whether to check every page of a store or container file when opening it (the CLI does).
         public var verifyIntegrity: Bool
-        /// Bugs planted in every device's stores and engine, for the simulator's proofs; empty everywhere else.
-        package var plantedBugs: Set<PlantedBug> = []
         /// The clock of each device, by name, when devices keep their own time (the simulator's skewed clocks); the
         /// world's clock otherwise. The accounts' servers always use ``clock``.
         package var deviceClock: (@Sendable (_ device: String) -> any WallClock)?
@@ -329,7 +327,7 @@ public final class World: Sendable {
                 verificationMemo: verificationMemo, deployed: deployedSchema))
     }
 
-    /// Wraps the container a device opens: how tests and the simulator count calls, crash mid-call, or plant bugs.
+    /// Wraps the container a device opens: how tests and the simulator count calls, crash mid-call, or put a faulty double in the way.
     public typealias ContainerWrapper = @Sendable (any PrivateContainer) -> any PrivateContainer
 
     /// The launch environment of `device`: the world's schema, container, faults, clock and names.
@@ -351,7 +349,6 @@ public final class World: Sendable {
             names: options.names, durability: options.durability, crashSwitch: crashSwitch,
             verifyIntegrity: options.verifyIntegrity, observer: options.observer)
         environment.verificationMemo = verificationMemo
-        environment.plantedBugs = options.plantedBugs
         return environment
     }
 

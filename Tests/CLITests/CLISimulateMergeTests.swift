@@ -152,7 +152,7 @@ struct CLISimulateMergeTests {
         Hostile(
             key: "configuration",
             value:
-                #"{"backend":"memory","backend":"file","devices":null,"plant":null,"seed":null,"steps":5,"sweepSeeds":4}"#,
+                #"{"backend":"memory","backend":"file","devices":null,"seed":null,"steps":5,"sweepSeeds":4}"#,
             message: #"configuration has the key "backend" twice"#),
         Hostile(key: "extra", value: "1", message: #"the top level has an unknown key "extra""#),
         Hostile(
@@ -174,7 +174,6 @@ struct CLISimulateMergeTests {
         Hostile(key: "shard.index", value: "7", message: "shard.index is 7"),
         Hostile(
             key: "configuration.backend", value: #""memory\u001b]0;pwned\u0007""#, message: "configuration.backend is"),
-        Hostile(key: "configuration.plant", value: #""rm -rf ~""#, message: #"configuration.plant is "rm -rf ~""#),
         Hostile(key: "configuration.steps", value: "-5", message: "configuration.steps is -5"),
     ]
 

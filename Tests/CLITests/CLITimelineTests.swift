@@ -1,5 +1,9 @@
 import Foundation
+import PrivateSync
+import Simulator
 import Testing
+
+@testable import PrivateSyncCLI
 
 /// `simulate --timeline`: the page of one seed, the same bytes on every replay; a sweep writes pages only for
 /// failing seeds; a sweep on a pipe draws no progress.
@@ -32,33 +36,39 @@ struct CLITimelineTests {
     }
 
     @Test("a sweep with --timeline DIR writes the page of each failing seed, with its failure mark and replay")
-    func sweepWritesFailingSeedsPages() throws {
-        let cli = CLIRunner.fresh()
-        let folder = URL(fileURLWithPath: cli.home).deletingLastPathComponent().appendingPathComponent("pages")
+    func sweepWritesFailingSeedsPages() async throws {
+        // The shipped CLI holds no known bug to fail with, so the sweep runs here, in process, with a status source
+        // that says on and up to date while sync is paused (invariant 5 catches it the first time a device
+        // pauses), and the command's own page writer writes its failures. Five seeds, not one: which seeds fail
+        // moves whenever the generator gains a step, and the page is owed to each failing seed, whichever they are.
+        let hooks = SimulationHooks(status: { app in
+            let status = try app.status()
+            guard case .paused = status.state else { return status }
+            return SyncStatus(
+                state: .on(.upToDate), fallbackOccurred: false, pendingChanges: status.pendingChanges,
+                copy: "Sync is on.")
+        })
+        let summary = await Sweep.run(
+            seeds: Sweep.seeds(count: 5, shard: 0, of: 1), template: SimulationOptions(seed: 0, steps: 60, hooks: hooks))
+        try #require(!summary.failures.isEmpty, "the lying status breaks some of the five seeds")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("privatesync-pages-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        // Five seeds, not one: which seeds a planted bug breaks moves whenever the generator gains a step, and
-        // the page is owed to each failing seed, whichever they are (this bug is caught at seed 0 of 300 today).
-        let run = try cli.run(
-            [
-                "simulate", "--seeds", "5", "--steps", "60", "--plant", "ignores-account-change", "--timeline",
-                folder.path, "--json",
-            ], home: false)
-        #expect(run.status == 1, "the planted bug breaks some of the five seeds: \(run.standardError)")
-        let failures = try #require(run.json["failures"] as? [[String: Any]])
-        try #require(!failures.isEmpty)
-        let seeds = failures.compactMap { $0["seed"] as? Int }
-        #expect(seeds.count == failures.count)
+        let configuration = SweepReport.Configuration(
+            sweepSeeds: 5, seed: nil, steps: 60, devices: nil, backend: "memory")
+        let pages = try SimulateCommand.writeTimelines(
+            to: folder.path, oneSeed: false, traced: nil, failures: summary.failures,
+            replay: configuration.replay(seed:))
+        #expect(pages.map(\.seed) == summary.failures.map(\.seed))
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-                == seeds.map { "seed-\($0).html" }.sorted())
-        for failure in failures {
-            let replay = try #require(failure["replay"] as? String)
-            #expect(replay.contains("--plant ignores-account-change"))
-            let page = folder.appendingPathComponent("seed-\(failure["seed"] as? Int ?? -1).html")
-            let html = try String(contentsOfFile: page.path, encoding: .utf8)
-            #expect(html.contains("<g class=\"failure\" data-step=\"\(failure["step"] as? Int ?? -1)\">"))
+                == summary.failures.map { "seed-\($0.seed).html" }.sorted())
+        for run in summary.failures {
+            let failure = try #require(run.failure)
+            let html = try String(
+                contentsOfFile: folder.appendingPathComponent("seed-\(run.seed).html").path, encoding: .utf8)
+            #expect(html.contains("<g class=\"failure\" data-step=\"\(failure.step)\">"))
             #expect(html.contains("class=\"verdict broken\""))
-            #expect(html.contains(replay))
+            #expect(html.contains("privatesync simulate --seed \(run.seed) --steps 60 --trace"))
         }
     }
 

@@ -176,9 +176,6 @@ struct SweepMergeHostileTests {
         Case("an unknown backend", .invalidValue, #"configuration.backend is "cloud; rm -rf ~""#) {
             $0.configuration?.backend = "cloud; rm -rf ~"
         },
-        Case("an unknown planted bug", .invalidValue, #"configuration.plant is "nope""#) {
-            $0.configuration?.plant = "nope"
-        },
         Case("negative configured steps", .invalidValue, "configuration.steps is -1") {
             $0.configuration?.steps = -1
         },
@@ -214,13 +211,13 @@ struct SweepMergeHostileTests {
         first.report.failures = [Self.failure(4, invariant: 0)]
         var second = SweepMergeTests.shard(1, of: 2)
         second.report.failures = [Self.failure(3)]
-        second.report.configuration?.plant = "uploads-after-sync-off"
-        first.report.configuration?.plant = "uploads-after-sync-off"
+        second.report.configuration?.backend = "file"
+        first.report.configuration?.backend = "file"
         let merged = try SweepReport.merge([first, second])
         #expect(
             merged.failures.map(\.replay) == [
-                "privatesync simulate --seed 3 --steps 50 --plant uploads-after-sync-off --trace",
-                "privatesync simulate --seed 4 --steps 50 --plant uploads-after-sync-off --trace",
+                "privatesync simulate --seed 3 --steps 50 --backend file --trace",
+                "privatesync simulate --seed 4 --steps 50 --backend file --trace",
             ])
         #expect(
             merged.failures.map(\.invariantName) == [
@@ -233,12 +230,8 @@ struct SweepMergeHostileTests {
     func replayCommand() {
         let plain = SweepReport.Configuration(sweepSeeds: 10, seed: nil, steps: 200, devices: nil, backend: "memory")
         #expect(plain.replay(seed: 7) == "privatesync simulate --seed 7 --trace")
-        let every = SweepReport.Configuration(
-            sweepSeeds: nil, seed: 7, steps: 20, devices: 3, backend: "file", plant: "forgets-batch-size")
-        #expect(
-            every.replay(seed: 7)
-                == "privatesync simulate --seed 7 --devices 3 --steps 20 --backend file --plant forgets-batch-size --trace"
-        )
+        let every = SweepReport.Configuration(sweepSeeds: nil, seed: 7, steps: 20, devices: 3, backend: "file")
+        #expect(every.replay(seed: 7) == "privatesync simulate --seed 7 --devices 3 --steps 20 --backend file --trace")
     }
 
     @Test("the shares of a sweep are counted without listing its seeds, as Sweep.seeds lists them")
@@ -258,7 +251,7 @@ struct SweepMergeHostileTests {
 
     /// A report as `simulate --json` writes it, with a failure whose seed only a `UInt64` holds.
     static var reportJSON: String {
-        #"{"configuration":{"backend":"memory","devices":null,"plant":null,"seed":18446744073709551615,"steps":5,"sweepSeeds":null},"crashes":1,"failures":[{"invariant":5,"invariantName":"5 (honest status)","lastSteps":["a","b"],"message":"m","replay":"r","seed":18446744073709551615,"step":3}],"faults":{"zone-busy":2},"interleavings":4,"invariantChecks":7,"persistentRefusals":0,"seeds":1,"shard":{"count":1,"index":0},"simulatedSeconds":12.5,"steps":9}"#
+        #"{"configuration":{"backend":"memory","devices":null,"seed":18446744073709551615,"steps":5,"sweepSeeds":null},"crashes":1,"failures":[{"invariant":5,"invariantName":"5 (honest status)","lastSteps":["a","b"],"message":"m","replay":"r","seed":18446744073709551615,"step":3}],"faults":{"zone-busy":2},"interleavings":4,"invariantChecks":7,"persistentRefusals":0,"seeds":1,"shard":{"count":1,"index":0},"simulatedSeconds":12.5,"steps":9}"#
     }
 
     @Test("a report reads back as simulate --json wrote it")

@@ -53,11 +53,6 @@ struct SimulateCommand: RunnableCommand {
         parsing: .oneOf([("memory", .memory), ("file", .file)]))
     var backend: ContainerBackend?
     @Option(
-        valueName: "BUG",
-        help: "Plant a known bug in every device's stores and engine, to replay a planted-bug proof.",
-        parsing: .cases)
-    var plant: PlantedBug?
-    @Option(
         valueName: "PATH",
         help:
             "Write the timeline page: with --seed, to the file PATH; with a sweep, PATH/seed-S.html for every failing seed (PATH a folder)."
@@ -93,11 +88,8 @@ struct SimulateCommand: RunnableCommand {
                 try PageFile.checkFolder(timeline, option: "--timeline")
             }
         }
-        var template = SimulationOptions(
+        let template = SimulationOptions(
             seed: 0, devices: devices, steps: steps, backend: backend, keepFullTrace: trace)
-        if let bug = plant {
-            template.hooks = SimulationHooks(plantedBugs: [bug])
-        }
 
         var progress = SweepProgress(
             total: seeds.count, enabled: Terminal.standardErrorIsTerminal && !json && seeds.count > 1)
@@ -113,19 +105,14 @@ struct SimulateCommand: RunnableCommand {
         }
         let configuration = SweepReport.Configuration(
             sweepSeeds: seed == nil ? sweepSeeds : nil, seed: seed, steps: steps, devices: devices,
-            backend: backend.rawValue, plant: plant?.rawValue)
+            backend: backend.rawValue)
         // The one builder of replay commands, which `simulate merge` uses too.
         func replay(_ seed: UInt64) -> String { configuration.replay(seed: seed) }
         if let timeline {
-            var pages: [(String, SimulationResult)] = []
-            if seed != nil {
-                if let traced { pages.append((timeline, traced)) }
-            } else {
-                pages = summary.failures.map { (timeline + "/seed-\($0.seed).html", $0) }
-            }
-            for (path, run) in pages {
-                try PageFile.write(TimelinePage.render(run, replay: replay(run.seed)), to: path, option: "--timeline")
-                if !json && !trace && path != "-" { Terminal.line("Timeline of seed \(run.seed): \(path)") }
+            let pages = try Self.writeTimelines(
+                to: timeline, oneSeed: seed != nil, traced: traced, failures: summary.failures, replay: replay)
+            for page in pages where !json && !trace && page.path != "-" {
+                Terminal.line("Timeline of seed \(page.seed): \(page.path)")
             }
         }
         let report = SweepReport(
@@ -159,5 +146,32 @@ struct SimulateCommand: RunnableCommand {
                 + "\(summary.namesCreatedTwice) created on two devices; account round trips: "
                 + "\(summary.accountRoundTrips), \(summary.roundTripsKilled) killed inside the start-fresh back")
         return report.exitCode
+    }
+
+    /// Writes the timeline pages `--timeline PATH` asks for: with `--seed`, the one run's page to PATH; with a sweep,
+    /// PATH/seed-S.html for every failing run, and none for a passing one.
+    ///
+    /// - Parameters:
+    ///   - path: The option's value (`-` for standard output, with `--seed`).
+    ///   - oneSeed: Whether the command ran `--seed` (PATH a file) rather than a sweep (PATH a folder).
+    ///   - traced: The one run of `--seed`, kept whole.
+    ///   - failures: The sweep's failing runs.
+    ///   - replay: The replay command of a seed.
+    /// - Returns: Each page written and the seed it shows, in the order written.
+    /// - Throws: `CLIError` when a page cannot be written.
+    static func writeTimelines(
+        to path: String, oneSeed: Bool, traced: SimulationResult?, failures: [SimulationResult],
+        replay: (UInt64) -> String
+    ) throws -> [(path: String, seed: UInt64)] {
+        var pages: [(String, SimulationResult)] = []
+        if oneSeed {
+            if let traced { pages.append((path, traced)) }
+        } else {
+            pages = failures.map { (path + "/seed-\($0.seed).html", $0) }
+        }
+        for (page, run) in pages {
+            try PageFile.write(TimelinePage.render(run, replay: replay(run.seed)), to: page, option: "--timeline")
+        }
+        return pages.map { (path: $0.0, seed: $0.1.seed) }
     }
 }

@@ -638,14 +638,24 @@ struct Bench {
     /// The CPU time (user and system) of every child this process waited for.
     static func childrenCPUSeconds() -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        #if canImport(Darwin)
+            getrusage(RUSAGE_CHILDREN, &usage)
+        #else
+            // Glibc declares `RUSAGE_*` as cases of a C enum, and `getrusage` takes their raw value; Darwin's are
+            // plain `Int32`s.
+            getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        #endif
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     /// The CPU time (user and system) of this process, every thread.
     static func processCPUSeconds() -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #if canImport(Darwin)
+            getrusage(RUSAGE_SELF, &usage)
+        #else
+            getrusage(RUSAGE_SELF.rawValue, &usage)  // Glibc's enum case, as in childrenCPUSeconds
+        #endif
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 

@@ -28,7 +28,13 @@ struct FileContainerCrashTests {
             _ = try! await container.saveZones([RecordZone(zoneID: syncZone)])
             // Die by SIGALRM (default action: terminate) at an arbitrary point of the writes below.
             var timer = itimerval(it_interval: timeval(), it_value: timeval(tv_sec: 0, tv_usec: 150_000))
-            setitimer(__itimer_which_t(ITIMER_REAL.rawValue), &timer, nil)
+            #if canImport(Darwin)
+                setitimer(ITIMER_REAL, &timer, nil)
+            #else
+                // Glibc declares `ITIMER_REAL` as a case of a C enum (`UInt32` raw value), and `setitimer` takes
+                // an `Int32`; Darwin's is a plain `Int32`.
+                setitimer(__itimer_which_t(ITIMER_REAL.rawValue), &timer, nil)
+            #endif
             for request in 0..<100_000 {
                 let records = (0..<400).map {
                     makeRecord("req\(request)-\($0)", fields: ["body": .string(String(repeating: "b", count: 300))])

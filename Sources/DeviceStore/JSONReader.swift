@@ -85,17 +85,21 @@ package struct JSONReader: ~Copyable {
         }
     }
 
-    /// Reads an object whose keys are among `keys`, each at most once: `body` reads the value of each key met, in the
-    /// file's order. A key not in `keys`, or one given twice, is refused (so that a misspelt key is not ignored).
+    /// Reads an object whose keys are among `keys`, each at most once, and which has every key in `required`: `body`
+    /// reads the value of each key met, in the file's order. A key not in `keys`, or one given twice, is refused (so
+    /// that a misspelt key is not ignored), and so is an object without one of `required`, once all of it is read,
+    /// naming the first of `required` it lacks. A value `body` keeps for a required key is therefore set when this
+    /// returns.
     ///
     /// - Parameters:
     ///   - place: The object's place, for messages.
     ///   - keys: The keys the object may have (at most 64).
+    ///   - required: The keys among `keys` it must have, in the order a missing one is looked for.
     ///   - body: Reads the value of `key` with the reader it is given.
-    /// - Throws: ``JSONReadError`` for something other than an object, an unknown or repeated key, or what `body`
-    ///   throws.
+    /// - Throws: ``JSONReadError`` for something other than an object, an unknown, repeated or missing key, or what
+    ///   `body` throws.
     package mutating func object(
-        at place: @autoclosure () -> String, keys: [String],
+        at place: @autoclosure () -> String, keys: [String], required: [String],
         _ body: (_ key: String, _ reader: inout JSONReader) throws(JSONReadError) -> Void
     ) throws(JSONReadError) {
         var seen: UInt64 = 0
@@ -106,6 +110,11 @@ package struct JSONReader: ~Copyable {
             guard seen & (1 << index) == 0 else { throw repeatedKey(key, at: place()) }
             seen |= 1 << index
             try body(key, &self)
+        }
+        for key in required {
+            guard let index = keys.firstIndex(of: key), seen & (1 << index) != 0 else {
+                throw missingKey(key, at: place())
+            }
         }
     }
 
@@ -223,7 +232,7 @@ package struct JSONReader: ~Copyable {
     }
 
     /// The error for a key the shape does not have.
-    package func unknownKey(_ key: String, at place: @autoclosure () -> String) -> JSONReadError {
+    private func unknownKey(_ key: String, at place: @autoclosure () -> String) -> JSONReadError {
         problem(place(), "has an unknown key \"\(key)\"")
     }
 
@@ -233,7 +242,7 @@ package struct JSONReader: ~Copyable {
     }
 
     /// The error for a required key that is missing.
-    package func missingKey(_ key: String, at place: @autoclosure () -> String) -> JSONReadError {
+    private func missingKey(_ key: String, at place: @autoclosure () -> String) -> JSONReadError {
         JSONReadError(message: "\(place()) is missing the key \"\(key)\"")
     }
 

@@ -45,6 +45,18 @@ private func makeFaulty(
     return (faulty, before)
 }
 
+/// Expects the sync zone of `faulty` gone: its changes and saves in it fail `zoneNotFound`, and the database's
+/// changes since `before` list it deleted for `reason`. Then creates it again.
+private func expectZoneGone(
+    _ faulty: any PrivateContainer, since before: ChangeToken, reason: DatabaseChanges.DeletionReason
+) async throws {
+    #expect(await zoneChangesCode(faulty) == .zoneNotFound)
+    #expect(try await saveCode(of: makeRecord("a"), to: faulty) == .zoneNotFound)
+    let changes = try await faulty.databaseChanges(since: before, resultsLimit: nil)
+    #expect(changes.deletions == [.init(zoneID: syncZone, reason: reason)])
+    _ = try await faulty.saveZones([RecordZone(zoneID: syncZone)])
+}
+
 /// The names of a page's records and deletions, in the order delivered.
 private func names(_ page: RecordZoneChanges) -> [String] {
     page.modifications.map(\.recordID.recordName) + page.deletions.map(\.recordID.recordName)
@@ -119,11 +131,7 @@ struct TargetedFaultTests {
         arguments: Backend.allCases)
     func zoneNotFound(backend: Backend) async throws {
         let (faulty, before) = try await makeFaulty(striking: .zoneNotFound, on: backend)
-        #expect(await zoneChangesCode(faulty) == .zoneNotFound)
-        #expect(try await saveCode(of: makeRecord("a"), to: faulty) == .zoneNotFound)
-        let changes = try await faulty.databaseChanges(since: before, resultsLimit: nil)
-        #expect(changes.deletions == [.init(zoneID: syncZone, reason: .deleted)])
-        _ = try await faulty.saveZones([RecordZone(zoneID: syncZone)])
+        try await expectZoneGone(faulty, since: before, reason: .deleted)
         try await saveAll([makeRecord("a")], to: faulty)
         #expect(await cloudErrorCode { _ = try await faulty.record(for: makeRecord("seed").recordID) } == .unknownItem)
     }
@@ -133,11 +141,7 @@ struct TargetedFaultTests {
         arguments: Backend.allCases)
     func encryptedDataReset(backend: Backend) async throws {
         let (faulty, before) = try await makeFaulty(striking: .encryptedDataReset, on: backend)
-        #expect(try await saveCode(of: makeRecord("a"), to: faulty) == .zoneNotFound)
-        #expect(await zoneChangesCode(faulty) == .zoneNotFound)
-        let changes = try await faulty.databaseChanges(since: before, resultsLimit: nil)
-        #expect(changes.deletions == [.init(zoneID: syncZone, reason: .encryptedDataReset)])
-        _ = try await faulty.saveZones([RecordZone(zoneID: syncZone)])
+        try await expectZoneGone(faulty, since: before, reason: .encryptedDataReset)
         let page = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
         #expect(page.modifications.isEmpty, "the purge took the records")
     }

@@ -188,20 +188,13 @@ package struct JSONReader: ~Copyable {
 
     /// Reads `true` or `false`.
     package mutating func bool(at place: @autoclosure () -> String) throws(JSONReadError) -> Bool {
-        do throws(JSONScanError) {
-            return try scanner.readBool()
-        } catch {
-            throw problem(place(), "should be true or false")
-        }
+        try scalar(at: place(), "should be true or false") { scanner throws(JSONScanError) in try scanner.readBool() }
     }
 
     /// Reads an integer.
     package mutating func int(at place: @autoclosure () -> String) throws(JSONReadError) -> Int {
-        let value: Int64
-        do throws(JSONScanError) {
-            value = try scanner.readInt64()
-        } catch {
-            throw problem(place(), "should be a whole number")
+        let value = try scalar(at: place(), "should be a whole number") { scanner throws(JSONScanError) in
+            try scanner.readInt64()
         }
         guard let result = Int(exactly: value) else { throw problem(place(), "is out of range") }
         return result
@@ -209,19 +202,26 @@ package struct JSONReader: ~Copyable {
 
     /// Reads a whole number from 0 to `UInt64.max` (a seed).
     package mutating func uint64(at place: @autoclosure () -> String) throws(JSONReadError) -> UInt64 {
-        do throws(JSONScanError) {
-            return try scanner.readUInt64()
-        } catch {
-            throw problem(place(), "should be a whole number from 0 to \(UInt64.max)")
+        try scalar(at: place(), "should be a whole number from 0 to \(UInt64.max)") { scanner throws(JSONScanError) in
+            try scanner.readUInt64()
         }
     }
 
     /// Reads a number.
     package mutating func double(at place: @autoclosure () -> String) throws(JSONReadError) -> Double {
+        try scalar(at: place(), "should be a number") { scanner throws(JSONScanError) in try scanner.readDouble() }
+    }
+
+    /// Reads one number or boolean with `read`; whatever the scanner finds wrong is reported as `place` and `text`
+    /// (what the value should be), at the byte where the scanner stopped.
+    private mutating func scalar<Value>(
+        at place: @autoclosure () -> String, _ text: @autoclosure () -> String,
+        _ read: (inout JSONScanner) throws(JSONScanError) -> Value
+    ) throws(JSONReadError) -> Value {
         do throws(JSONScanError) {
-            return try scanner.readDouble()
+            return try read(&scanner)
         } catch {
-            throw problem(place(), "should be a number")
+            throw problem(place(), text())
         }
     }
 

@@ -137,6 +137,11 @@ struct TortureConcurrencyTests {
 
     static func syncNow(_ device: String) -> [String] { ["sync", "now", "--device", device] }
 
+    /// A client that adds a note on `device` at each of its first `rounds` steps, titled `prefix` and the step.
+    static func adding(on device: String, _ rounds: Int, titled prefix: String) -> Client {
+        { step, _ in step < rounds ? addNote(device, title: "\(prefix)\(step)") : nil }
+    }
+
     /// What a client draws its next command from: its device (A for an even client, B for an odd one), a generator
     /// seeded by the run's seed, the client and the step, and the notes acknowledged so far.
     struct Draw {
@@ -324,7 +329,7 @@ struct TortureConcurrencyTests {
             step < names.count ? ["record", "delete", names[step], "--device", "A"] : nil
         }
         let syncs: Client = { step, _ in step < count / 2 ? Self.syncNow("A") : nil }
-        let adds: Client = { step, _ in step < count / 2 ? Self.addNote("A", title: "a\(step)") : nil }
+        let adds: Client = Self.adding(on: "A", count / 2, titled: "a")
         try Self.check(cli, Self.run(cli, [deletes, syncs, adds]), devices: ["A"])
     }
 
@@ -332,7 +337,7 @@ struct TortureConcurrencyTests {
     func switchRacingAdds() throws {
         let cli = try CLIRunner.world(launching: "A")
         let rounds = 30 * Self.scale
-        let adds: Client = { step, _ in step < rounds ? Self.addNote("A", title: "t\(step)") : nil }
+        let adds: Client = Self.adding(on: "A", rounds, titled: "t")
         let switches: Client = { step, _ in
             step < rounds / 2
                 ? ["sync", step % 2 == 0 ? "off" : "on", "--device", "A"]
@@ -379,7 +384,7 @@ struct TortureConcurrencyTests {
         let reads: [[String]] = [
             ["record", "list", "--device", "A"], ["sync", "status", "--device", "A"], ["inspect", "--device", "A"],
         ]
-        let writer: Client = { step, _ in step < rounds ? Self.addNote("A", title: "r\(step)") : nil }
+        let writer: Client = Self.adding(on: "A", rounds, titled: "r")
         let readers: [Client] = (0..<3).map { reader in
             { step, _ in step < rounds ? reads[(step + reader) % reads.count] : nil }
         }
@@ -474,7 +479,7 @@ struct TortureConcurrencyTests {
     func reinstallRacingAdds() throws {
         let cli = try CLIRunner.world(launching: "A")
         let rounds = 20 * Self.scale
-        let adds: Client = { step, _ in step < rounds ? Self.addNote("A", title: "i\(step)") : nil }
+        let adds: Client = Self.adding(on: "A", rounds, titled: "i")
         let reinstalls: Client = { step, _ in
             switch step {
             case 0: return ["device", "reinstall", "A", "--sync", "on"]
@@ -560,9 +565,7 @@ struct TortureConcurrencyTests {
     @Test("two start-fresh of one device at once: one archives, the other finds nothing left to do (65), never 74")
     func startFreshTwiceAtOnce() throws {
         let cli = try CLIRunner.world(launching: "A")
-        try cli.ok(
-            "record", "add", "Note", "--device", "A", "--count", "20", "--field", "title=t", "--field", "body=b",
-            "--field", "date=now")
+        try cli.addNote(on: "A", "--count", "20")
         try cli.syncNow("--device", "A")
         for round in 0..<(5 * Self.scale) {
             try cli.ok("account", "sign-in", "bob", "--device", "A")

@@ -127,23 +127,18 @@ struct TargetedFaultTests {
     }
 
     @Test(
-        "zone-not-found: the server deletes the zone; changes say deleted; calls fail 26 until it is created again",
-        arguments: Backend.allCases)
-    func zoneNotFound(backend: Backend) async throws {
-        let (faulty, before) = try await makeFaulty(striking: .zoneNotFound, on: backend)
-        try await expectZoneGone(faulty, since: before, reason: .deleted)
+        "zone-not-found deletes the zone, encrypted-data-reset purges it with its own reason; calls fail 26 until it is created again, without its records",
+        arguments: [
+            (FaultKind.zoneNotFound, DatabaseChanges.DeletionReason.deleted),
+            (.encryptedDataReset, .encryptedDataReset),
+        ], Backend.allCases)
+    func zoneGone(strike: (kind: FaultKind, reason: DatabaseChanges.DeletionReason), backend: Backend) async throws {
+        let (faulty, before) = try await makeFaulty(striking: strike.kind, on: backend)
+        try await expectZoneGone(faulty, since: before, reason: strike.reason)
+        let page = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
+        #expect(page.modifications.isEmpty, "the zone's records went with it")
         try await saveAll([makeRecord("a")], to: faulty)
         #expect(await cloudErrorCode { _ = try await faulty.record(for: makeRecord("seed").recordID) } == .unknownItem)
-    }
-
-    @Test(
-        "encrypted-data-reset purges the zone with its own reason; calls fail 26 until it is created again",
-        arguments: Backend.allCases)
-    func encryptedDataReset(backend: Backend) async throws {
-        let (faulty, before) = try await makeFaulty(striking: .encryptedDataReset, on: backend)
-        try await expectZoneGone(faulty, since: before, reason: .encryptedDataReset)
-        let page = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
-        #expect(page.modifications.isEmpty, "the purge took the records")
     }
 
     @Test("a version-1 container file is upgraded when it first records an encrypted-data reset")

@@ -84,7 +84,8 @@ let package = Package(
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: layering),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "PrivateSyncTesting"], swiftSettings: layering),
         .testTarget(
-            name: "CLITests", dependencies: ["PrivateSyncCLI", "PrivateSyncSQLite", "Simulator", "PrivateSync"],
+            name: "CLITests",
+            dependencies: ["PrivateSyncCLI", "PrivateSyncSQLite", "Simulator", "SimulatedWorld", "PrivateSync"],
             swiftSettings: layering),
     ],
     swiftLanguageModes: [.v6]

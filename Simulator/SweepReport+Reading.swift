@@ -32,49 +32,31 @@ extension SweepReport {
 
     /// Reads the report's object.
     private static func read(_ reader: inout JSONReader) throws(JSONReadError) -> SweepReport {
-        let top = "the top level"
-        var seeds: Int?
-        var steps: Int?
-        var simulatedSeconds: Double?
-        var faults: [String: Int]?
-        var crashes: Int?
-        var invariantChecks: Int?
-        var interleavings: Int?
-        var persistentRefusals: Int?
-        var failures: [Failure]?
-        var shard: Shard?
-        var shards: Int?
-        var configuration: Configuration?
-        try reader.object(at: top, keys: keys) { key, reader throws(JSONReadError) in
+        // Placeholders, each replaced: `object` refuses an object without one of `required`.
+        var report = SweepReport(
+            seeds: 0, steps: 0, simulatedSeconds: 0, faults: [:], crashes: 0, invariantChecks: 0, failures: [],
+            shard: nil, configuration: nil)
+        let required = ["seeds", "steps", "simulatedSeconds", "faults", "crashes", "invariantChecks", "failures"]
+        try reader.object(at: "the top level", keys: keys, required: required) { key, reader throws(JSONReadError) in
             switch key {
-            case "seeds": seeds = try reader.int(at: key)
-            case "steps": steps = try reader.int(at: key)
-            case "simulatedSeconds": simulatedSeconds = try reader.double(at: key)
-            case "faults": faults = try readFaults(&reader)
-            case "crashes": crashes = try reader.int(at: key)
-            case "invariantChecks": invariantChecks = try reader.int(at: key)
-            case "interleavings": interleavings = reader.consumeNull() ? nil : try reader.int(at: key)
-            case "persistentRefusals": persistentRefusals = reader.consumeNull() ? nil : try reader.int(at: key)
+            case "seeds": report.seeds = try reader.int(at: key)
+            case "steps": report.steps = try reader.int(at: key)
+            case "simulatedSeconds": report.simulatedSeconds = try reader.double(at: key)
+            case "faults": report.faults = try readFaults(&reader)
+            case "crashes": report.crashes = try reader.int(at: key)
+            case "invariantChecks": report.invariantChecks = try reader.int(at: key)
+            case "interleavings": report.interleavings = reader.consumeNull() ? nil : try reader.int(at: key)
+            case "persistentRefusals": report.persistentRefusals = reader.consumeNull() ? nil : try reader.int(at: key)
             case "failures":
-                failures = try reader.array(at: key) { index, reader throws(JSONReadError) in
+                report.failures = try reader.array(at: key) { index, reader throws(JSONReadError) in
                     try Failure.read(&reader, at: "failures[\(index)]")
                 }
-            case "shard": shard = reader.consumeNull() ? nil : try Shard.read(&reader)
-            case "shards": shards = reader.consumeNull() ? nil : try reader.int(at: key)
-            default: configuration = reader.consumeNull() ? nil : try Configuration.read(&reader)
+            case "shard": report.shard = reader.consumeNull() ? nil : try Shard.read(&reader)
+            case "shards": report.shards = reader.consumeNull() ? nil : try reader.int(at: key)
+            default: report.configuration = reader.consumeNull() ? nil : try Configuration.read(&reader)
             }
         }
-        guard let seeds else { throw reader.missingKey("seeds", at: top) }
-        guard let steps else { throw reader.missingKey("steps", at: top) }
-        guard let simulatedSeconds else { throw reader.missingKey("simulatedSeconds", at: top) }
-        guard let faults else { throw reader.missingKey("faults", at: top) }
-        guard let crashes else { throw reader.missingKey("crashes", at: top) }
-        guard let invariantChecks else { throw reader.missingKey("invariantChecks", at: top) }
-        guard let failures else { throw reader.missingKey("failures", at: top) }
-        return SweepReport(
-            seeds: seeds, steps: steps, simulatedSeconds: simulatedSeconds, faults: faults, crashes: crashes,
-            invariantChecks: invariantChecks, interleavings: interleavings, persistentRefusals: persistentRefusals,
-            failures: failures, shard: shard, shards: shards, configuration: configuration)
+        return report
     }
 
     /// Reads `faults`, an object of counts by kind's name: its keys are names, so the reader's fixed list of keys
@@ -94,52 +76,38 @@ extension SweepReport {
 extension SweepReport.Failure {
     /// Reads one failure at `place` (`failures[3]`).
     fileprivate static func read(_ reader: inout JSONReader, at place: String) throws(JSONReadError) -> Self {
-        var seed: UInt64?
-        var invariant: Int?
-        var invariantName: String?
-        var message: String?
-        var step: Int?
-        var lastSteps: [String]?
-        var replay: String?
+        // Placeholders, each replaced: every key is required, and `object` refuses an object without one.
+        var failure = Self(seed: 0, invariant: 0, invariantName: "", message: "", step: 0, lastSteps: [], replay: "")
         let keys = ["seed", "invariant", "invariantName", "message", "step", "lastSteps", "replay"]
-        try reader.object(at: place, keys: keys) { key, reader throws(JSONReadError) in
+        try reader.object(at: place, keys: keys, required: keys) { key, reader throws(JSONReadError) in
+            let at = "\(place).\(key)"
             switch key {
-            case "seed": seed = try reader.uint64(at: "\(place).seed")
-            case "invariant": invariant = try reader.int(at: "\(place).invariant")
-            case "invariantName": invariantName = try reader.string(at: "\(place).invariantName")
-            case "message": message = try reader.string(at: "\(place).message")
-            case "step": step = try reader.int(at: "\(place).step")
-            case "lastSteps": lastSteps = try reader.strings(at: "\(place).lastSteps")
-            default: replay = try reader.string(at: "\(place).replay")
+            case "seed": failure.seed = try reader.uint64(at: at)
+            case "invariant": failure.invariant = try reader.int(at: at)
+            case "invariantName": failure.invariantName = try reader.string(at: at)
+            case "message": failure.message = try reader.string(at: at)
+            case "step": failure.step = try reader.int(at: at)
+            case "lastSteps": failure.lastSteps = try reader.strings(at: at)
+            default: failure.replay = try reader.string(at: at)
             }
         }
-        guard let seed else { throw reader.missingKey("seed", at: place) }
-        guard let invariant else { throw reader.missingKey("invariant", at: place) }
-        guard let invariantName else { throw reader.missingKey("invariantName", at: place) }
-        guard let message else { throw reader.missingKey("message", at: place) }
-        guard let step else { throw reader.missingKey("step", at: place) }
-        guard let lastSteps else { throw reader.missingKey("lastSteps", at: place) }
-        guard let replay else { throw reader.missingKey("replay", at: place) }
-        return Self(
-            seed: seed, invariant: invariant, invariantName: invariantName, message: message, step: step,
-            lastSteps: lastSteps, replay: replay)
+        return failure
     }
 }
 
 extension SweepReport.Shard {
     /// Reads `shard`.
     fileprivate static func read(_ reader: inout JSONReader) throws(JSONReadError) -> Self {
-        var index: Int?
-        var count: Int?
-        try reader.object(at: "shard", keys: ["index", "count"]) { key, reader throws(JSONReadError) in
+        // Placeholders, each replaced: both keys are required, and `object` refuses an object without one.
+        var shard = Self(index: 0, count: 0)
+        let keys = ["index", "count"]
+        try reader.object(at: "shard", keys: keys, required: keys) { key, reader throws(JSONReadError) in
             switch key {
-            case "index": index = try reader.int(at: "shard.index")
-            default: count = try reader.int(at: "shard.count")
+            case "index": shard.index = try reader.int(at: "shard.index")
+            default: shard.count = try reader.int(at: "shard.count")
             }
         }
-        guard let index else { throw reader.missingKey("index", at: "shard") }
-        guard let count else { throw reader.missingKey("count", at: "shard") }
-        return Self(index: index, count: count)
+        return shard
     }
 }
 
@@ -147,24 +115,21 @@ extension SweepReport.Configuration {
     /// Reads `configuration`, whose optional values are written as `null`.
     fileprivate static func read(_ reader: inout JSONReader) throws(JSONReadError) -> Self {
         let place = "configuration"
-        var sweepSeeds: Int?
-        var seed: UInt64?
-        var steps: Int?
-        var devices: Int?
-        var backend: String?
+        // `object` refuses an object without one of `required`, so steps and backend are always read.
+        var configuration = Self(sweepSeeds: nil, seed: nil, steps: 0, devices: nil, backend: "")
         let keys = ["sweepSeeds", "seed", "steps", "devices", "backend"]
-        try reader.object(at: place, keys: keys) { key, reader throws(JSONReadError) in
+        let required = ["steps", "backend"]
+        try reader.object(at: place, keys: keys, required: required) { key, reader throws(JSONReadError) in
             switch key {
-            case "sweepSeeds": sweepSeeds = reader.consumeNull() ? nil : try reader.int(at: "\(place).sweepSeeds")
-            case "seed": seed = reader.consumeNull() ? nil : try reader.uint64(at: "\(place).seed")
-            case "steps": steps = try reader.int(at: "\(place).steps")
-            case "devices": devices = reader.consumeNull() ? nil : try reader.int(at: "\(place).devices")
-            default: backend = try reader.string(at: "\(place).backend")
+            case "sweepSeeds":
+                configuration.sweepSeeds = reader.consumeNull() ? nil : try reader.int(at: "\(place).sweepSeeds")
+            case "seed": configuration.seed = reader.consumeNull() ? nil : try reader.uint64(at: "\(place).seed")
+            case "steps": configuration.steps = try reader.int(at: "\(place).steps")
+            case "devices":
+                configuration.devices = reader.consumeNull() ? nil : try reader.int(at: "\(place).devices")
+            default: configuration.backend = try reader.string(at: "\(place).backend")
             }
         }
-        guard let steps else { throw reader.missingKey("steps", at: place) }
-        guard let backend else { throw reader.missingKey("backend", at: place) }
-        return Self(
-            sweepSeeds: sweepSeeds, seed: seed, steps: steps, devices: devices, backend: backend)
+        return configuration
     }
 }

@@ -8,76 +8,69 @@ extension DeviceProfile: JSONFile {
     /// - Returns: The profile.
     /// - Throws: ``JSONReadError`` naming the place of anything wrong.
     package static func read(_ reader: inout JSONReader) throws(JSONReadError) -> DeviceProfile {
-        var name: String?
-        var account: String?
-        var accountStatus: String?
-        var build: AppBuild?
-        let top = "the top level"
-        try reader.object(at: top, keys: ["name", "account", "accountStatus", "build"]) {
+        // Placeholders, each replaced: `object` refuses an object without one of `required`.
+        let empty = AppBuild(version: 0, iCloudServices: [], containerIdentifiers: [])
+        var profile = DeviceProfile(name: "", account: nil, accountStatus: "", build: empty)
+        let keys = ["name", "account", "accountStatus", "build"]
+        try reader.object(at: "the top level", keys: keys, required: ["name", "accountStatus", "build"]) {
             key, reader throws(JSONReadError) in
             switch key {
-            case "name": name = try reader.string(at: "name")
-            case "account": account = try reader.optionalString(at: "account")
-            case "accountStatus": accountStatus = try reader.string(at: "accountStatus")
-            default: build = try readBuild(&reader)
+            case "name": profile.name = try reader.string(at: "name")
+            case "account": profile.account = try reader.optionalString(at: "account")
+            case "accountStatus": profile.accountStatus = try reader.string(at: "accountStatus")
+            default: profile.build = try readBuild(&reader)
             }
         }
-        guard let name else { throw reader.missingKey("name", at: top) }
-        guard let accountStatus else { throw reader.missingKey("accountStatus", at: top) }
-        guard let build else { throw reader.missingKey("build", at: top) }
         // Every value is checked here, once, so that nothing read from the file is used out of range later: an
         // invalid account would otherwise read as signed out, an unknown status as `couldNotDetermine`, and a
         // version of `Int.max` would trap at the next upgrade.
         do {
-            try DeviceName.validate(name)
+            try DeviceName.validate(profile.name)
         } catch {
             throw reader.problem("name", "is not a valid device name: \(error.problem)")
         }
-        if let account {
+        if let account = profile.account {
             do {
                 _ = try AccountID(account)
             } catch {
                 throw reader.problem("account", "is not a valid account: \(error.problem)")
             }
         }
-        guard let status = AccountStatus(name: accountStatus) else {
-            throw reader.problem("accountStatus", "is not an account status: \"\(accountStatus.prefix(40))\"")
+        guard let status = AccountStatus(name: profile.accountStatus) else {
+            throw reader.problem("accountStatus", "is not an account status: \"\(profile.accountStatus.prefix(40))\"")
         }
-        if account == nil && status != .noAccount {
-            throw reader.problem("accountStatus", "is \(accountStatus) with no account signed in")
+        if profile.account == nil && status != .noAccount {
+            throw reader.problem("accountStatus", "is \(profile.accountStatus) with no account signed in")
         }
-        return DeviceProfile(name: name, account: account, accountStatus: accountStatus, build: build)
+        return profile
     }
 
     private static func readBuild(_ reader: inout JSONReader) throws(JSONReadError) -> AppBuild {
-        var version: Int?
-        var services: [String]?
-        var identifiers: [String]?
-        try reader.object(at: "build", keys: ["version", "iCloudServices", "containerIdentifiers"]) {
-            key, reader throws(JSONReadError) in
+        // Placeholders, each replaced: every key is required, and `object` refuses an object without one.
+        var build = AppBuild(version: 0, iCloudServices: [], containerIdentifiers: [])
+        let keys = ["version", "iCloudServices", "containerIdentifiers"]
+        try reader.object(at: "build", keys: keys, required: keys) { key, reader throws(JSONReadError) in
             switch key {
-            case "version": version = try reader.int(at: "build.version")
-            case "iCloudServices": services = try reader.strings(at: "build.iCloudServices")
-            default: identifiers = try reader.strings(at: "build.containerIdentifiers")
+            case "version": build.version = try reader.int(at: "build.version")
+            case "iCloudServices": build.iCloudServices = try reader.strings(at: "build.iCloudServices")
+            default: build.containerIdentifiers = try reader.strings(at: "build.containerIdentifiers")
             }
         }
-        guard let version else { throw reader.missingKey("version", at: "build") }
-        guard let services else { throw reader.missingKey("iCloudServices", at: "build") }
-        guard let identifiers else { throw reader.missingKey("containerIdentifiers", at: "build") }
-        guard (1...DeviceProfile.AppBuild.maximumVersion).contains(version) else {
+        guard (1...DeviceProfile.AppBuild.maximumVersion).contains(build.version) else {
             throw reader.problem(
-                "build.version", "is \(version); a build number is from 1 to \(DeviceProfile.AppBuild.maximumVersion)")
+                "build.version",
+                "is \(build.version); a build number is from 1 to \(DeviceProfile.AppBuild.maximumVersion)")
         }
-        for service in services where service.isEmpty || service.utf8.count > 64 {
+        for service in build.iCloudServices where service.isEmpty || service.utf8.count > 64 {
             throw reader.problem("build.iCloudServices", "holds a service name that is empty or too long")
         }
-        for identifier in identifiers {
+        for identifier in build.containerIdentifiers {
             do {
                 _ = try ContainerIdentifier(identifier)
             } catch {
                 throw reader.problem("build.containerIdentifiers", "holds an invalid identifier: \(error.problem)")
             }
         }
-        return AppBuild(version: version, iCloudServices: services, containerIdentifiers: identifiers)
+        return build
     }
 }

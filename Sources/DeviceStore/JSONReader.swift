@@ -85,17 +85,21 @@ package struct JSONReader: ~Copyable {
         }
     }
 
-    /// Reads an object whose keys are among `keys`, each at most once: `body` reads the value of each key met, in the
-    /// file's order. A key not in `keys`, or one given twice, is refused (so that a misspelt key is not ignored).
+    /// Reads an object whose keys are among `keys`, each at most once, and which has every key in `required`: `body`
+    /// reads the value of each key met, in the file's order. A key not in `keys`, or one given twice, is refused (so
+    /// that a misspelt key is not ignored), and so is an object without one of `required`, once all of it is read,
+    /// naming the first of `required` it lacks. A value `body` keeps for a required key is therefore set when this
+    /// returns.
     ///
     /// - Parameters:
     ///   - place: The object's place, for messages.
     ///   - keys: The keys the object may have (at most 64).
+    ///   - required: The keys among `keys` it must have, in the order a missing one is looked for.
     ///   - body: Reads the value of `key` with the reader it is given.
-    /// - Throws: ``JSONReadError`` for something other than an object, an unknown or repeated key, or what `body`
-    ///   throws.
+    /// - Throws: ``JSONReadError`` for something other than an object, an unknown, repeated or missing key, or what
+    ///   `body` throws.
     package mutating func object(
-        at place: @autoclosure () -> String, keys: [String],
+        at place: @autoclosure () -> String, keys: [String], required: [String],
         _ body: (_ key: String, _ reader: inout JSONReader) throws(JSONReadError) -> Void
     ) throws(JSONReadError) {
         var seen: UInt64 = 0
@@ -106,6 +110,11 @@ package struct JSONReader: ~Copyable {
             guard seen & (1 << index) == 0 else { throw repeatedKey(key, at: place()) }
             seen |= 1 << index
             try body(key, &self)
+        }
+        for key in required {
+            guard let index = keys.firstIndex(of: key), seen & (1 << index) != 0 else {
+                throw missingKey(key, at: place())
+            }
         }
     }
 
@@ -179,20 +188,13 @@ package struct JSONReader: ~Copyable {
 
     /// Reads `true` or `false`.
     package mutating func bool(at place: @autoclosure () -> String) throws(JSONReadError) -> Bool {
-        do throws(JSONScanError) {
-            return try scanner.readBool()
-        } catch {
-            throw problem(place(), "should be true or false")
-        }
+        try scalar(at: place(), "should be true or false") { scanner throws(JSONScanError) in try scanner.readBool() }
     }
 
     /// Reads an integer.
     package mutating func int(at place: @autoclosure () -> String) throws(JSONReadError) -> Int {
-        let value: Int64
-        do throws(JSONScanError) {
-            value = try scanner.readInt64()
-        } catch {
-            throw problem(place(), "should be a whole number")
+        let value = try scalar(at: place(), "should be a whole number") { scanner throws(JSONScanError) in
+            try scanner.readInt64()
         }
         guard let result = Int(exactly: value) else { throw problem(place(), "is out of range") }
         return result
@@ -200,19 +202,26 @@ package struct JSONReader: ~Copyable {
 
     /// Reads a whole number from 0 to `UInt64.max` (a seed).
     package mutating func uint64(at place: @autoclosure () -> String) throws(JSONReadError) -> UInt64 {
-        do throws(JSONScanError) {
-            return try scanner.readUInt64()
-        } catch {
-            throw problem(place(), "should be a whole number from 0 to \(UInt64.max)")
+        try scalar(at: place(), "should be a whole number from 0 to \(UInt64.max)") { scanner throws(JSONScanError) in
+            try scanner.readUInt64()
         }
     }
 
     /// Reads a number.
     package mutating func double(at place: @autoclosure () -> String) throws(JSONReadError) -> Double {
+        try scalar(at: place(), "should be a number") { scanner throws(JSONScanError) in try scanner.readDouble() }
+    }
+
+    /// Reads one number or boolean with `read`; whatever the scanner finds wrong is reported as `place` and `text`
+    /// (what the value should be), at the byte where the scanner stopped.
+    private mutating func scalar<Value>(
+        at place: @autoclosure () -> String, _ text: @autoclosure () -> String,
+        _ read: (inout JSONScanner) throws(JSONScanError) -> Value
+    ) throws(JSONReadError) -> Value {
         do throws(JSONScanError) {
-            return try scanner.readDouble()
+            return try read(&scanner)
         } catch {
-            throw problem(place(), "should be a number")
+            throw problem(place(), text())
         }
     }
 
@@ -223,7 +232,7 @@ package struct JSONReader: ~Copyable {
     }
 
     /// The error for a key the shape does not have.
-    package func unknownKey(_ key: String, at place: @autoclosure () -> String) -> JSONReadError {
+    private func unknownKey(_ key: String, at place: @autoclosure () -> String) -> JSONReadError {
         problem(place(), "has an unknown key \"\(key)\"")
     }
 
@@ -233,7 +242,7 @@ package struct JSONReader: ~Copyable {
     }
 
     /// The error for a required key that is missing.
-    package func missingKey(_ key: String, at place: @autoclosure () -> String) -> JSONReadError {
+    private func missingKey(_ key: String, at place: @autoclosure () -> String) -> JSONReadError {
         JSONReadError(message: "\(place()) is missing the key \"\(key)\"")
     }
 

@@ -278,11 +278,12 @@ struct AppPreferences: Encodable, JSONFile, Sendable {
 
     /// Reads the preferences as `JSONEncoder` wrote them.
     static func read(_ reader: inout JSONReader) throws(JSONReadError) -> AppPreferences {
-        var syncEnabled: Bool?
-        try reader.object(at: "the top level", keys: ["syncEnabled"]) { _, reader throws(JSONReadError) in
-            syncEnabled = try reader.bool(at: "syncEnabled")
+        // A placeholder, replaced: the key is required, and `object` refuses an object without it.
+        var preferences = AppPreferences(syncEnabled: false)
+        let keys = ["syncEnabled"]
+        try reader.object(at: "the top level", keys: keys, required: keys) { _, reader throws(JSONReadError) in
+            preferences.syncEnabled = try reader.bool(at: "syncEnabled")
         }
-        guard let syncEnabled else { throw reader.missingKey("syncEnabled", at: "the top level") }
-        return AppPreferences(syncEnabled: syncEnabled)
+        return preferences
     }
 }

@@ -148,6 +148,16 @@ public struct FieldVersions: Sendable, Hashable {
             self.versions = parsed
             return
         }
+        guard let versions = Self.parseCharacters(encoded) else { return nil }
+        self.versions = versions
+    }
+
+    /// Reads the stored text character by character, as it was first read: the reading of a text that is not all
+    /// ASCII, and the one ``parseASCII(_:)`` must agree with.
+    ///
+    /// - Parameter encoded: The stored text.
+    /// - Returns: The versions by key, or `nil` when the text is malformed.
+    static func parseCharacters(_ encoded: String) -> [String: FieldVersion]? {
         var versions: [String: FieldVersion] = [:]
         for entry in encoded.split(separator: ";", omittingEmptySubsequences: true) {
             guard let equals = entry.firstIndex(of: "="), let at = entry.lastIndex(of: "@"), equals < at,
@@ -156,7 +166,7 @@ public struct FieldVersions: Sendable, Hashable {
             versions[String(entry[..<equals])] = FieldVersion(
                 time: time, device: String(entry[entry.index(after: at)...]))
         }
-        self.versions = versions
+        return versions
     }
 
     /// Reads text that is all ASCII, where bytes and characters are one: the versions, or `.some(nil)` when the text

@@ -43,72 +43,63 @@ extension SyncPartition {
 
         /// Reads the file, refusing unknown and repeated keys so that a misspelt `optinal` is not ignored.
         static func read(_ reader: inout JSONReader) throws(JSONReadError) -> File {
-            var name: String?
-            var types: [TypeEntry]?
-            var partition: Lists?
-            let top = "the top level"
-            try reader.object(at: top, keys: ["name", "types", "partition"]) { key, reader throws(JSONReadError) in
+            // Placeholders, each replaced: every key is required, and `object` refuses an object without one.
+            var file = File(name: "", types: [], partition: Lists(userCreated: [], localOnly: []))
+            let keys = ["name", "types", "partition"]
+            try reader.object(at: "the top level", keys: keys, required: keys) { key, reader throws(JSONReadError) in
                 switch key {
-                case "name": name = try reader.string(at: "name")
+                case "name": file.name = try reader.string(at: "name")
                 case "types":
-                    types = try reader.array(at: "types") { index, reader throws(JSONReadError) in
+                    file.types = try reader.array(at: "types") { index, reader throws(JSONReadError) in
                         try readType(&reader, at: "types[\(index)]")
                     }
-                default: partition = try readLists(&reader)
+                default: file.partition = try readLists(&reader)
                 }
             }
-            guard let name else { throw reader.missingKey("name", at: top) }
-            guard let types else { throw reader.missingKey("types", at: top) }
-            guard let partition else { throw reader.missingKey("partition", at: top) }
-            return File(name: name, types: types, partition: partition)
+            return file
         }
 
         static func readType(_ reader: inout JSONReader, at place: String) throws(JSONReadError) -> TypeEntry {
-            var name: String?
-            var fields: [FieldEntry]?
-            try reader.object(at: place, keys: ["name", "fields"]) { key, reader throws(JSONReadError) in
+            // Placeholders, each replaced: every key is required, and `object` refuses an object without one.
+            var entry = TypeEntry(name: "", fields: [])
+            let keys = ["name", "fields"]
+            try reader.object(at: place, keys: keys, required: keys) { key, reader throws(JSONReadError) in
                 switch key {
-                case "name": name = try reader.string(at: "\(place).name")
+                case "name": entry.name = try reader.string(at: "\(place).name")
                 default:
-                    fields = try reader.array(at: "\(place).fields") { index, reader throws(JSONReadError) in
+                    entry.fields = try reader.array(at: "\(place).fields") { index, reader throws(JSONReadError) in
                         try readField(&reader, at: "\(place).fields[\(index)]")
                     }
                 }
             }
-            guard let name else { throw reader.missingKey("name", at: place) }
-            guard let fields else { throw reader.missingKey("fields", at: place) }
-            return TypeEntry(name: name, fields: fields)
+            return entry
         }
 
         static func readField(_ reader: inout JSONReader, at place: String) throws(JSONReadError) -> FieldEntry {
-            var name: String?
-            var type: String?
-            var optional: Bool?
-            try reader.object(at: place, keys: ["name", "type", "optional"]) { key, reader throws(JSONReadError) in
+            // Placeholders, each replaced: `object` refuses an object without one of `required`.
+            var field = FieldEntry(name: "", type: "", optional: nil)
+            let keys = ["name", "type", "optional"]
+            try reader.object(at: place, keys: keys, required: ["name", "type"]) { key, reader throws(JSONReadError) in
                 switch key {
-                case "name": name = try reader.string(at: "\(place).name")
-                case "type": type = try reader.string(at: "\(place).type")
-                default: optional = try reader.bool(at: "\(place).optional")
+                case "name": field.name = try reader.string(at: "\(place).name")
+                case "type": field.type = try reader.string(at: "\(place).type")
+                default: field.optional = try reader.bool(at: "\(place).optional")
                 }
             }
-            guard let name else { throw reader.missingKey("name", at: place) }
-            guard let type else { throw reader.missingKey("type", at: place) }
-            return FieldEntry(name: name, type: type, optional: optional)
+            return field
         }
 
         static func readLists(_ reader: inout JSONReader) throws(JSONReadError) -> Lists {
-            var userCreated: [String]?
-            var localOnly: [String]?
-            try reader.object(at: "partition", keys: ["userCreated", "localOnly"]) {
-                key, reader throws(JSONReadError) in
+            // Placeholders, each replaced: every key is required, and `object` refuses an object without one.
+            var lists = Lists(userCreated: [], localOnly: [])
+            let keys = ["userCreated", "localOnly"]
+            try reader.object(at: "partition", keys: keys, required: keys) { key, reader throws(JSONReadError) in
                 switch key {
-                case "userCreated": userCreated = try reader.strings(at: "partition.userCreated")
-                default: localOnly = try reader.strings(at: "partition.localOnly")
+                case "userCreated": lists.userCreated = try reader.strings(at: "partition.userCreated")
+                default: lists.localOnly = try reader.strings(at: "partition.localOnly")
                 }
             }
-            guard let userCreated else { throw reader.missingKey("userCreated", at: "partition") }
-            guard let localOnly else { throw reader.missingKey("localOnly", at: "partition") }
-            return Lists(userCreated: userCreated, localOnly: localOnly)
+            return lists
         }
     }
 

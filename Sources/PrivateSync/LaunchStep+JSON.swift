@@ -98,7 +98,8 @@ extension LaunchStep: Encodable {
         if reader.nextIsString() { return .earlierBuild(try reader.string(at: place)) }
         var values = Values()
         let keys = ["step", "on", "existed", "container", "allowed", "status", "fallsBack", "detail"]
-        try reader.object(at: place, keys: keys) { key, reader throws(JSONReadError) in
+        // No key is required of the reader: which values a step needs depends on its name, checked below.
+        try reader.object(at: place, keys: keys, required: []) { key, reader throws(JSONReadError) in
             let at = "\(place).\(key)"
             switch key {
             case "step": values.step = try reader.string(at: at)

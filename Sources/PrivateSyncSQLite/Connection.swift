@@ -218,20 +218,12 @@ package final class Connection {
 
     /// The first column of the first row of a query, as an integer, or `nil` when there is no row.
     package func scalarInt(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) -> Int64? {
-        let statement = try cachedStatement(sql)
-        defer { statement.reset() }
-        try statement.bind(values)
-        guard try statement.step(), !statement.isNull(0) else { return nil }
-        return statement.int64(0)
+        try firstValue(of: cachedStatement(sql), values) { $0.int64(0) }
     }
 
     /// The first column of the first row of a query, as text, or `nil` when there is no row.
     package func scalarText(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) -> String? {
-        let statement = try cachedStatement(sql)
-        defer { statement.reset() }
-        try statement.bind(values)
-        guard try statement.step(), !statement.isNull(0) else { return nil }
-        return statement.text(0)
+        try firstValue(of: cachedStatement(sql), values) { $0.text(0) }
     }
 
     // MARK: Running SQL literals
@@ -262,20 +254,23 @@ package final class Connection {
 
     /// ``scalarInt(_:_:)`` for SQL written as a literal.
     package func scalarInt(literal sql: StaticString, _ values: SQLiteValue...) throws(SQLiteError) -> Int64? {
-        let statement = try cachedStatement(literal: sql)
-        defer { statement.reset() }
-        try statement.bind(values)
-        guard try statement.step(), !statement.isNull(0) else { return nil }
-        return statement.int64(0)
+        try firstValue(of: cachedStatement(literal: sql), values) { $0.int64(0) }
     }
 
     /// ``scalarText(_:_:)`` for SQL written as a literal.
     package func scalarText(literal sql: StaticString, _ values: SQLiteValue...) throws(SQLiteError) -> String? {
-        let statement = try cachedStatement(literal: sql)
+        try firstValue(of: cachedStatement(literal: sql), values) { $0.text(0) }
+    }
+
+    /// The first column of the first row `statement` gives with `values` bound, read by `read`, or `nil` when there
+    /// is no row or the value is NULL; the statement is reset after.
+    private func firstValue<Value>(
+        of statement: Statement, _ values: [SQLiteValue], _ read: (Statement) -> Value
+    ) throws(SQLiteError) -> Value? {
         defer { statement.reset() }
         try statement.bind(values)
         guard try statement.step(), !statement.isNull(0) else { return nil }
-        return statement.text(0)
+        return read(statement)
     }
 
     // MARK: Transactions

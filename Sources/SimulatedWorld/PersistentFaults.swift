@@ -62,6 +62,19 @@ public final class PersistentFaults: FaultSource {
             "CREATE TABLE struck (kind TEXT PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID",
         ])
 
+    /// The fault file's format as version-1 builds wrote it: the file ``upgradeFromVersion1`` starts from, written
+    /// down so that a test can make one as an earlier build did.
+    package static let version1Format = DatabaseFormat(
+        applicationID: format.applicationID, version: 1, name: format.name,
+        schema: [
+            """
+            CREATE TABLE faults (
+                id INTEGER PRIMARY KEY, kind TEXT NOT NULL, account TEXT,
+                remaining INTEGER NOT NULL CHECK (remaining > 0), retry_after REAL)
+            """,
+            "CREATE TABLE struck (kind TEXT PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID",
+        ])
+
     /// The statements that take a version-1 file to version 2.
     static let upgradeFromVersion1 = [
         "ALTER TABLE faults ADD COLUMN device TEXT",

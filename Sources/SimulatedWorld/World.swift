@@ -73,22 +73,17 @@ public final class World: Sendable {
 
         /// Reads `world.json` as `JSONEncoder` wrote it.
         static func read(_ reader: inout JSONReader) throws(JSONReadError) -> Settings {
-            var format: String?
-            var version: Int?
-            var identifier: String?
-            let top = "the top level"
-            try reader.object(at: top, keys: ["format", "version", "containerIdentifier"]) {
-                key, reader throws(JSONReadError) in
+            // Placeholders, each replaced: every key is required, and `object` refuses an object without one.
+            var settings = Settings(format: "", version: 0, containerIdentifier: "")
+            let keys = ["format", "version", "containerIdentifier"]
+            try reader.object(at: "the top level", keys: keys, required: keys) { key, reader throws(JSONReadError) in
                 switch key {
-                case "format": format = try reader.string(at: "format")
-                case "version": version = try reader.int(at: "version")
-                default: identifier = try reader.string(at: "containerIdentifier")
+                case "format": settings.format = try reader.string(at: "format")
+                case "version": settings.version = try reader.int(at: "version")
+                default: settings.containerIdentifier = try reader.string(at: "containerIdentifier")
                 }
             }
-            guard let format else { throw reader.missingKey("format", at: top) }
-            guard let version else { throw reader.missingKey("version", at: top) }
-            guard let identifier else { throw reader.missingKey("containerIdentifier", at: top) }
-            return Settings(format: format, version: version, containerIdentifier: identifier)
+            return settings
         }
     }
 

@@ -54,14 +54,21 @@ struct CLIArchiveTests {
         #expect(records?.count == 2)
     }
 
-    @Test("back on the archived account before syncing with the new one: the archive, and an edit in it, come back")
-    func archiveComesBackBeforeTheStoreIsBound() throws {
+    /// A world where A synced a check-in (mood 1) with alice, then signed in to bob, edited it there to mood 5
+    /// and started afresh: the store, edit and all, is archived.
+    private static func archivedEdit() throws -> CLIRunner {
         let cli = try CLIRunner.world(launching: "A")
         let name = try cli.addCheckIn(mood: 1, on: "A").standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         try cli.syncNow("--device", "A")
         try cli.ok("account", "sign-in", "bob", "--device", "A")
         try cli.ok("record", "edit", name, "--device", "A", "--field", "mood=5")
         try cli.ok("account", "start-fresh", "--device", "A")
+        return cli
+    }
+
+    @Test("back on the archived account before syncing with the new one: the archive, and an edit in it, come back")
+    func archiveComesBackBeforeTheStoreIsBound() throws {
+        let cli = try Self.archivedEdit()
         #expect(Self.archives(cli).count == 1)
         // Straight back to alice: the store, started afresh, is bound to no one yet.
         try cli.ok("account", "sign-in", "alice", "--device", "A")
@@ -77,12 +84,7 @@ struct CLIArchiveTests {
 
     @Test("an archive that cannot be brought back keeps the store unbound, and comes back once it can")
     func failedRestoreWaitsAndComesBack() throws {
-        let cli = try CLIRunner.world(launching: "A")
-        let name = try cli.addCheckIn(mood: 1, on: "A").standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        try cli.syncNow("--device", "A")
-        try cli.ok("account", "sign-in", "bob", "--device", "A")
-        try cli.ok("record", "edit", name, "--device", "A", "--field", "mood=5")
-        try cli.ok("account", "start-fresh", "--device", "A")
+        let cli = try Self.archivedEdit()
         let archive = Self.support(cli) + "/Archives/" + (Self.archives(cli).first ?? "")
         let sound = try Data(contentsOf: URL(fileURLWithPath: archive))
         // The archive cannot be read now (as a full disk or a damaged file would keep it): sync waits for it.

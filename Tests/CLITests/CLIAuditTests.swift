@@ -55,9 +55,7 @@ struct CLIAuditTests {
     @Test("audit --convergence shows creation times that differ by less than a second as different")
     func subSecondTimesDifferVisibly() throws {
         let cli = try CLIRunner.world(launching: "A")
-        try cli.ok(
-            "record", "add", "Note", "--device", "A", "--name", "tag", "--field", "title=a", "--field", "body=b",
-            "--field", "date=now")
+        try cli.addNote(on: "A", title: "a", "--name", "tag")
         try cli.ok("sync", "now", "--device", "A")
         let listed = try cli.ok("record", "list", "--device", "A", "--json").json["records"] as? [[String: Any]]
         let created = try #require(listed?.first?["createdAt"] as? String)

@@ -38,9 +38,7 @@ struct CLIBusyTests {
         try cli.ok("init")
         try cli.ok("device", "add", "A", "--account", "alice", "--sync", "on")
         try cli.ok("launch", "--device", "A")
-        try cli.ok(
-            "record", "add", "Note", "--device", "A", "--name", "first", "--field", "title=t", "--field", "body=b",
-            "--field", "date=now")
+        try cli.addNote(on: "A", "--name", "first")
         try cli.syncNow("--device", "A")
         return cli
     }
@@ -65,9 +63,7 @@ struct CLIBusyTests {
         #expect(!busy.standardError.contains("damaged"), "\(busy.standardError)")
         let names = try cli.ok("record", "list", "--device", "A", "--json").standardOutput
         #expect(names.contains("\"first\"") && !names.contains("\"second\""), "\(names)")
-        try cli.ok(
-            "record", "add", "Note", "--device", "A", "--name", "second", "--field", "title=t", "--field", "body=b",
-            "--field", "date=now")
+        try cli.addNote(on: "A", "--name", "second")
     }
 
     @Test(
@@ -75,9 +71,7 @@ struct CLIBusyTests {
         arguments: Hold.allCases)
     func syncOnBusyContainer(hold: Hold) throws {
         let cli = try Self.world()
-        try cli.ok(
-            "record", "add", "Note", "--device", "A", "--name", "second", "--field", "title=t", "--field", "body=b",
-            "--field", "date=now")
+        try cli.addNote(on: "A", "--name", "second")
         let (busy, status) = try withExtendedLifetime(
             try hold.hold(cli.home + "/cloud/alice/iCloud.com.example.me.sqlite")
         ) {

@@ -83,10 +83,7 @@ struct CLICommandTests {
             "record", "add", "Baseline", "--device", "phone", "--field", "metric=hrv", "--field", "value=41.5",
             "--field",
             "computedAt=now", "--field", "windowDays=7")
-        try cli.ok(
-            "record", "add", "Note", "--device", "phone", "--field", "title=t", "--field", "body=b", "--field",
-            "date=now",
-            "--field", "tags=sleep", "--field", "tags=mood")
+        try cli.addNote(on: "phone", "--field", "tags=sleep", "--field", "tags=mood")
         try cli.ok("record", "edit", name, "--device", "phone", "--field", "note=better", "--field", "mood=4")
         let list = try cli.ok("record", "list", "--device", "phone", "--json").json["records"] as? [[String: Any]] ?? []
         #expect(list.count == 3)

@@ -166,6 +166,20 @@ struct CLIRunner {
             sourceLocation: sourceLocation)
     }
 
+    /// Adds a Note titled `title`, with body `b`, dated now, on `device`, with `more` arguments after (`record add`,
+    /// which must succeed; its standard output is the record's name).
+    @discardableResult
+    func addNote(
+        on device: String, title: String = "t", _ more: String..., sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Run {
+        try ok(
+            [
+                "record", "add", "Note", "--device", device, "--field", "title=\(title)", "--field", "body=b",
+                "--field", "date=now",
+            ]
+                + more, sourceLocation: sourceLocation)
+    }
+
     /// A hash of every file in the world (path, size and bytes), ignoring SQLite's shared-memory index files and empty
     /// WAL files (a read-only connection may leave both; neither holds data), and the memo of which file states
     /// passed a page-by-page check (`verified.memo`, a cache that any command checking a file may update).

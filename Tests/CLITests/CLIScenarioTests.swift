@@ -1,5 +1,6 @@
 import Foundation
 import PrivateSyncSQLite
+import SimulatedWorld
 import Testing
 
 /// The JSON object a command printed.
@@ -137,18 +138,7 @@ struct CLIScenarioTests {
         let path = cli.home + "/faults.sqlite"
         try? FileManager.default.removeItem(atPath: path)
         do {
-            let connection = try DatabaseFile.open(
-                at: path,
-                format: DatabaseFormat(
-                    applicationID: 0x5053_4631, version: 1, name: "PrivateSync fault file",
-                    schema: [
-                        """
-                        CREATE TABLE faults (
-                            id INTEGER PRIMARY KEY, kind TEXT NOT NULL, account TEXT,
-                            remaining INTEGER NOT NULL CHECK (remaining > 0), retry_after REAL)
-                        """,
-                        "CREATE TABLE struck (kind TEXT PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID",
-                    ]), create: true)
+            let connection = try DatabaseFile.open(at: path, format: PersistentFaults.version1Format, create: true)
             try connection.execute("INSERT INTO faults (kind, account, remaining) VALUES ('network-failure', NULL, 3)")
         }
         let waiting = try object(try cli.ok("fault", "list", "--json"))["waiting"] as? [[String: Any]]

@@ -137,6 +137,35 @@ struct TortureConcurrencyTests {
 
     static func syncNow(_ device: String) -> [String] { ["sync", "now", "--device", device] }
 
+    /// A client that adds a note on `device` at each of its first `rounds` steps, titled `prefix` and the step.
+    static func adding(on device: String, _ rounds: Int, titled prefix: String) -> Client {
+        { step, _ in step < rounds ? addNote(device, title: "\(prefix)\(step)") : nil }
+    }
+
+    /// What a client draws its next command from: its device (A for an even client, B for an odd one), a generator
+    /// seeded by the run's seed, the client and the step, and the notes acknowledged so far.
+    struct Draw {
+        let device: String
+        var random: SeededGenerator
+        let mine: [String]
+
+        init(seed: UInt64, client: Int, step: Int, history: [Operation]) {
+            device = client % 2 == 0 ? "A" : "B"
+            random = SeededGenerator(seed: seed &+ UInt64(client) &* 1_000_003 &+ UInt64(step))
+            mine = TortureConcurrencyTests.acknowledgedNotes(history).present.keys.sorted()
+        }
+
+        /// Deletes one of the acknowledged notes (there must be one), drawn.
+        mutating func deleteMine() -> [String] {
+            ["record", "delete", mine.randomElement(using: &random)!, "--device", device]
+        }
+
+        /// Sets the body of one of the acknowledged notes (there must be one), drawn, to `body`.
+        mutating func editMine(_ body: String) -> [String] {
+            ["record", "edit", mine.randomElement(using: &random)!, "--device", device, "--field", body]
+        }
+    }
+
     /// The records `device` lists, by name: their titles.
     static func titles(_ cli: CLIRunner, _ device: String) throws -> [String: String] {
         let list = try cli.ok("record", "list", "--device", device, "--json").json["records"] as? [[String: Any]]
@@ -300,7 +329,7 @@ struct TortureConcurrencyTests {
             step < names.count ? ["record", "delete", names[step], "--device", "A"] : nil
         }
         let syncs: Client = { step, _ in step < count / 2 ? Self.syncNow("A") : nil }
-        let adds: Client = { step, _ in step < count / 2 ? Self.addNote("A", title: "a\(step)") : nil }
+        let adds: Client = Self.adding(on: "A", count / 2, titled: "a")
         try Self.check(cli, Self.run(cli, [deletes, syncs, adds]), devices: ["A"])
     }
 
@@ -308,7 +337,7 @@ struct TortureConcurrencyTests {
     func switchRacingAdds() throws {
         let cli = try CLIRunner.world(launching: "A")
         let rounds = 30 * Self.scale
-        let adds: Client = { step, _ in step < rounds ? Self.addNote("A", title: "t\(step)") : nil }
+        let adds: Client = Self.adding(on: "A", rounds, titled: "t")
         let switches: Client = { step, _ in
             step < rounds / 2
                 ? ["sync", step % 2 == 0 ? "off" : "on", "--device", "A"]
@@ -355,7 +384,7 @@ struct TortureConcurrencyTests {
         let reads: [[String]] = [
             ["record", "list", "--device", "A"], ["sync", "status", "--device", "A"], ["inspect", "--device", "A"],
         ]
-        let writer: Client = { step, _ in step < rounds ? Self.addNote("A", title: "r\(step)") : nil }
+        let writer: Client = Self.adding(on: "A", rounds, titled: "r")
         let readers: [Client] = (0..<3).map { reader in
             { step, _ in step < rounds ? reads[(step + reader) % reads.count] : nil }
         }
@@ -368,22 +397,17 @@ struct TortureConcurrencyTests {
         let rounds = 20 * Self.scale
         let seed = Self.seed
         let clients: [Client] = (0..<4).map { client in
-            let device = client % 2 == 0 ? "A" : "B"
             return { step, history in
                 guard step < rounds else { return nil }
-                var random = SeededGenerator(seed: seed &+ UInt64(client) &* 1_000_003 &+ UInt64(step))
-                let mine = TortureConcurrencyTests.acknowledgedNotes(history).present.keys.sorted()
-                switch Int.random(in: 0..<10, using: &random) {
-                case 0..<4: return Self.addNote(device, title: "m\(client)-\(step)")
-                case 4 where !mine.isEmpty:
-                    return ["record", "delete", mine.randomElement(using: &random)!, "--device", device]
-                case 5 where !mine.isEmpty:
-                    return [
-                        "record", "edit", mine.randomElement(using: &random)!, "--device", device, "--field",
-                        "body=e\(step)",
-                    ]
+                var draw = Draw(seed: seed, client: client, step: step, history: history)
+                switch Int.random(in: 0..<10, using: &draw.random) {
+                case 0..<4: return Self.addNote(draw.device, title: "m\(client)-\(step)")
+                case 4 where !draw.mine.isEmpty:
+                    return draw.deleteMine()
+                case 5 where !draw.mine.isEmpty:
+                    return draw.editMine("body=e\(step)")
                 case 6: return ["fault", "inject", "network-unavailable", "--account", "alice", "--count", "1"]
-                default: return Self.syncNow(device)
+                default: return Self.syncNow(draw.device)
                 }
             }
         }
@@ -403,32 +427,28 @@ struct TortureConcurrencyTests {
         // Draws a client's next command: writes of every kind, the switch, the account, a new build, a launch, a
         // fault, and reads, on the client's device.
         @Sendable func command(_ client: Int, _ step: Int, _ history: [Operation], killed: Bool) -> [String] {
-            let device = client % 2 == 0 ? "A" : "B"
-            var random = SeededGenerator(seed: seed &+ UInt64(client) &* 1_000_003 &+ UInt64(step))
-            let mine = TortureConcurrencyTests.acknowledgedNotes(history).present.keys.sorted()
+            var draw = Draw(seed: seed, client: client, step: step, history: history)
             // A killed client writes and syncs only: the commands whose partial effect the checker can judge.
-            switch Int.random(in: 0..<(killed ? 6 : 16), using: &random) {
-            case 0..<3: return Self.addNote(device, title: "s\(client)-\(step)")
-            case 3 where !mine.isEmpty:
-                return ["record", "delete", mine.randomElement(using: &random)!, "--device", device]
-            case 4 where !mine.isEmpty:
-                return [
-                    "record", "edit", mine.randomElement(using: &random)!, "--device", device, "--field",
-                    "body=e\(client)-\(step)",
-                ]
-            case 5, 3, 4: return Self.syncNow(device)
-            case 6: return ["sync", Bool.random(using: &random) ? "off" : "on", "--device", device]
+            switch Int.random(in: 0..<(killed ? 6 : 16), using: &draw.random) {
+            case 0..<3: return Self.addNote(draw.device, title: "s\(client)-\(step)")
+            case 3 where !draw.mine.isEmpty:
+                return draw.deleteMine()
+            case 4 where !draw.mine.isEmpty:
+                return draw.editMine("body=e\(client)-\(step)")
+            case 5, 3, 4: return Self.syncNow(draw.device)
+            case 6: return ["sync", Bool.random(using: &draw.random) ? "off" : "on", "--device", draw.device]
             case 7:
-                return Bool.random(using: &random)
-                    ? ["account", "sign-out", "--device", device] : ["account", "sign-in", "alice", "--device", device]
-            case 8: return ["device", "upgrade", device]
-            case 9: return ["launch", "--device", device]
+                return Bool.random(using: &draw.random)
+                    ? ["account", "sign-out", "--device", draw.device]
+                    : ["account", "sign-in", "alice", "--device", draw.device]
+            case 8: return ["device", "upgrade", draw.device]
+            case 9: return ["launch", "--device", draw.device]
             case 10: return ["fault", "inject", "network-unavailable", "--account", "alice", "--count", "1"]
-            case 11: return ["sync", "status", "--device", device]
-            case 12: return ["inspect", "--device", device]
-            case 13: return ["record", "list", "--device", device]
+            case 11: return ["sync", "status", "--device", draw.device]
+            case 12: return ["inspect", "--device", draw.device]
+            case 13: return ["record", "list", "--device", draw.device]
             case 14: return ["audit"]
-            default: return ["account", "status", "--device", device]
+            default: return ["account", "status", "--device", draw.device]
             }
         }
         let clients: [Client] = (0..<16).map { client in
@@ -459,7 +479,7 @@ struct TortureConcurrencyTests {
     func reinstallRacingAdds() throws {
         let cli = try CLIRunner.world(launching: "A")
         let rounds = 20 * Self.scale
-        let adds: Client = { step, _ in step < rounds ? Self.addNote("A", title: "i\(step)") : nil }
+        let adds: Client = Self.adding(on: "A", rounds, titled: "i")
         let reinstalls: Client = { step, _ in
             switch step {
             case 0: return ["device", "reinstall", "A", "--sync", "on"]
@@ -545,9 +565,7 @@ struct TortureConcurrencyTests {
     @Test("two start-fresh of one device at once: one archives, the other finds nothing left to do (65), never 74")
     func startFreshTwiceAtOnce() throws {
         let cli = try CLIRunner.world(launching: "A")
-        try cli.ok(
-            "record", "add", "Note", "--device", "A", "--count", "20", "--field", "title=t", "--field", "body=b",
-            "--field", "date=now")
+        try cli.addNote(on: "A", "--count", "20")
         try cli.syncNow("--device", "A")
         for round in 0..<(5 * Self.scale) {
             try cli.ok("account", "sign-in", "bob", "--device", "A")

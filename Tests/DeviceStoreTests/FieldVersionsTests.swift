@@ -21,17 +21,10 @@ struct FieldVersionsTests {
         }.joined(separator: ";")
     }
 
-    /// The reading as it was first written, character by character.
+    /// The reading as it was first written, character by character (the store's own reading of a text that is not
+    /// all ASCII).
     static func referenceReading(_ encoded: String) -> FieldVersions? {
-        var versions: [String: FieldVersion] = [:]
-        for entry in encoded.split(separator: ";", omittingEmptySubsequences: true) {
-            guard let equals = entry.firstIndex(of: "="), let at = entry.lastIndex(of: "@"), equals < at,
-                let time = Double(entry[entry.index(after: equals)..<at])
-            else { return nil }
-            versions[String(entry[..<equals])] = FieldVersion(
-                time: time, device: String(entry[entry.index(after: at)...]))
-        }
-        return FieldVersions(versions)
+        FieldVersions.parseCharacters(encoded).map(FieldVersions.init)
     }
 
     @Test("written as before: sorted keys, every time as its description, shared times and odd devices included")

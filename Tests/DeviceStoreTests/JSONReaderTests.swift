@@ -16,43 +16,23 @@ struct JSONReaderTests {
 
     /// Reads `{"name", "count", "ratio", "flag", "note", "tags"}`, all required but `note`.
     static func read(_ text: String) throws(JSONReadError) -> Sample {
-        var sample: Sample?
-        var failure: JSONReadError?
-        Array(text.utf8).withUnsafeBytes { bytes in
-            var reader = JSONReader(bytes)
-            do throws(JSONReadError) {
-                var name: String?
-                var count: Int?
-                var ratio: Double?
-                var flag: Bool?
-                var note: String??
-                var tags: [String]?
-                var first = true
-                try reader.beginObject(at: "the top level")
-                while let key = try reader.nextKey(&first, at: "the top level") {
-                    switch key {
-                    case "name" where name == nil: name = try reader.string(at: "name")
-                    case "count" where count == nil: count = try reader.int(at: "count")
-                    case "ratio" where ratio == nil: ratio = try reader.double(at: "ratio")
-                    case "flag" where flag == nil: flag = try reader.bool(at: "flag")
-                    case "note" where note == nil: note = .some(try reader.optionalString(at: "note"))
-                    case "tags" where tags == nil: tags = try reader.strings(at: "tags")
-                    case "name", "count", "ratio", "flag", "note", "tags":
-                        throw reader.repeatedKey(key, at: "the top level")
-                    default: throw reader.unknownKey(key, at: "the top level")
-                    }
+        try JSONReader.read(Array(text.utf8)) { (reader: inout JSONReader) throws(JSONReadError) in
+            var sample = Sample(name: "", count: 0, ratio: 0, flag: false, note: nil, tags: [])
+            let keys = ["name", "count", "ratio", "flag", "note", "tags"]
+            let required = ["name", "count", "ratio", "flag", "tags"]
+            try reader.object(at: "the top level", keys: keys, required: required) {
+                key, reader throws(JSONReadError) in
+                switch key {
+                case "name": sample.name = try reader.string(at: "name")
+                case "count": sample.count = try reader.int(at: "count")
+                case "ratio": sample.ratio = try reader.double(at: "ratio")
+                case "flag": sample.flag = try reader.bool(at: "flag")
+                case "note": sample.note = try reader.optionalString(at: "note")
+                default: sample.tags = try reader.strings(at: "tags")
                 }
-                try reader.end()
-                guard let name, let count, let ratio, let flag, let tags else {
-                    throw reader.missingKey("name", at: "the top level")
-                }
-                sample = Sample(name: name, count: count, ratio: ratio, flag: flag, note: note ?? nil, tags: tags)
-            } catch {
-                failure = error
             }
+            return sample
         }
-        if let failure { throw failure }
-        return sample!
     }
 
     @Test("reads every kind of value, escapes and white space included")
@@ -80,7 +60,8 @@ struct JSONReaderTests {
             (#"{"name": "a""#, "expected '}'"),
             (#"{"name": "a\q"}"#, "name"),
             (#"{"tags": [], "flag": false, "ratio": 0, "count": 0, "name": ""} x"#, "followed by more text"),
-            (#"{"flag": false}"#, "missing the key"),
+            (#"{"flag": false}"#, "the top level is missing the key \"name\""),
+            (#"{"name": "a", "count": 1, "ratio": 0, "flag": false}"#, "the top level is missing the key \"tags\""),
         ])
     func namesTheProblem(text: String, mentions: String) {
         let error = #expect(throws: (any Error).self) {

@@ -4,12 +4,6 @@ import Testing
 
 @testable import DeviceStore
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

@@ -9,12 +9,6 @@ import PrivateSyncFileSystem
     import Foundation
 #endif
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A folder under /tmp, removed when released.
 final class TemporaryDirectory: Sendable {
     let path: String

@@ -92,24 +92,17 @@ extension ContainerConformance {
 
         @Test("a record may have 256 fields, not 257", arguments: Backend.allCases)
         func fieldCountLimit(backend: Backend) async throws {
-            let container = try await ContainerHarness.containerWithSyncZone(backend)
             var fields = numberedFields("f", count: 256) { Int64($0) }
-            try await saveAll([makeRecord("full", type: "Wide", fields: fields)], to: container)
+            let full = makeRecord("full", type: "Wide", fields: fields)
             fields["f256"] = .int64(256)
-            #expect(
-                try await saveCode(of: makeRecord("over", type: "Wide", fields: fields), to: container)
-                    == .limitExceeded)
+            try await expectOverLimit(makeRecord("over", type: "Wide", fields: fields), after: full, on: backend)
         }
 
         @Test("a record type may gather at most 256 fields across its records", arguments: Backend.allCases)
         func fieldCountLimitPerType(backend: Backend) async throws {
-            let container = try await ContainerHarness.containerWithSyncZone(backend)
-            let first = numberedFields("a", count: 200) { _ in 1 }
-            let second = numberedFields("b", count: 57) { _ in 1 }
-            try await saveAll([makeRecord("one", type: "Grows", fields: first)], to: container)
-            #expect(
-                try await saveCode(of: makeRecord("two", type: "Grows", fields: second), to: container)
-                    == .limitExceeded)
+            let first = makeRecord("one", type: "Grows", fields: numberedFields("a", count: 200) { _ in 1 })
+            let second = makeRecord("two", type: "Grows", fields: numberedFields("b", count: 57) { _ in 1 })
+            try await expectOverLimit(second, after: first, on: backend)
         }
 
         @Test("a record of 1 MB encoded fits; one byte more does not", arguments: Backend.allCases)
@@ -366,6 +359,14 @@ extension ContainerConformance {
             #expect(try await saveCode(of: makeRecord("a"), to: container) == .zoneNotFound)
         }
     }
+}
+
+/// Saves `accepted` to a new container on `backend`, then expects the save of `refused` to be refused as over a
+/// limit.
+private func expectOverLimit(_ refused: Record, after accepted: Record, on backend: Backend) async throws {
+    let container = try await ContainerHarness.containerWithSyncZone(backend)
+    try await saveAll([accepted], to: container)
+    #expect(try await saveCode(of: refused, to: container) == .limitExceeded)
 }
 
 /// `count` int64 fields named `prefix` then 0, 1, …, each holding `value` of its number.

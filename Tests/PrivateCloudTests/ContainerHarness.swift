@@ -3,18 +3,6 @@ import Testing
 
 @testable import PrivateCloud
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The container backends every conformance case runs against.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case file

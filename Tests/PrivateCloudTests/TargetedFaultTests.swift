@@ -45,6 +45,18 @@ private func makeFaulty(
     return (faulty, before)
 }
 
+/// Expects the sync zone of `faulty` gone: its changes and saves in it fail `zoneNotFound`, and the database's
+/// changes since `before` list it deleted for `reason`. Then creates it again.
+private func expectZoneGone(
+    _ faulty: any PrivateContainer, since before: ChangeToken, reason: DatabaseChanges.DeletionReason
+) async throws {
+    #expect(await zoneChangesCode(faulty) == .zoneNotFound)
+    #expect(try await saveCode(of: makeRecord("a"), to: faulty) == .zoneNotFound)
+    let changes = try await faulty.databaseChanges(since: before, resultsLimit: nil)
+    #expect(changes.deletions == [.init(zoneID: syncZone, reason: reason)])
+    _ = try await faulty.saveZones([RecordZone(zoneID: syncZone)])
+}
+
 /// The names of a page's records and deletions, in the order delivered.
 private func names(_ page: RecordZoneChanges) -> [String] {
     page.modifications.map(\.recordID.recordName) + page.deletions.map(\.recordID.recordName)
@@ -115,31 +127,18 @@ struct TargetedFaultTests {
     }
 
     @Test(
-        "zone-not-found: the server deletes the zone; changes say deleted; calls fail 26 until it is created again",
-        arguments: Backend.allCases)
-    func zoneNotFound(backend: Backend) async throws {
-        let (faulty, before) = try await makeFaulty(striking: .zoneNotFound, on: backend)
-        #expect(await zoneChangesCode(faulty) == .zoneNotFound)
-        #expect(try await saveCode(of: makeRecord("a"), to: faulty) == .zoneNotFound)
-        let changes = try await faulty.databaseChanges(since: before, resultsLimit: nil)
-        #expect(changes.deletions == [.init(zoneID: syncZone, reason: .deleted)])
-        _ = try await faulty.saveZones([RecordZone(zoneID: syncZone)])
+        "zone-not-found deletes the zone, encrypted-data-reset purges it with its own reason; calls fail 26 until it is created again, without its records",
+        arguments: [
+            (FaultKind.zoneNotFound, DatabaseChanges.DeletionReason.deleted),
+            (.encryptedDataReset, .encryptedDataReset),
+        ], Backend.allCases)
+    func zoneGone(strike: (kind: FaultKind, reason: DatabaseChanges.DeletionReason), backend: Backend) async throws {
+        let (faulty, before) = try await makeFaulty(striking: strike.kind, on: backend)
+        try await expectZoneGone(faulty, since: before, reason: strike.reason)
+        let page = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
+        #expect(page.modifications.isEmpty, "the zone's records went with it")
         try await saveAll([makeRecord("a")], to: faulty)
         #expect(await cloudErrorCode { _ = try await faulty.record(for: makeRecord("seed").recordID) } == .unknownItem)
-    }
-
-    @Test(
-        "encrypted-data-reset purges the zone with its own reason; calls fail 26 until it is created again",
-        arguments: Backend.allCases)
-    func encryptedDataReset(backend: Backend) async throws {
-        let (faulty, before) = try await makeFaulty(striking: .encryptedDataReset, on: backend)
-        #expect(try await saveCode(of: makeRecord("a"), to: faulty) == .zoneNotFound)
-        #expect(await zoneChangesCode(faulty) == .zoneNotFound)
-        let changes = try await faulty.databaseChanges(since: before, resultsLimit: nil)
-        #expect(changes.deletions == [.init(zoneID: syncZone, reason: .encryptedDataReset)])
-        _ = try await faulty.saveZones([RecordZone(zoneID: syncZone)])
-        let page = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
-        #expect(page.modifications.isEmpty, "the purge took the records")
     }
 
     @Test("a version-1 container file is upgraded when it first records an encrypted-data reset")

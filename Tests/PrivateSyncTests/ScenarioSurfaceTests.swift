@@ -185,18 +185,7 @@ struct ScenarioSurfaceTests {
         let directory = try TestWorld()
         let path = directory.directory + "/faults-v1.sqlite"
         do {
-            let connection = try DatabaseFile.open(
-                at: path,
-                format: DatabaseFormat(
-                    applicationID: 0x5053_4631, version: 1, name: "PrivateSync fault file",
-                    schema: [
-                        """
-                        CREATE TABLE faults (
-                            id INTEGER PRIMARY KEY, kind TEXT NOT NULL, account TEXT,
-                            remaining INTEGER NOT NULL CHECK (remaining > 0), retry_after REAL)
-                        """,
-                        "CREATE TABLE struck (kind TEXT PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID",
-                    ]), create: true)
+            let connection = try DatabaseFile.open(at: path, format: PersistentFaults.version1Format, create: true)
             try connection.execute(
                 "INSERT INTO faults (kind, account, remaining, retry_after) VALUES ('rate-limited', 'alice', 2, 5)")
         }

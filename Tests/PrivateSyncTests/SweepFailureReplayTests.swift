@@ -19,18 +19,31 @@ import Testing
 /// "Sweeps", has the replays.
 @Suite("Sweep failures, written out: seeds 1899 and 4060 at b9b7b91, 814, 1137, 2035 and 2205 at 2326e39")
 struct SweepFailureReplayTests {
-    /// Seed 4060: the laptop synced a dose under bob, signed out, edited its note, signed into alice, started afresh
-    /// for her (bob's records, the edit among them, went to an archive) and signed back into bob before any cycle.
-    /// The store, bound to no one, was bound to bob by the next cycle; only a start-fresh for bob restored bob's
-    /// archive, so none did.
-    @Test("an edit made signed out and archived by a start-fresh comes back when the device signs back in first")
-    func signedBackInBeforeAnyCycle() async throws {
+    /// A phone that synced a check-in with alice, signed out, edited its note ("written while signed out"), signed
+    /// into bob (its next cycle pausing for the change of account) and started afresh for him: alice's record, with
+    /// the unsent edit, went to an archive.
+    ///
+    /// - Returns: The world, the phone, the record's name (alone in `names`), and the archive.
+    /// - Throws: When a step fails.
+    static func editArchivedForBob() async throws -> (
+        world: TestWorld, phone: LaunchedApp, names: [String], archive: (path: String, records: Int)
+    ) {
         let (world, phone, names) = try await syncedPhone(checkIns: 1)
         try phone.device.signOut()
         try phone.edit(names[0], setting: ["note": .string("written while signed out")])
         try phone.device.signIn(AccountID("bob"))
         #expect(await phone.sync()?.outcome == .paused(.accountChanged))
         let archive = try phone.startFreshForSignedInAccount()
+        return (world, phone, names, archive)
+    }
+
+    /// Seed 4060: the laptop synced a dose under bob, signed out, edited its note, signed into alice, started afresh
+    /// for her (bob's records, the edit among them, went to an archive) and signed back into bob before any cycle.
+    /// The store, bound to no one, was bound to bob by the next cycle; only a start-fresh for bob restored bob's
+    /// archive, so none did.
+    @Test("an edit made signed out and archived by a start-fresh comes back when the device signs back in first")
+    func signedBackInBeforeAnyCycle() async throws {
+        let (world, phone, names, archive) = try await Self.editArchivedForBob()
         #expect(archive.records == 1, "alice's record and its unsent edit are archived")
         try phone.device.signIn(AccountID("alice"))
         await syncUntilQuiet([phone])
@@ -84,12 +97,7 @@ struct SweepFailureReplayTests {
     static func startFreshForAliceKilled(
         afterCommits: Int
     ) async throws -> (world: TestWorld, name: String, inWindow: Bool) {
-        let (world, first, names) = try await syncedPhone(checkIns: 1)
-        try first.device.signOut()
-        try first.edit(names[0], setting: ["note": .string("written while signed out")])
-        try first.device.signIn(AccountID("bob"))
-        #expect(await first.sync()?.outcome == .paused(.accountChanged))
-        try first.startFreshForSignedInAccount()
+        let (world, first, names, _) = try await Self.editArchivedForBob()
         await syncUntilQuiet([first])
         #expect(try first.stores.userCreated.count() == 0, "alice's record is in the archive, not in bob's store")
 
@@ -115,12 +123,7 @@ struct SweepFailureReplayTests {
     /// account the cycle binds to.
     @Test("a sign-in after the cycle began still brings back the archive of the account the store is bound to")
     func signInDuringTheCycleBeforeTheBinding() async throws {
-        let (world, first, names) = try await syncedPhone(checkIns: 1)
-        try first.device.signOut()
-        try first.edit(names[0], setting: ["note": .string("written while signed out")])
-        try first.device.signIn(AccountID("bob"))
-        #expect(await first.sync()?.outcome == .paused(.accountChanged))
-        try first.startFreshForSignedInAccount()
+        let (world, first, names, _) = try await Self.editArchivedForBob()
         #expect(try first.engine?.state().boundUser == nil, "started afresh for bob, bound to no one yet")
         let (phone, container) = try InterferingContainer.launch(world, "phone")
         container.beforeAccountStatus.withLock { hook in

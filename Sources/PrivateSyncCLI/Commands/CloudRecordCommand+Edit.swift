@@ -23,8 +23,7 @@ extension CloudRecordCommand {
 
         nonisolated func run(_ cli: CLI) async throws -> ExitCode {
             // Value files are read before any file of the world is open (see FieldAssignment).
-            let assignments = try FieldAssignment.read(field, form: "KEY=VALUE or KEY:TYPE=VALUE")
-            try FieldAssignment.checkReserved(assignments, allowed: allowReserved)
+            let assignments = try FieldAssignment.readForContainer(field, allowReserved: allowReserved)
             let (world, cloud) = try cli.accountCloud(account)
             try cli.requireDatabase(world, cloud, for: "no record named \(name)")
             // The record's type decides how declared fields are read, so it is fetched first (reading changes nothing).

@@ -26,8 +26,7 @@ extension CloudRecordCommand {
 
         nonisolated func run(_ cli: CLI) async throws -> ExitCode {
             // Value files are read before any file of the world is open (see FieldAssignment).
-            let assignments = try FieldAssignment.read(field, form: "KEY=VALUE or KEY:TYPE=VALUE")
-            try FieldAssignment.checkReserved(assignments, allowed: allowReserved)
+            let assignments = try FieldAssignment.readForContainer(field, allowReserved: allowReserved)
             let (world, cloud) = try cli.accountCloud(account)
             let fields = try FieldParsing.parseForContainer(
                 assignments, declared: world.partition.schema.recordType(named: type), typeName: type,

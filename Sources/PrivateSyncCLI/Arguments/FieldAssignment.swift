@@ -43,6 +43,20 @@ struct FieldAssignment: Sendable {
         return assignments
     }
 
+    /// Reads the `--field` arguments of a write to a container (`cloud record put` and `edit`), which may give a
+    /// value's type, and refuses the reserved keys unless `--allow-reserved` was given (``checkReserved(_:allowed:)``).
+    ///
+    /// - Parameters:
+    ///   - arguments: The `--field` arguments, in order.
+    ///   - allowReserved: Whether `--allow-reserved` was given.
+    /// - Returns: One assignment per argument, in order.
+    /// - Throws: ``CLIError`` as ``read(_:form:)`` and ``checkReserved(_:allowed:)`` throw.
+    static func readForContainer(_ arguments: [String], allowReserved: Bool) throws(CLIError) -> [FieldAssignment] {
+        let assignments = try read(arguments, form: "KEY=VALUE or KEY:TYPE=VALUE")
+        try checkReserved(assignments, allowed: allowReserved)
+        return assignments
+    }
+
     /// Refuses a write of the keys the app's sync keeps for itself (`syncFieldVersions`, `syncCreatedAt`) unless the
     /// caller asked to write them: imitating a hostile or broken client is what `--allow-reserved` is for, and a
     /// test that means to write a record as another app does should not write them by accident.

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""make mutants: every known bug of the engine, the launch code and the stores, put back in a scratch copy of the
+package, must be caught by the simulator alone within 300 seeds, by an invariant that should catch it.
+
+The shipped code holds no switch that selects a known-wrong behaviour (issue 25). Each known bug is a source patch in
+Mutants/NAME.patch over the clean code, with a header:
+
+    Mutant: NAME
+    Caught-by: 3 4          the invariants (numbers, Simulator/SimulationResult.swift) that may catch it
+    What: one line on what the bug does and where it came from
+
+`--check` (run by `make test`) proves, in a second, that every patch still applies to the tree as it is, that each
+header is whole, and that each patch touches only library sources: a patch that no longer applies fails CI at once.
+Without `--check`, for each mutant: the patch is applied to a scratch copy (.build/mutants/tree, kept between runs so
+that builds are incremental), the CLI is built there, and seeds 0, 1, 2, ... run one by one until one fails by an
+invariant the header names. A seed that fails the clean build too proves nothing and is passed over, as is a seed
+where the mutant only turned the path into a failure of another kind (printed). The patch is then reverted. Any
+mutant that does not apply, does not build or is not caught fails the run (exit 1).
+
+Why patches, not switches or a build trait: the product's binary, its source and its `--help` then hold no known
+bug at all (SQLite proves its tests the same way, by mutating the code outside the source); a patch shows the bug as
+a reviewer would read it; and a patch that no longer applies is found by `--check` in every `make test`.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MUTANTS = os.path.join(ROOT, "Mutants")
+WORK = os.path.join(ROOT, ".build", "mutants")
+TREE = os.path.join(WORK, "tree")
+INVARIANTS = range(1, 13)
+# Where a mutant may change code: the library modules whose behaviour the simulator checks.
+LIBRARY = ("Sources/PrivateSync/", "Sources/DeviceStore/", "Sources/PrivateCloud/", "Sources/SimulatedWorld/",
+           "Sources/PrivateSyncSQLite/", "Sources/PrivateSyncFileSystem/")
+
+
+class Mutant:
+    def __init__(self, path):
+        self.path = path
+        self.file = os.path.basename(path)
+        text = open(path, encoding="utf-8").read()
+        header, _, self.diff = text.partition("\ndiff --git ")
+        self.diff = "diff --git " + self.diff
+        fields = dict(line.split(": ", 1) for line in header.strip().splitlines() if ": " in line)
+        self.name = fields.get("Mutant", "")
+        self.what = fields.get("What", "")
+        self.caught_by = [int(n) for n in fields.get("Caught-by", "").split() if n.isdigit()]
+        self.files = re.findall(r"^\+\+\+ b/(\S+)$", self.diff, re.M)
+
+    def problems(self):
+        found = []
+        if self.name + ".patch" != self.file:
+            found.append(f"{self.file}: its header names the mutant {self.name!r}, not the file's name")
+        if not self.what:
+            found.append(f"{self.file}: no 'What:' line")
+        if not self.caught_by or any(n not in INVARIANTS for n in self.caught_by):
+            found.append(f"{self.file}: 'Caught-by:' must list invariant numbers 1 to 12")
+        if not self.files:
+            found.append(f"{self.file}: changes no file")
+        for changed in self.files:
+            if not changed.startswith(LIBRARY):
+                found.append(f"{self.file}: changes {changed}, outside the library modules")
+        return found
+
+
+def load(names):
+    mutants = [Mutant(os.path.join(MUTANTS, f)) for f in sorted(os.listdir(MUTANTS)) if f.endswith(".patch")]
+    if names:
+        unknown = set(names) - {m.name for m in mutants}
+        if unknown:
+            sys.exit(f"mutants: no mutant named {', '.join(sorted(unknown))}")
+        mutants = [m for m in mutants if m.name in names]
+    return mutants
+
+
+def applies(mutant, directory, reverse=False):
+    args = ["git", "apply", "--check"] + (["--reverse"] if reverse else []) + ["-"]
+    run = subprocess.run(args, cwd=directory, input=mutant.diff, capture_output=True, text=True)
+    return run.returncode == 0, run.stderr.strip()
+
+
+def check(mutants):
+    problems = []
+    for mutant in mutants:
+        problems += mutant.problems()
+        ok, error = applies(mutant, ROOT)
+        if not ok:
+            problems.append(f"{mutant.file} no longer applies to the tree: {error}")
+    if problems:
+        print("\n".join(problems))
+        print(f"check-mutants: {len(problems)} problem(s); a patch that no longer applies is remade over the clean "
+              "code (docs/simulator.md, Mutants)")
+        return 1
+    print(f"check-mutants: all {len(mutants)} mutants apply to the tree, each naming the invariants that catch it")
+    return 0
+
+
+def sync_tree():
+    """Copies the working tree (the files git tracks, and those it does not ignore) into the scratch tree, writing
+    only files whose content differs, so that the scratch build stays incremental; removes files no longer there."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    wanted = {path for path in listed if path and os.path.isfile(os.path.join(ROOT, path))}
+    for path in wanted:
+        source, target = os.path.join(ROOT, path), os.path.join(TREE, path)
+        data = open(source, "rb").read()
+        if os.path.exists(target) and open(target, "rb").read() == data:
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as out:
+            out.write(data)
+        shutil.copymode(source, target)
+    for directory, folders, files in os.walk(TREE):
+        if directory == TREE and ".build" in folders:
+            folders.remove(".build")
+        for name in files:
+            path = os.path.relpath(os.path.join(directory, name), TREE)
+            if path not in wanted:
+                os.remove(os.path.join(directory, name))
+
+
+def build(configuration):
+    run = subprocess.run([os.environ.get("SWIFT", "swift"), "build", "-c", configuration, "--product",
+                          "privatesync"], cwd=TREE, capture_output=True, text=True)
+    if run.returncode != 0:
+        return None, (run.stdout + run.stderr)[-3000:]
+    return os.path.join(TREE, ".build", configuration, "privatesync"), ""
+
+
+def failure(binary, seed, steps):
+    """The invariant number seed `seed` fails by, or None when it passes."""
+    run = subprocess.run([binary, "simulate", "--seed", str(seed), "--steps", str(steps), "--json"],
+                         capture_output=True, text=True)
+    if run.returncode not in (0, 1):
+        raise RuntimeError(f"simulate --seed {seed} exited {run.returncode}: {run.stderr[-500:]}")
+    failures = json.loads(run.stdout)["failures"]
+    return failures[0]["invariant"] if failures else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="only these mutants")
+    parser.add_argument("--check", action="store_true", help="only check that every patch applies (make test)")
+    parser.add_argument("--seeds", type=int, default=300, help="seeds to try per mutant (default 300)")
+    parser.add_argument("--steps", type=int, default=200, help="steps per run (default 200, the sweep's)")
+    parser.add_argument("--configuration", default="release", choices=["debug", "release"])
+    args = parser.parse_args()
+    mutants = load(args.names)
+    if check(mutants):
+        return 1
+    if args.check:
+        return 0
+
+    started = time.monotonic()
+    os.makedirs(TREE, exist_ok=True)
+    sync_tree()
+    clean, log = build(args.configuration)
+    if clean is None:
+        print(f"mutants: the clean scratch copy does not build:\n{log}")
+        return 1
+    baseline = os.path.join(WORK, "privatesync-clean")
+    shutil.copy2(clean, baseline)
+    print(f"mutants: clean build ready ({time.monotonic() - started:.0f} s); {len(mutants)} mutants, up to "
+          f"{args.seeds} seeds each")
+    results, failed = [], 0
+    for mutant in mutants:
+        began = time.monotonic()
+        originals = {path: open(os.path.join(TREE, path), "rb").read() for path in mutant.files}
+        # The scratch tree sits inside this repository's .build: without a ceiling, git would find the repository
+        # above it and silently skip every path outside the tree's own folder.
+        subprocess.run(["git", "apply", "-"], cwd=TREE, input=mutant.diff, text=True, check=True,
+                       env=dict(os.environ, GIT_CEILING_DIRECTORIES=WORK))
+        try:
+            unchanged = [path for path, data in originals.items()
+                         if open(os.path.join(TREE, path), "rb").read() == data]
+            binary, log = (None, f"the patch left {', '.join(unchanged)} unchanged") if unchanged else \
+                build(args.configuration)
+            verdict = None
+            if binary is None:
+                verdict = f"does not build:\n{log}"
+            else:
+                for seed in range(args.seeds):
+                    invariant = failure(binary, seed, args.steps)
+                    if invariant is None:
+                        continue
+                    if failure(baseline, seed, args.steps) is not None:
+                        print(f"  {mutant.name}: seed {seed} fails the clean build too, passed over")
+                        continue
+                    if invariant not in mutant.caught_by:
+                        print(f"  {mutant.name}: seed {seed} failed by invariant {invariant}, not one of "
+                              f"{mutant.caught_by}, passed over")
+                        continue
+                    results.append((mutant.name, seed, invariant, time.monotonic() - began))
+                    break
+                else:
+                    verdict = f"not caught in {args.seeds} seeds by invariant {mutant.caught_by}"
+        finally:
+            for path, data in originals.items():
+                with open(os.path.join(TREE, path), "wb") as out:
+                    out.write(data)
+        if verdict:
+            failed += 1
+            print(f"FAIL {mutant.name}: {verdict}")
+        else:
+            name, seed, invariant, seconds = results[-1]
+            print(f"caught {name}: seed {seed}, invariant {invariant} ({seconds:.0f} s)")
+    print(f"mutants: {len(results)} of {len(mutants)} caught within {args.seeds} seeds, {failed} not "
+          f"({time.monotonic() - started:.0f} s)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

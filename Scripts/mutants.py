@@ -133,6 +133,27 @@ def build(configuration):
     return os.path.join(TREE, ".build", configuration, "privatesync"), ""
 
 
+def with_mutant(mutant, configuration, body):
+    """Applies `mutant` to the scratch tree, builds the CLI there, calls `body(binary, log)` (`binary` None when the
+    build failed, `log` saying why), and puts the tree back whatever happens. Returns what `body` returns."""
+    originals = {path: open(os.path.join(TREE, path), "rb").read() for path in mutant.files}
+    # The scratch tree sits inside this repository's .build: without a ceiling, git would find the repository above
+    # it and silently skip every path outside the tree's own folder.
+    subprocess.run(["git", "apply", "-"], cwd=TREE, input=mutant.diff, text=True, check=True,
+                   env=dict(os.environ, GIT_CEILING_DIRECTORIES=WORK))
+    try:
+        unchanged = [path for path, data in originals.items() if open(os.path.join(TREE, path), "rb").read() == data]
+        if unchanged:
+            return body(None, f"the patch left {', '.join(unchanged)} unchanged")
+        binary, log = build(configuration)
+        return body(binary, log)
+    finally:
+        # Written anew, not with the old times: the next build must see these files changed.
+        for path, data in originals.items():
+            with open(os.path.join(TREE, path), "wb") as out:
+                out.write(data)
+
+
 def failure(binary, seed, steps):
     """The invariant number seed `seed` fails by, or None when it passes."""
     run = subprocess.run([binary, "simulate", "--seed", str(seed), "--steps", str(steps), "--json"],
@@ -150,12 +171,21 @@ def main():
     parser.add_argument("--seeds", type=int, default=300, help="seeds to try per mutant (default 300)")
     parser.add_argument("--steps", type=int, default=200, help="steps per run (default 200, the sweep's)")
     parser.add_argument("--configuration", default="release", choices=["debug", "release"])
-    args = parser.parse_args()
-    mutants = load(args.names)
+    parser.add_argument("--replay", metavar="NAME", help="build with mutant NAME and run the CLI with the arguments "
+                        "after --, e.g. --replay wrong-pause-reason -- simulate --seed 1 --trace")
+    arguments = sys.argv[1:]
+    cli = arguments[arguments.index("--") + 1:] if "--" in arguments else []
+    args = parser.parse_args(arguments[:arguments.index("--")] if "--" in arguments else arguments)
+    mutants = load([args.replay] if args.replay else args.names)
     if check(mutants):
         return 1
     if args.check:
         return 0
+    if args.replay:
+        os.makedirs(TREE, exist_ok=True)
+        sync_tree()
+        return with_mutant(mutants[0], args.configuration,
+                           lambda binary: subprocess.run([binary] + cli).returncode if binary else 1)
 
     started = time.monotonic()
     os.makedirs(TREE, exist_ok=True)
@@ -171,39 +201,26 @@ def main():
     results, failed = [], 0
     for mutant in mutants:
         began = time.monotonic()
-        originals = {path: open(os.path.join(TREE, path), "rb").read() for path in mutant.files}
-        # The scratch tree sits inside this repository's .build: without a ceiling, git would find the repository
-        # above it and silently skip every path outside the tree's own folder.
-        subprocess.run(["git", "apply", "-"], cwd=TREE, input=mutant.diff, text=True, check=True,
-                       env=dict(os.environ, GIT_CEILING_DIRECTORIES=WORK))
-        try:
-            unchanged = [path for path, data in originals.items()
-                         if open(os.path.join(TREE, path), "rb").read() == data]
-            binary, log = (None, f"the patch left {', '.join(unchanged)} unchanged") if unchanged else \
-                build(args.configuration)
-            verdict = None
+
+        def hunt(binary, log):
             if binary is None:
-                verdict = f"does not build:\n{log}"
-            else:
-                for seed in range(args.seeds):
-                    invariant = failure(binary, seed, args.steps)
-                    if invariant is None:
-                        continue
-                    if failure(baseline, seed, args.steps) is not None:
-                        print(f"  {mutant.name}: seed {seed} fails the clean build too, passed over")
-                        continue
-                    if invariant not in mutant.caught_by:
-                        print(f"  {mutant.name}: seed {seed} failed by invariant {invariant}, not one of "
-                              f"{mutant.caught_by}, passed over")
-                        continue
-                    results.append((mutant.name, seed, invariant, time.monotonic() - began))
-                    break
-                else:
-                    verdict = f"not caught in {args.seeds} seeds by invariant {mutant.caught_by}"
-        finally:
-            for path, data in originals.items():
-                with open(os.path.join(TREE, path), "wb") as out:
-                    out.write(data)
+                return f"does not build:\n{log}"
+            for seed in range(args.seeds):
+                invariant = failure(binary, seed, args.steps)
+                if invariant is None:
+                    continue
+                if failure(baseline, seed, args.steps) is not None:
+                    print(f"  {mutant.name}: seed {seed} fails the clean build too, passed over")
+                    continue
+                if invariant not in mutant.caught_by:
+                    print(f"  {mutant.name}: seed {seed} failed by invariant {invariant}, not one of "
+                          f"{mutant.caught_by}, passed over")
+                    continue
+                results.append((mutant.name, seed, invariant, time.monotonic() - began))
+                return None
+            return f"not caught in {args.seeds} seeds by invariant {mutant.caught_by}"
+
+        verdict = with_mutant(mutant, args.configuration, hunt)
         if verdict:
             failed += 1
             print(f"FAIL {mutant.name}: {verdict}")

@@ -177,7 +177,7 @@ extension Simulation {
             let device = devices[Int(random.next() % UInt64(devices.count))]
             let jump = Double(Int(random.next() % 1801) - 1200)
             device.clock.jump(by: jump)
-            trace("\(device.name): the device's clock jumps \(Int(jump))s (now \(Int(device.clock.skew))s off)")
+            trace("\(device.name): the device's clock jumps \(Int(jump))s (now \(Int(device.clock.offset))s off)")
             mark(.world, device.name, "the device's clock jumps \(Int(jump))s")
         }
     }

@@ -221,7 +221,9 @@ public final class Simulation {
         var clocks: [String: DeviceClock] = [:]
         for index in 0..<deviceCount {
             let skew = Double(Int(self.random.next() % 1201) - 600)
-            clocks[Self.deviceNames[index]] = DeviceClock(base: clock, offset: skew)
+            let deviceClock = DeviceClock(following: clock)
+            deviceClock.setOffset(skew)
+            clocks[Self.deviceNames[index]] = deviceClock
         }
         var worldOptions = World.Options(
             backend: options.backend, faults: faults, clock: clock, names: names, durability: .survivesProcessCrash)
@@ -245,7 +247,7 @@ public final class Simulation {
             devices.append(Device(name: name, clock: clocks[name]!))
             trace(
                 "\(name): installed, account \(account?.rawValue ?? "none"), sync \(sync.map { $0 ? "on" : "off" } ?? "unset")"
-                    + (entitlement ? "" : ", WITHOUT the entitlement") + ", clock \(Int(clocks[name]!.skew))s")
+                    + (entitlement ? "" : ", WITHOUT the entitlement") + ", clock \(Int(clocks[name]!.offset))s")
             mark(.setup, name, "installed, account \(account?.rawValue ?? "none")")
         }
     }

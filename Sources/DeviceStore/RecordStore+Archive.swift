@@ -142,7 +142,8 @@ extension RecordStore where Kind == UserCreated {
             // records, confirmed by that account's server once, for deleted ones.
             if let resumed {
                 let current = try state.syncStateValues()
-                if current[ArchivedSyncPosition.databaseTokenKey] == nil && current[ArchivedSyncPosition.userKey] == nil
+                if current[SyncStateKey.databaseToken.rawValue] == nil
+                    && current[SyncStateKey.boundUser.rawValue] == nil
                 {
                     try state.writeSyncState(resumed.stateValues)
                 }
@@ -191,22 +192,13 @@ extension RecordStore where Kind == UserCreated {
 /// (archives written before tokens were kept have none).
 ///
 /// These few keys of the engine's state are the store's to carry: an archive keeps them (``RecordStore/archiveRecords(of:to:)``
-/// deletes every other) and a store that has just started afresh takes them back. Their names are the engine's
-/// (PrivateSync's `EngineState.Key`), as existing store files hold them.
+/// deletes every other) and a store that has just started afresh takes them back. Their names are
+/// ``SyncStateKey``'s, as existing store files hold them.
 private struct ArchivedSyncPosition: Sendable {
     let user: String?
     let databaseToken: [UInt8]?
     let zoneToken: [UInt8]?
     let zoneReady: Bool
-
-    /// The key of the account the store is bound to.
-    static let userKey = "bound_user"
-    /// The key of the database change token.
-    static let databaseTokenKey = "database_token"
-    /// The key of the zone change token.
-    static let zoneTokenKey = "zone_token"
-    /// The key of the flag that says the zone exists.
-    static let zoneReadyKey = "zone_ready"
 
     /// The position an archive holds (its account is in `store_meta`, not here). A value of another type than the
     /// engine writes is read as unset, as it always was: an archive is taken back as far as it can be.
@@ -219,14 +211,15 @@ private struct ArchivedSyncPosition: Sendable {
         var zoneToken: [UInt8]?
         var zoneReady = false
         let rows = try archive.query(
-            "SELECT key, value FROM sync_state WHERE key IN (?, ?, ?)", .text(databaseTokenKey), .text(zoneTokenKey),
-            .text(zoneReadyKey)
+            "SELECT key, value FROM sync_state WHERE key IN (?, ?, ?)", .text(SyncStateKey.databaseToken.rawValue),
+            .text(SyncStateKey.zoneToken.rawValue),
+            .text(SyncStateKey.zoneReady.rawValue)
         ) { ($0.text(0), $0.value(1)) }
         for (key, value) in rows {
             switch (key, value) {
-            case (databaseTokenKey, .blob(let bytes)): databaseToken = bytes
-            case (zoneTokenKey, .blob(let bytes)): zoneToken = bytes
-            case (zoneReadyKey, .integer(let flag)): zoneReady = flag == 1
+            case (SyncStateKey.databaseToken.rawValue, .blob(let bytes)): databaseToken = bytes
+            case (SyncStateKey.zoneToken.rawValue, .blob(let bytes)): zoneToken = bytes
+            case (SyncStateKey.zoneReady.rawValue, .integer(let flag)): zoneReady = flag == 1
             default: break
             }
         }
@@ -236,8 +229,10 @@ private struct ArchivedSyncPosition: Sendable {
     /// The values that resume this position in a store's engine state.
     var stateValues: [(key: String, value: SyncStateValue?)] {
         [
-            (Self.userKey, user.map { .text($0) }), (Self.databaseTokenKey, databaseToken.map { .bytes($0) }),
-            (Self.zoneTokenKey, zoneToken.map { .bytes($0) }), (Self.zoneReadyKey, zoneReady ? .integer(1) : nil),
+            (SyncStateKey.boundUser.rawValue, user.map { .text($0) }),
+            (SyncStateKey.databaseToken.rawValue, databaseToken.map { .bytes($0) }),
+            (SyncStateKey.zoneToken.rawValue, zoneToken.map { .bytes($0) }),
+            (SyncStateKey.zoneReady.rawValue, zoneReady ? .integer(1) : nil),
         ]
     }
 }

@@ -29,19 +29,10 @@ enum StoreStateCheck {
         case batchSize
     }
 
-    /// The shape of each key of the sync engine's state. The keys and what they mean are the engine's (PrivateSync's
-    /// `EngineState.Key`, with the names existing store files hold); the store checks their values by name, here,
-    /// because it checks every file it opens before anything reads it. A key missing here can be neither written
-    /// (`SyncTransaction.writeSyncState(_:)`) nor opened.
-    static let engineShapes: [String: Shape] = [
-        "bound_user": .text, "zone_ready": .flag, "zone_token": .bytes, "database_token": .bytes,
-        "reconcile_on_full_fetch": .flag, "requeue_on_full_fetch": .flag, "initial_fetch_done": .flag,
-        "pause_reason": .text, "reupload_consent": .counter, "deletions_learned": .counter, "last_outcome": .text,
-        "last_error": .text, "last_attempt_at": .date, "next_attempt_at": .date, "retry_attempt": .retryAttempt,
-        "sent_saves": .counter, "sent_deletes": .counter, "fetched_modifications": .counter,
-        "fetched_deletions": .counter, "conflicts_resolved": .counter, "epoch": .counter, "batch_size": .batchSize,
-        "batch_streak": .counter, "fetched_record_problems": .text,
-    ]
+    /// The shape of each key of the sync engine's state (``SyncStateKey``), by the name files hold. A key missing
+    /// here can be neither written (`SyncTransaction.writeSyncState(_:)`) nor opened.
+    static let engineShapes: [String: Shape] = Dictionary(
+        uniqueKeysWithValues: SyncStateKey.allCases.map { ($0.rawValue, $0.shape) })
 
     /// The shape of each key a store holds: the store's own revision counter, and the engine's keys; any other key
     /// is damage.

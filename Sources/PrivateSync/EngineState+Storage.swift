@@ -8,36 +8,9 @@ import PrivateCloud
 #endif
 
 extension EngineState {
-    /// The key of each field in the user-created store's `sync_state` table, with the name store files hold.
-    ///
-    /// The names never change: stores written by every earlier build are read as they are, with no migration. The
-    /// store checks each key's values by these names when it opens a file (and refuses to write any other key).
-    enum Key: String, CaseIterable, Sendable {
-        case boundUser = "bound_user"
-        case zoneReady = "zone_ready"
-        case zoneToken = "zone_token"
-        case databaseToken = "database_token"
-        case reconcileOnFullFetch = "reconcile_on_full_fetch"
-        case requeueOnFullFetch = "requeue_on_full_fetch"
-        case initialFetchDone = "initial_fetch_done"
-        case pauseReason = "pause_reason"
-        case reuploadConsent = "reupload_consent"
-        case deletionsLearned = "deletions_learned"
-        case lastOutcome = "last_outcome"
-        case lastError = "last_error"
-        case lastAttemptAt = "last_attempt_at"
-        case nextAttemptAt = "next_attempt_at"
-        case retryAttempt = "retry_attempt"
-        case sentSaves = "sent_saves"
-        case sentDeletes = "sent_deletes"
-        case fetchedModifications = "fetched_modifications"
-        case fetchedDeletions = "fetched_deletions"
-        case conflictsResolved = "conflicts_resolved"
-        case epoch = "epoch"
-        case batchSize = "batch_size"
-        case batchStreak = "batch_streak"
-        case fetchedRecordProblems = "fetched_record_problems"
-    }
+    /// The key of each field in the user-created store's `sync_state` table: the store's one list of them, with the
+    /// names store files hold and the shape it checks each value against.
+    typealias Key = SyncStateKey
 
     /// How a read meets a pause reason or an outcome the engine never writes (a hand edit, a damaged file).
     package enum UnknownText: Sendable {

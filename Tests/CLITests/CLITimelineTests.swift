@@ -49,7 +49,8 @@ struct CLITimelineTests {
                 copy: "Sync is on.")
         })
         let summary = await Sweep.run(
-            seeds: Sweep.seeds(count: 5, shard: 0, of: 1), template: SimulationOptions(seed: 0, steps: 60, hooks: hooks))
+            seeds: Sweep.seeds(count: 5, shard: 0, of: 1), template: SimulationOptions(seed: 0, steps: 60, hooks: hooks)
+        )
         try #require(!summary.failures.isEmpty, "the lying status breaks some of the five seeds")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("privatesync-pages-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

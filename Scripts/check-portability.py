@@ -266,19 +266,21 @@ def evaluate(condition, platform):
             return False
         return None
 
-    def parse_or(at):
-        value, at = parse_and(at)
-        while at < len(tokens) and tokens[at] == "||":
-            right, at = parse_and(at + 1)
-            value = True if value is True or right is True else (None if None in (value, right) else False)
+    def parse_binary(at, operator, operand, absorbing):
+        """`operand (operator operand)*`: `absorbing` (True for ||, False for &&) decides the whole whatever the
+        rest; otherwise undecided if any side is, else the other value."""
+        value, at = operand(at)
+        while at < len(tokens) and tokens[at] == operator:
+            right, at = operand(at + 1)
+            sides = (value, right)
+            value = absorbing if absorbing in sides else (None if None in sides else not absorbing)
         return value, at
 
+    def parse_or(at):
+        return parse_binary(at, "||", parse_and, True)
+
     def parse_and(at):
-        value, at = parse_not(at)
-        while at < len(tokens) and tokens[at] == "&&":
-            right, at = parse_not(at + 1)
-            value = False if value is False or right is False else (None if None in (value, right) else True)
-        return value, at
+        return parse_binary(at, "&&", parse_not, False)
 
     def parse_not(at):
         if at < len(tokens) and tokens[at] == "!":

@@ -46,15 +46,7 @@ struct BrowserTests {
 
     @Test("the timeline of a planted failing seed: a lane per device, a mark per event and step, the failure mark")
     func timelineOfAPlantedFailure() async throws {
-        // A status source that says on and up to date while sync is paused: the simulator catches it
-        // (invariant 5) the first time a device pauses.
-        let hooks = SimulationHooks(status: { app in
-            let status = try app.status()
-            guard case .paused = status.state else { return status }
-            return SyncStatus(
-                state: .on(.upToDate), fallbackOccurred: false, pendingChanges: status.pendingChanges,
-                copy: "Sync is on.")
-        })
+        let hooks = LyingStatus.hooks
         var failing: SimulationResult?
         for seed in UInt64(0)..<40 where failing == nil {
             let run = await Simulation.run(SimulationOptions(seed: seed, steps: 60, hooks: hooks))

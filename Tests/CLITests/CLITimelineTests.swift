@@ -1,5 +1,4 @@
 import Foundation
-import PrivateSync
 import Simulator
 import Testing
 
@@ -41,13 +40,7 @@ struct CLITimelineTests {
         // that says on and up to date while sync is paused (invariant 5 catches it the first time a device
         // pauses), and the command's own page writer writes its failures. Five seeds, not one: which seeds fail
         // moves whenever the generator gains a step, and the page is owed to each failing seed, whichever they are.
-        let hooks = SimulationHooks(status: { app in
-            let status = try app.status()
-            guard case .paused = status.state else { return status }
-            return SyncStatus(
-                state: .on(.upToDate), fallbackOccurred: false, pendingChanges: status.pendingChanges,
-                copy: "Sync is on.")
-        })
+        let hooks = LyingStatus.hooks
         let summary = await Sweep.run(
             seeds: Sweep.seeds(count: 5, shard: 0, of: 1), template: SimulationOptions(seed: 0, steps: 60, hooks: hooks)
         )

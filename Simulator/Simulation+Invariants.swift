@@ -97,7 +97,6 @@ extension Simulation {
         }
         sampleStatus(device.name, status)
         noteLearned(device, facts: facts)
-        checkFirstSync(device, status: status)
         let expected = StatusOracle.expected(facts)
         check(
             .honestStatus,

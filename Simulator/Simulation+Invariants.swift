@@ -97,6 +97,7 @@ extension Simulation {
         }
         sampleStatus(device.name, status)
         noteLearned(device, facts: facts)
+        checkFirstSync(device, status: status)
         let expected = StatusOracle.expected(facts)
         check(
             .honestStatus,

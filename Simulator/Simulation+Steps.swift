@@ -103,6 +103,7 @@ extension Simulation {
         device.lastAccepted.removeAll()
         device.learnedDeletion.removeAll()
         device.userEndedPause = nil
+        device.newStore(resumingASync: false)
         episodes.resetRefusals(device: device.name)
         trace("\(device.name): reinstalled, sync \(sync.map { $0 ? "on" : "off" } ?? "unset")")
         mark(.install, device.name, "reinstalled")
@@ -595,9 +596,17 @@ extension Simulation {
                 } else {
                     device.archivedNames = nil
                     let previous = try app.engine?.state().boundUser
+                    // A start afresh resumes the signed-in account where an archive of it left off (bound, with its
+                    // tokens): that store has synced before, so only one with no such archive starts unsynced.
+                    // (A folder that cannot be read may hold one.)
+                    let signedIn = handle.session.account?.userRecordID.recordName
+                    let resumes =
+                        archiveFiles(in: app.device.appGroup.archives).map { $0.contains { $0.account == signedIn } }
+                        ?? true
                     let archive = try app.startFreshForSignedInAccount()
                     device.freshFrom = previous
                     device.addedSinceFresh.removeAll()
+                    device.newStore(resumingASync: resumes)
                     // Starting afresh is the user's choice to upload this device's data to the account now signed in.
                     if let account = handle.session.account {
                         device.learnedDeletion[account.rawValue] = moment
@@ -650,6 +659,8 @@ extension Simulation {
         let refusalsBefore = episodes.refusals(device: device.name)
         let thrownBefore = device.thrown
         device.cycling = true
+        let era = device.storeEra
+        if device.firstSync == .notStarted { device.firstSync = .started }
         device.receivedThisCycle.removeAll()
         device.ownThisCycle.removeAll()
         // Through the app, as an app syncs: its cycle restores the signed-in account's archive before a store that
@@ -657,6 +668,7 @@ extension Simulation {
         // the sweep at fae632e lost archived edits (seeds 485 and 8805: issue 28).
         let report = await app.sync(force: force) ?? SyncReport()
         device.cycling = false
+        device.noteFirstSync(report, era: era)
         if !crashSwitch.isDown, report.stoppedBecause == nil {
             for (record, tags) in device.ownThisCycle { device.ownTags[record, default: []].formUnion(tags) }
         }

@@ -80,6 +80,11 @@ public final class Simulation {
         var receivedThisCycle: [String: Set<String>] = [:]
         /// Whether a cycle of this device is in flight (interleaved actions never start a second one).
         var cycling = false
+        /// How far the current store has got towards its first sync, as the simulator saw its own cycles go (not as
+        /// the engine recorded it): what ``checkFirstSync(_:status:)`` holds the status to.
+        var firstSync = FirstSyncSeen.notStarted
+        /// Advanced at every reinstall and start afresh: a cycle that began before one says nothing of the new store.
+        var storeEra = 0
 
         init(name: String, clock: DeviceClock) {
             self.name = name

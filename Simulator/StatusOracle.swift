@@ -18,8 +18,13 @@ import PrivateSync
 /// that is not cloud-configured pauses as a failed store creation; data bound to another account than the one
 /// signed in pauses as an account change; a pause the engine recorded (until the user acts), or a last attempt
 /// that paused, pauses with that reason; a last attempt that failed with a transient error is on and waiting, for
-/// the reason its code names, until the scheduled time; otherwise on and syncing while changes are pending or the
-/// first download is unfinished, and on and up to date when neither.
+/// the reason its code names, until the scheduled time; a store bound to no account yet (no cycle has bound it
+/// since it was created or started afresh) is on and has not synced yet, whatever is pending, for nothing has
+/// moved; otherwise on and syncing while changes are pending or the first download is unfinished, and on and up
+/// to date when neither.
+///
+/// The facts here are the engine's records; ``Simulation/checkFirstSync(_:status:)`` checks the first-sync state
+/// against what the simulator itself saw its cycles do.
 enum StatusOracle {
     /// What the status must be.
     struct Expected: Equatable, CustomStringConvertible {
@@ -33,6 +38,7 @@ enum StatusOracle {
                 case .off: "off"
                 case .on(.upToDate): "on (upToDate)"
                 case .on(.syncing): "on (syncing)"
+                case .on(.notYetSynced): "on (notYetSynced)"
                 case .on(.waiting(let reason, let next)):
                     "on (waiting: \(reason.rawValue) until \(next.map { "\($0.timeIntervalSinceReferenceDate)" } ?? "-"))"
                 case .paused(let reason): "paused (\(reason.rawValue))"
@@ -59,6 +65,7 @@ enum StatusOracle {
                 state: .on(.waiting(reason: .diskFull, nextAttempt: facts.nextAttempt)), pending: pending,
                 fallback: false)
         }
+        if facts.boundUser == nil { return Expected(state: .on(.notYetSynced), pending: pending, fallback: false) }
         let busy = pending > 0 || !facts.initialFetchDone
         return Expected(state: .on(busy ? .syncing : .upToDate), pending: pending, fallback: false)
     }
@@ -87,6 +94,74 @@ enum StatusOracle {
         case .serviceUnavailable, .requestRateLimited, .zoneBusy: .serverBusy
         case .serverResponseLost: .responseLost
         default: .retrying
+        }
+    }
+}
+
+/// How far a device's current store has got towards its first sync, as the simulator saw its own cycles go.
+///
+/// Kept beside the engine's records, never read from them: a reinstall or a start afresh sets it back, a cycle
+/// moves it on, and ``Simulation/checkFirstSync(_:status:)`` holds the status to it from both sides.
+enum FirstSyncSeen: Equatable {
+    /// No cycle has started since the store was created or started afresh: nothing can have moved.
+    case notStarted
+    /// A cycle started (it may be in flight, or have ended before downloading), and none is known to have fetched.
+    case started
+    /// A cycle of this store received a page of the zone's changes: it bound the store before asking for it.
+    case fetched
+}
+
+extension Simulation.Device {
+    /// The store is a new one (a reinstall, a start afresh): its first sync is still to come, unless it resumes one.
+    ///
+    /// A cycle in flight began on the store before, and may still bind the new one (a start afresh can land between
+    /// its first requests and its binding), so with one in flight nothing is claimed; nor for a store that resumes
+    /// an account's sync from an archive.
+    ///
+    /// - Parameter resumingASync: Whether the new store takes up an archived account's sync where it left off.
+    func newStore(resumingASync: Bool) {
+        storeEra += 1
+        firstSync = cycling || resumingASync ? .started : .notStarted
+    }
+
+    /// Moves the first sync on after a cycle: to fetched when the cycle received a page of the zone's changes from
+    /// the container and no new store came meanwhile.
+    ///
+    /// - Parameters:
+    ///   - report: The cycle's report.
+    ///   - era: ``storeEra`` when the cycle began.
+    func noteFirstSync(_ report: SyncReport, era: Int) {
+        guard era == storeEra else { return }
+        // The engine binds the store before any zone request, and the binding commits before it: a page received
+        // means bound, whatever happened after (a crash, a stop).
+        if report.requests.contains(where: { $0.operation == .recordZoneChanges && $0.error == nil }) {
+            firstSync = .fetched
+        }
+    }
+}
+
+extension Simulation {
+    /// Invariant 5, the first sync, from what the simulator saw rather than the engine's records: a store no cycle
+    /// has run on reads on only as not yet synced (never syncing, downloading or up to date: nothing has moved), and
+    /// a store a cycle fetched a page for never reads as not yet synced.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - status: The status it shows.
+    func checkFirstSync(_ device: Device, status: SyncStatus) {
+        guard case .on(let detail) = status.state else { return }
+        switch device.firstSync {
+        case .notStarted:
+            check(
+                .honestStatus, detail == .notYetSynced,
+                "\(device.name): status is \(status) (\"\(status.copy)\"), but no cycle has run on this store")
+        case .fetched:
+            check(
+                .honestStatus, detail != .notYetSynced,
+                "\(device.name): status is \(status) (\"\(status.copy)\"), but a cycle of this store fetched from iCloud"
+            )
+        case .started:
+            break
         }
     }
 }

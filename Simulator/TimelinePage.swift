@@ -190,7 +190,7 @@ public enum TimelinePage {
         }
         for (band, label) in [
             ("off", "off"), ("uptodate", "on, up to date"), ("syncing", "on, syncing"), ("waiting", "on, waiting"),
-            ("paused", "paused"),
+            ("notyetsynced", "on, first sync not run"), ("paused", "paused"),
         ] {
             html += "<li><svg width=\"18\" height=\"10\" viewBox=\"0 0 18 10\"><rect class=\"\(band)\" "
             html += "width=\"18\" height=\"10\"/></svg>\(label)</li>"

@@ -36,13 +36,18 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
         case syncing
         /// The last attempt failed with a transient error; the engine tries again at `nextAttempt`.
         case waiting(reason: WaitReason, nextAttempt: Date?)
+        /// No sync has run on this store yet: no cycle has bound it to an account since it was created, reset or
+        /// started afresh, so nothing was downloaded and nothing uploaded. A launch ends here; the first cycle
+        /// leaves it (or one that fails first says waiting or paused, with its cause).
+        case notYetSynced
 
-        /// `upToDate`, `syncing` or `waiting`.
+        /// `upToDate`, `syncing`, `waiting` or `notYetSynced`.
         public var name: String {
             switch self {
             case .upToDate: "upToDate"
             case .syncing: "syncing"
             case .waiting: "waiting"
+            case .notYetSynced: "notYetSynced"
             }
         }
     }
@@ -145,7 +150,8 @@ public struct SyncFacts: Sendable, Hashable {
     public var accountStatus: AccountStatus
     /// The user record of the account signed in now.
     public var currentUser: UserRecordID?
-    /// The user record of the account the store mirrors, once bound.
+    /// The user record of the account the store mirrors, once bound; `nil` until a cycle binds it (the status then
+    /// says the first sync has not run).
     public var boundUser: UserRecordID?
     /// A pause the engine recorded that lasts until the user acts.
     public var enginePause: PauseReason?
@@ -189,7 +195,10 @@ extension SyncStatus {
     ///
     /// The order of the checks is the contract: a reason that stops sync always wins over one that only slows it,
     /// and `on` is reached only when the user asked, the store is cloud-configured, no fallback happened, the
-    /// account is usable and the same one the data belongs to, and the last attempt did not fail for good.
+    /// account is usable and the same one the data belongs to, and the last attempt did not fail for good. Once
+    /// on: a failure worth retrying says waiting; a store no cycle has bound yet says the first sync has not run
+    /// (``Detail/notYetSynced``); then syncing while changes wait or the first download is unfinished; else up to
+    /// date.
     ///
     /// - Parameter facts: The facts.
     /// - Returns: The status.
@@ -252,10 +261,25 @@ extension SyncStatus {
                 state: .on(.waiting(reason: reason, nextAttempt: facts.nextAttempt)), fallbackOccurred: false,
                 pendingChanges: pending, copy: copy)
         }
-        if pending > 0 || !facts.initialFetchDone {
+        if facts.boundUser == nil {
+            // No cycle has bound the store to an account (a cycle binds before it downloads or sends anything), so
+            // nothing is downloading or uploading: saying so would be the lie in the other direction. A cycle that
+            // ended before binding (the account unusable then) synced nothing either. The engine keeps no record
+            // of a cycle in flight, so the copy says only what the store shows.
             let copy =
                 pending > 0
-                ? "Sync is on: \(changes) uploading to your iCloud." : "Sync is on: downloading from your iCloud."
+                ? "Sync is on: the first sync has not run yet; until it does, nothing is downloaded and \(changes) "
+                    + (pending == 1 ? "waits" : "wait") + " to upload."
+                : "Sync is on: the first sync has not run yet; nothing is downloaded until it does."
+            return SyncStatus(state: .on(.notYetSynced), fallbackOccurred: false, pendingChanges: pending, copy: copy)
+        }
+        if pending > 0 || !facts.initialFetchDone {
+            // Bound, but the first download has not finished: a cycle may be fetching now, or one stopped partway
+            // (a crash, the switch, a send-only cycle). Only "has not finished" is true in every one of those.
+            let copy =
+                pending > 0
+                ? "Sync is on: \(changes) uploading to your iCloud."
+                : "Sync is on: the first download from your iCloud has not finished."
             return SyncStatus(state: .on(.syncing), fallbackOccurred: false, pendingChanges: pending, copy: copy)
         }
         return SyncStatus(

@@ -2,7 +2,7 @@ public import PrivateSync
 
 extension HTMLText {
     /// The colour class of a status, shared by the world page and the timeline: `off`, `uptodate` (on and up to
-    /// date), `syncing`, `waiting` (on, waiting to retry), `paused`.
+    /// date), `syncing`, `waiting` (on, waiting to retry), `notyetsynced` (on, the first sync has not run), `paused`.
     ///
     /// - Parameter status: A status.
     /// - Returns: Its CSS class.
@@ -12,6 +12,7 @@ extension HTMLText {
         case .on(.upToDate): "uptodate"
         case .on(.syncing): "syncing"
         case .on(.waiting): "waiting"
+        case .on(.notYetSynced): "notyetsynced"
         case .paused: "paused"
         }
     }
@@ -22,6 +23,7 @@ extension HTMLText {
         .uptodate { fill: #2e7d32; background: #c8e6c9; }
         .syncing { fill: #1565c0; background: #bbdefb; }
         .waiting { fill: #ef8f00; background: #ffe0b2; }
+        .notyetsynced { fill: #90caf9; background: #e3f2fd; }
         .paused { fill: #c62828; background: #ffcdd2; }
         """
 }

@@ -29,7 +29,10 @@ struct BrowserTests {
         #expect(Browser.count(#"<section class="device""#, in: dom) == 3, "one section per device")
         for name in ["phone", "tablet", "laptop"] { #expect(dom.contains("data-device=\"\(name)\"")) }
         #expect(Browser.count(#"<section class="account""#, in: dom) == 2, "alice and bob")
-        #expect(dom.contains("Sync is on: 1 change uploading to your iCloud."), "the tablet's status sentence")
+        #expect(
+            dom.contains(
+                "Sync is on: the first sync has not run yet; until it does, nothing is downloaded and 1 change waits to upload."
+            ), "the tablet's status sentence (launched, never synced)")
         #expect(dom.contains("never launched"))
         #expect(Browser.count(#"<dd class="pending">1</dd>"#, in: dom) == 1, "the tablet's pending change")
         #expect(dom.contains("User-created store") && dom.contains("No local-only records."))

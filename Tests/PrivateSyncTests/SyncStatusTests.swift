@@ -103,8 +103,64 @@ struct SyncStatusTests {
             #expect(facts.enginePause == nil)
             if case .paused? = facts.lastOutcome { Issue.record("on after a pausing failure: \(facts)") }
             #expect(facts.boundUser == nil || facts.boundUser == facts.currentUser)
+            // The other side: never syncing or up to date on a store no cycle has bound (nothing has moved).
+            if facts.boundUser == nil, case .on(.syncing) = status.state {
+                Issue.record("syncing though no sync has run: \(facts)")
+            }
+            if facts.boundUser == nil, case .on(.upToDate) = status.state {
+                Issue.record("up to date though no sync has run: \(facts)")
+            }
         }
         #expect(checked > 10_000)
+    }
+
+    @Test("before the first sync the status says it has not run, never that it is downloading")
+    func firstSyncNotRun() {
+        let unsynced = SyncStatus.derive(from: Self.facts(bound: nil, outcome: nil, fetched: false))
+        #expect(unsynced.state == .on(.notYetSynced))
+        #expect(unsynced.copy == "Sync is on: the first sync has not run yet; nothing is downloaded until it does.")
+        #expect(!unsynced.copy.contains("downloading"))
+        #expect(!unsynced.fallbackOccurred && unsynced.isOn)
+        #expect(unsynced.description == "on (notYetSynced, 0 pending)")
+        // Changes written before the first sync wait for it: nothing is uploading either.
+        let one = SyncStatus.derive(from: Self.facts(bound: nil, outcome: nil, pending: 1, fetched: false))
+        #expect(one.state == .on(.notYetSynced) && one.pendingChanges == 1)
+        #expect(
+            one.copy == "Sync is on: the first sync has not run yet; until it does, nothing is downloaded and 1 change "
+                + "waits to upload.")
+        let three = SyncStatus.derive(from: Self.facts(bound: nil, outcome: nil, pending: 3, fetched: false))
+        #expect(three.copy.hasSuffix("nothing is downloaded and 3 changes wait to upload."))
+        // A cycle that ended before binding (the account unusable then) synced nothing either.
+        let unusable = SyncStatus.derive(
+            from: Self.facts(bound: nil, outcome: .accountUnusable(.noAccount), fetched: false))
+        #expect(unusable.state == .on(.notYetSynced))
+    }
+
+    @Test("a first sync that failed says waiting and why; a bound store with its first download unfinished says so")
+    func afterTheFirstCycleStarts() {
+        let failed = SyncStatus.derive(from: Self.facts(bound: nil, outcome: .retrying(.networkUnavailable)))
+        #expect(failed.state == .on(.waiting(reason: .offline, nextAttempt: nil)))
+        // A pause wins over the first sync: never on while sync cannot run.
+        let signedOut = SyncStatus.derive(
+            from: Self.facts(status: .noAccount, current: nil, bound: nil, outcome: nil, fetched: false))
+        #expect(signedOut.state == .paused(.noAccount))
+        let partway = SyncStatus.derive(from: Self.facts(outcome: nil, fetched: false))
+        #expect(partway.state == .on(.syncing))
+        #expect(partway.copy == "Sync is on: the first download from your iCloud has not finished.")
+        #expect(SyncStatus.derive(from: Self.facts()).state == .on(.upToDate))
+    }
+
+    @Test("a launched app reads not yet synced until its first cycle, then up to date")
+    func launchThenFirstCycle() async throws {
+        let world = try TestWorld()
+        _ = try world.addDevice("phone", account: "alice", sync: true)
+        let app = try world.launch("phone")
+        #expect(try app.status().state == .on(.notYetSynced))
+        let report = await app.sync()
+        #expect(report?.outcome == .succeeded)
+        let after = try app.status()
+        #expect(after.state == .on(.upToDate), "\(after)")
+        #expect(!after.copy.contains("has not run"))
     }
 
     @Test("a real app's status follows its facts: signing out pauses at once, without relaunching")

@@ -566,6 +566,8 @@ extension Simulation {
     func resolvePause(_ device: Device, startFresh: Bool = false) async {
         guard let app = device.app, let status = try? status(of: app), let reason = status.pauseReason else { return }
         moment += 1
+        // Set while a start afresh runs: a crash inside it may leave the old store or a new one.
+        var startingAfresh = false
         do {
             switch reason {
             case .userDeletedZone:
@@ -603,7 +605,9 @@ extension Simulation {
                     let resumes =
                         archiveFiles(in: app.device.appGroup.archives).map { $0.contains { $0.account == signedIn } }
                         ?? true
+                    startingAfresh = true
                     let archive = try app.startFreshForSignedInAccount()
+                    startingAfresh = false
                     device.freshFrom = previous
                     device.addedSinceFresh.removeAll()
                     device.newStore(resumingASync: resumes)
@@ -629,6 +633,9 @@ extension Simulation {
                 return
             }
         } catch {
+            // Seeds 204 and 286: a start afresh killed part way may have replaced the store, which then reads as not
+            // yet synced, though the model still held the old store's fetch.
+            if startingAfresh { device.mayHaveNewStore() }
             if crashedInside(device, "acting on a pause") { return }
             failToRun("\(device.name): resolving \(reason) failed: \(error)")
         }

@@ -124,6 +124,13 @@ extension Simulation.Device {
         firstSync = cycling || resumingASync ? .started : .notStarted
     }
 
+    /// A start afresh was cut short (a crash, a failed write): the store may be the old one or a new one, so nothing is
+    /// claimed of its first sync until a cycle of it fetches, and a cycle in flight says nothing of it.
+    func mayHaveNewStore() {
+        storeEra += 1
+        firstSync = .started
+    }
+
     /// Moves the first sync on after a cycle: to fetched when the cycle received a page of the zone's changes from
     /// the container and no new store came meanwhile.
     ///

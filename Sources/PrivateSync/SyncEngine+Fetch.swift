@@ -67,13 +67,10 @@ extension SyncEngine {
             }
             report.fetchedModifications += applied.modifications
             report.fetchedDeletions += applied.deletions
-            report.conflictsResolved += applied.conflicts.count
             if applied.modifications + applied.deletions > 0 {
                 emit(.fetched(modifications: applied.modifications, deletions: applied.deletions), &report)
             }
-            for name in applied.conflicts { emit(.conflictResolved(recordName: name), &report) }
-            for name in applied.tooLarge { emit(.mergeTooLarge(recordName: name), &report) }
-            for name in applied.deleteWins { emit(.deleteWon(recordName: name), &report) }
+            absorb(applied.resolved, &report)
             for (name, type) in applied.ignored {
                 emit(.ignoredFetchedRecord(recordName: name, recordType: type), &report)
             }
@@ -89,9 +86,7 @@ extension SyncEngine {
     struct AppliedPage: Sendable {
         var modifications = 0
         var deletions = 0
-        var conflicts: [String] = []
-        var tooLarge: [String] = []
-        var deleteWins: [String] = []
+        var resolved = ResolvedRecords()
         var ignored: [(String, String)] = []
         var refused: [(String, String)] = []
         var reconciled: Int?
@@ -181,9 +176,9 @@ extension SyncEngine {
                 continue
             }
             // Every pending change that meets an unseen server version is a conflict, whichever side the merge keeps.
-            applied.conflicts.append(name)
+            applied.resolved.conflicts.append(name)
             let merge = mergeOutcome(local: local, server: server)
-            if merge.tooLarge { applied.tooLarge.append(name) }
+            if merge.tooLarge { applied.resolved.tooLarge.append(name) }
             try state.putRecord(merge.record, serverFields: cloud.systemFields)
             if merge.record.matchesForUpload(server) {
                 try state.removePendingChange(named: name, ifRevision: pending.revision)
@@ -209,14 +204,14 @@ extension SyncEngine {
             {
                 continue
             }
-            if pending?.kind == .save { applied.deleteWins.append(name) }
+            if pending?.kind == .save { applied.resolved.deleteWins.append(name) }
             try state.deleteRecord(named: name)
             try state.removePendingChange(named: name, ifRevision: nil)
         }
         engineState.zoneChangeToken = page.changeToken
         engineState.totals.fetchedModifications += applied.modifications
         engineState.totals.fetchedDeletions += applied.deletions
-        engineState.totals.conflictsResolved += applied.conflicts.count
+        engineState.totals.conflictsResolved += applied.resolved.conflicts.count
         if !page.moreComing {
             if engineState.requeueOnFullFetch {
                 // After a reset nothing is known to be synced: what the server lacks is sent, never deleted.

@@ -102,19 +102,16 @@ extension SyncEngine {
                 let outcome = try self.apply(result, of: batch.items, transaction)
                 state.totals.sentSaves += outcome.saves
                 state.totals.sentDeletes += outcome.deletes
-                state.totals.conflictsResolved += outcome.conflicts.count
+                state.totals.conflictsResolved += outcome.resolved.conflicts.count
                 batchLimit = Self.noteAcceptedRequest(&state, limits: limits)
                 return outcome
             }
             report.sentSaves += outcome.saves
             report.sentDeletes += outcome.deletes
-            report.conflictsResolved += outcome.conflicts.count
             if outcome.saves + outcome.deletes > 0 {
                 emit(.sent(saves: outcome.saves, deletes: outcome.deletes), &report)
             }
-            for name in outcome.conflicts { emit(.conflictResolved(recordName: name), &report) }
-            for name in outcome.tooLarge { emit(.mergeTooLarge(recordName: name), &report) }
-            for name in outcome.deleteWins { emit(.deleteWon(recordName: name), &report) }
+            absorb(outcome.resolved, &report)
             if let pause = outcome.pause { throw pause }
             if outcome.zoneMissing { try await zoneVanished(cycle, &report) }
             setAside.formUnion(outcome.setAside)
@@ -213,9 +210,7 @@ extension SyncEngine {
     struct SendOutcome: Sendable {
         var saves = 0
         var deletes = 0
-        var conflicts: [String] = []
-        var tooLarge: [String] = []
-        var deleteWins: [String] = []
+        var resolved = ResolvedRecords()
         var setAside: Set<String> = []
         var progressed = false
         var zoneMissing = false
@@ -256,7 +251,7 @@ extension SyncEngine {
                     // The record was deleted on the server after this device last saw it: the delete wins.
                     try state.deleteRecord(named: name)
                     try state.removePendingChange(named: name, ifRevision: nil)
-                    outcome.deleteWins.append(name)
+                    outcome.resolved.deleteWins.append(name)
                     outcome.progressed = true
                     continue
                 case .failure(let error):
@@ -311,8 +306,8 @@ extension SyncEngine {
             try state.removePendingChange(named: name, ifRevision: pending.revision)
         }
         // Every conflict counts, whichever side the merge kept.
-        outcome.conflicts.append(name)
-        if merge.tooLarge { outcome.tooLarge.append(name) }
+        outcome.resolved.conflicts.append(name)
+        if merge.tooLarge { outcome.resolved.tooLarge.append(name) }
         outcome.progressed = true
     }
 

@@ -306,18 +306,10 @@ extension SyncStatus {
         return "on \(calendarDate(date)) at \(clockTime(date))"
     }
 
-    /// `YYYY-MM-DD` (UTC, proleptic Gregorian), from the day number by the civil-from-days algorithm.
+    /// `YYYY-MM-DD` (UTC, proleptic Gregorian), from the day number (``CivilCalendar``).
     static func calendarDate(_ date: Date) -> String {
-        let z = dayNumber(date) + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return "\(year)-\(two(month))-\(two(day))"
+        let (year, month, day) = CivilCalendar.date(fromDays: Int64(dayNumber(date)))
+        return "\(year)-\(two(Int(month)))-\(two(Int(day)))"
     }
 
     private static func secondsSince1970(_ date: Date) -> Int {

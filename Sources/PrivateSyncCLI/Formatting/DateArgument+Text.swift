@@ -1,3 +1,5 @@
+import PrivateSync
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -69,26 +71,12 @@ extension DateArgument {
     private static func base(_ second: Int64) -> String {
         let days = second >= 0 ? second / 86_400 : (second - 86_399) / 86_400
         let time = second - days * 86_400
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilCalendar.date(fromDays: days)
         let yearText =
             (1...9999).contains(year)
             ? pad(year, 4) : (year < 0 ? "-" : "+") + pad(abs(year), year.magnitude > 9999 ? 5 : 4)
         return "\(yearText)-\(pad(month, 2))-\(pad(day, 2))T\(pad(time / 3600, 2)):\(pad(time / 60 % 60, 2)):"
             + pad(time % 60, 2)
-    }
-
-    /// The proleptic Gregorian year, month and day of a day number since 1970-01-01 (Howard Hinnant's
-    /// `civil_from_days`), the inverse of `daysSinceEpoch`.
-    private static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// `value` in decimal, zero-padded to `width` digits.

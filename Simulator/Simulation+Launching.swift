@@ -1,0 +1,161 @@
+import DeviceStore
+import PrivateCloud
+import PrivateSync
+import PrivateSyncTesting
+import SimulatedWorld
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The simulator's launch steps: cold starts, relaunches, reinstalls, upgrades and crashes of a device's app.
+extension Simulation {
+    // MARK: Launching
+
+    /// Cold-starts the app on a device. Some launches arm a crash for a later point of a sync.
+    func launch(_ device: Device, why: String) {
+        device.crashSwitch = CrashSwitch()
+        let crashSwitch = device.crashSwitch
+        let box = device.observed
+        box.set(nil)
+        let crashPlan: (CrashingContainer.Moment, Int)? =
+            !healing && random.chance(0.15)
+
+            ? (CrashingContainer.Moment.allCases[Int(random.next() % 3)], Int(random.next() % 12)) : nil
+        // One launch in eight arms a crash inside a later local write (a store transaction killed before its commit).
+        let commitCrash: Int? = !healing && random.chance(0.125) ? Int(random.next() % 24) : nil
+        if let commitCrash { crashSwitch.arm(afterCommits: commitCrash) }
+        device.instance += 1
+        let instance = device.instance
+        let planted = options.hooks.wrapContainer
+        let name = device.name
+        let episodes = self.episodes
+        let scheduler = self.scheduler!
+        do {
+            let session = try world.device(name).session
+            let app = try world.launch(name, crashSwitch: crashSwitch) { base in
+                var container: any PrivateContainer = EpisodeContainer(
+                    base: planted?(base, name) ?? base, episodes: episodes, device: name, session: session)
+                if let (moment, after) = crashPlan {
+                    container = CrashingContainer(base: container, crashSwitch: crashSwitch, at: moment, after: after)
+                }
+                let observed = ObservedContainer(base: container)
+                box.set(observed)
+                return InterleavingContainer(
+                    base: observed, scheduler: scheduler, device: name, instance: instance, crashSwitch: crashSwitch)
+            }
+            device.app = app
+            device.seen = ObservedContainer.Tally()
+            trace(
+                "\(name): \(why) → \(describe(app))"
+                    + (crashPlan.map { ", will crash \($0.0.rawValue) #\($0.1)" } ?? "")
+                    + (commitCrash.map { ", will crash before local commit #\($0)" } ?? ""))
+            mark(.launch, name, "\(why) → \(describe(app))")
+        } catch {
+            device.app = nil
+            if crashSwitch.isDown {
+                // The launch itself was killed inside a local write: the user opens the app again.
+                result.crashes += 1
+                trace("\(name): crashed inside a local write during the launch")
+                mark(.crash, name, "crashed inside a local write during the launch")
+                return launch(device, why: "relaunch after the crash")
+            }
+            failToRun("\(name) could not launch: \(error)")
+        }
+    }
+
+    /// The running app of a device, launching it first if it is not running.
+    func runningApp(_ device: Device) -> LaunchedApp? {
+        if device.app == nil { launch(device, why: "opened by the user") }
+        return device.app
+    }
+
+    func describe(_ app: LaunchedApp) -> String {
+        guard let status = try? status(of: app) else { return "status unreadable" }
+        return status.description
+    }
+
+    func status(of app: LaunchedApp) throws -> SyncStatus {
+        try options.hooks.status?(app) ?? app.status()
+    }
+
+    func relaunch(_ device: Device, why: String) {
+        device.app = nil
+        launch(device, why: why)
+    }
+
+    func reinstall(_ device: Device) {
+        let sync: Bool? = random.chance(0.7) ? true : (random.chance(0.5) ? false : nil)
+        device.app = nil
+        do {
+            try world.device(device.name).reinstall(syncPreference: sync)
+        } catch {
+            return failToRun("\(device.name) could not be reinstalled: \(error)")
+        }
+        // The user deleted the app: what it held is no longer owed to this device.
+        device.expected.removeAll()
+        device.deletedHere.removeAll()
+        device.archivedNames = nil
+        device.generation += 1
+        device.heldBackAdds.removeAll()
+        device.heldBackEdits.removeAll()
+        device.lastAccepted.removeAll()
+        device.learnedDeletion.removeAll()
+        device.userEndedPause = nil
+        device.newStore(resumingASync: false)
+        episodes.resetRefusals(device: device.name)
+        trace("\(device.name): reinstalled, sync \(sync.map { $0 ? "on" : "off" } ?? "unset")")
+        mark(.install, device.name, "reinstalled")
+        launch(device, why: "first launch after reinstall")
+    }
+
+    func upgrade(_ device: Device) {
+        let entitlement = random.chance(0.85)
+        do {
+            let handle = try world.device(device.name)
+            try handle.upgrade(
+                to: .build(
+                    version: handle.profile.build.version + 1,
+                    withCloudKitFor: entitlement ? world.containerIdentifier : nil))
+        } catch {
+            return failToRun("\(device.name) could not be upgraded: \(error)")
+        }
+        trace("\(device.name): upgraded \(entitlement ? "with" : "WITHOUT") the entitlement")
+        mark(.install, device.name, "upgraded \(entitlement ? "with" : "WITHOUT") the entitlement")
+        relaunch(device, why: "launch after upgrade")
+    }
+
+    /// Kills the device's process now, then the user opens the app again.
+    func crash(_ device: Device) {
+        guard device.app != nil else { return }
+        device.crashSwitch.crash()
+        noteCrash(device, why: "crashed between steps")
+    }
+
+    /// After a crash (however it happened): count it, drop the app, relaunch, let a planted bug act.
+    func noteCrash(_ device: Device, why: String) {
+        result.crashes += 1
+        accountTally(device)
+        device.app = nil
+        trace("\(device.name): \(why)")
+        mark(.crash, device.name, why)
+        launch(device, why: "relaunch after the crash")
+        if let app = device.app {
+            options.hooks.afterCrash?(app)
+            checkNothingStranded(device, app: app)
+        }
+    }
+
+    /// Invariant 3 after a crash: every record of the user-created store that no server confirmed is queued to be
+    /// sent. A record committed without its pending change (a crash between two transactions) would never leave the
+    /// device, and the next edit of it would hide the loss from the end state.
+    func checkNothingStranded(_ device: Device, app: LaunchedApp) {
+        guard let stranded = try? app.stores.userCreated.unqueuedUnconfirmedNames() else { return }
+        check(
+            .noAcknowledgedWriteLost, stranded.isEmpty,
+            "\(device.name): after the crash, \(stranded.count) record(s) no server confirmed have no pending change and will never be sent (\(stranded.prefix(3).joined(separator: ", ")))"
+        )
+    }
+}

@@ -14,6 +14,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],  // Mutex (Synchronization) needs both
     products: [
         .library(name: "PrivateCloud", targets: ["PrivateCloud"]),
+        .library(name: "PrivateCloudFaults", targets: ["PrivateCloudFaults"]),
         .library(name: "DeviceStore", targets: ["DeviceStore"]),
         .library(name: "PrivateSync", targets: ["PrivateSync"]),
         .library(name: "PrivateSyncTesting", targets: ["PrivateSyncTesting"]),
@@ -26,35 +27,57 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "PrivateSyncFileSystem", swiftSettings: layering),
         .target(name: "PrivateSyncSQLite", dependencies: ["CSQLite", "PrivateSyncFileSystem"], swiftSettings: layering),
+        .target(name: "PrivateSyncJSON", swiftSettings: layering),
+        .target(name: "PrivateSyncDeterminism", swiftSettings: layering),
         .target(
-            name: "PrivateCloud", dependencies: ["PrivateSyncSQLite", "PrivateSyncFileSystem"], swiftSettings: layering),
+            name: "PrivateCloud",
+            dependencies: ["PrivateSyncDeterminism", "PrivateSyncJSON", "PrivateSyncSQLite", "PrivateSyncFileSystem"],
+            swiftSettings: layering),
+        .target(name: "PrivateCloudFaults", dependencies: ["PrivateCloud"], swiftSettings: layering),
         .target(
-            name: "DeviceStore", dependencies: ["PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"],
-            exclude: ["DemoHealthSchema.json"], swiftSettings: layering),
+            name: "DeviceStore",
+            dependencies: ["PrivateCloud", "PrivateSyncJSON", "PrivateSyncSQLite", "PrivateSyncFileSystem"],
+            swiftSettings: layering),
         .target(
-            name: "PrivateSync", dependencies: ["DeviceStore", "PrivateCloud", "PrivateSyncFileSystem"],
+            name: "DemoSchema", dependencies: ["DeviceStore"], exclude: ["DemoHealthSchema.json"],
+            swiftSettings: layering),
+        .target(
+            name: "DeviceSimulation",
+            dependencies: ["DeviceStore", "PrivateCloud", "PrivateSyncJSON", "PrivateSyncFileSystem"],
+            swiftSettings: layering),
+        .target(
+            name: "PrivateSync",
+            dependencies: [
+                "DeviceSimulation", "DeviceStore", "PrivateCloud", "PrivateSyncJSON", "PrivateSyncFileSystem",
+            ],
             swiftSettings: layering),
         .target(
             name: "SimulatedWorld",
-            dependencies: ["PrivateSync", "DeviceStore", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"],
+            dependencies: [
+                "PrivateSync", "DemoSchema", "DeviceStore", "PrivateCloudFaults", "PrivateCloud",
+                "PrivateSyncJSON", "PrivateSyncSQLite", "PrivateSyncFileSystem",
+            ],
             swiftSettings: layering),
         .target(
             name: "PrivateSyncTesting",
-            dependencies: ["SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "PrivateSyncFileSystem"],
+            dependencies: [
+                "SimulatedWorld", "PrivateSync", "DemoSchema", "DeviceSimulation", "DeviceStore",
+                "PrivateCloudFaults", "PrivateCloud", "PrivateSyncFileSystem",
+            ],
             swiftSettings: layering),
         .target(name: "ArgumentParsing", swiftSettings: layering),
         .target(
             name: "Simulator",
             dependencies: [
                 "PrivateSyncTesting", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud",
-                "PrivateSyncFileSystem",
+                "PrivateSyncJSON", "PrivateSyncFileSystem",
             ],
             path: "Simulator", swiftSettings: layering),
         .executableTarget(
             name: "PrivateSyncCLI",
             dependencies: [
-                "ArgumentParsing", "Simulator", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud",
-                "PrivateSyncSQLite", "PrivateSyncFileSystem",
+                "ArgumentParsing", "Simulator", "SimulatedWorld", "PrivateSync", "DemoSchema", "DeviceSimulation",
+                "DeviceStore", "PrivateCloudFaults", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem",
             ],
             swiftSettings: layering),
         .executableTarget(
@@ -67,17 +90,26 @@ let package = Package(
         .testTarget(
             name: "PrivateSyncSQLiteTests", dependencies: ["PrivateSyncSQLite", "PrivateSyncFileSystem"],
             swiftSettings: layering),
+        .testTarget(name: "PrivateSyncJSONTests", dependencies: ["PrivateSyncJSON"], swiftSettings: layering),
         .testTarget(
-            name: "PrivateCloudTests", dependencies: ["PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"],
+            name: "PrivateCloudTests",
+            dependencies: [
+                "PrivateCloudFaults", "PrivateCloud", "PrivateSyncDeterminism", "PrivateSyncSQLite",
+                "PrivateSyncFileSystem",
+            ],
             swiftSettings: layering),
         .testTarget(
             name: "DeviceStoreTests",
-            dependencies: ["DeviceStore", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem"],
+            dependencies: [
+                "DemoSchema", "DeviceSimulation", "DeviceStore", "PrivateCloud", "PrivateSyncDeterminism",
+                "PrivateSyncJSON", "PrivateSyncSQLite", "PrivateSyncFileSystem",
+            ],
             swiftSettings: layering),
         .testTarget(
             name: "PrivateSyncTests",
             dependencies: [
-                "PrivateSyncTesting", "PrivateSync", "DeviceStore", "PrivateCloud", "PrivateSyncSQLite",
+                "PrivateSyncTesting", "PrivateSync", "DemoSchema", "DeviceSimulation", "DeviceStore",
+                "PrivateCloudFaults", "PrivateCloud", "PrivateSyncDeterminism", "PrivateSyncJSON", "PrivateSyncSQLite",
                 "PrivateSyncFileSystem",
             ],
             swiftSettings: layering),

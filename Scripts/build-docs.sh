@@ -10,11 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
-# The modules of the library products (PrivateCloud, DeviceStore, PrivateSync, PrivateSyncTesting) and every module
-# whose public types their APIs name: SimulatedWorld (PrivateSyncTesting's), and the one public type each of
-# PrivateSyncFileSystem and PrivateSyncSQLite has (FileSystemError, Durability, which the products re-export). Each has
-# a catalog, Sources/<module>/<module>.docc, and they are built in dependency order.
-MODULES=(PrivateSyncFileSystem PrivateSyncSQLite PrivateCloud DeviceStore PrivateSync SimulatedWorld PrivateSyncTesting)
+# The modules of the library products (PrivateCloud, PrivateCloudFaults, DeviceStore, PrivateSync, PrivateSyncTesting)
+# and every module whose public types their APIs name: PrivateSyncDeterminism (the clocks), DemoSchema,
+# DeviceSimulation, SimulatedWorld (PrivateSyncTesting's), and the one public type each of PrivateSyncFileSystem and
+# PrivateSyncSQLite has (FileSystemError, Durability, which the products re-export). Each has a catalog,
+# Sources/<module>/<module>.docc, and they are built in dependency order. PrivateSyncJSON is all `package`.
+MODULES=(PrivateSyncFileSystem PrivateSyncSQLite PrivateSyncDeterminism PrivateCloud PrivateCloudFaults DeviceStore
+    DemoSchema DeviceSimulation PrivateSync SimulatedWorld PrivateSyncTesting)
 COVERED=("${MODULES[@]}")
 
 if [ -z "${DOCC:-}" ]; then

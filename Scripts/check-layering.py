@@ -7,6 +7,10 @@ module (scoped, `@_exported`, `public`, `package` and `@testable` imports includ
 module imports one that its row does not list, when a row lists one that the module never imports (so the table stays
 true), and when a module has Swift sources but no row. `Foundation` in the table stands for the guarded pair
 `FoundationEssentials`/`Foundation`, and `libc` for the platform's C library (`Glibc`, `Musl`, `Darwin`).
+
+It also reads each target's `dependencies` in Package.swift and fails when they differ from the package modules
+its row lists: an import the table allows must be declared (or it would not build), and a declared dependency the
+table does not list would let the compiler accept an import that the table forbids.
 """
 import os
 import re
@@ -56,9 +60,32 @@ def imports(folder):
     return found
 
 
+TARGET = re.compile(r'\.(?:target|executableTarget|systemLibrary)\(\s*name:\s*"(\w+)"(.*?)\)(?:,|\s*\])', re.S)
+
+
+def declared():
+    """{target: set of its dependencies} for every non-test target of Package.swift."""
+    text = open(os.path.join(ROOT, "Package.swift"), encoding="utf-8").read()
+    targets = {}
+    for match in TARGET.finditer(text):
+        dependencies = re.search(r"dependencies:\s*\[(.*?)\]", match.group(2), re.S)
+        targets[match.group(1)] = set(re.findall(r'"(\w+)"', dependencies.group(1))) if dependencies else set()
+    return targets
+
+
 def main():
     rows = table()
     problems = []
+    targets = declared()
+    for module, (_, allowed) in rows.items():
+        if module not in targets:
+            problems.append(f"README lists `{module}`, but Package.swift declares no such target")
+            continue
+        wanted = {name for name in allowed if name in targets}
+        for missing in sorted(wanted - targets[module]):
+            problems.append(f"Package.swift: `{module}` does not depend on `{missing}`, which README's table lists")
+        for extra in sorted(targets[module] - wanted):
+            problems.append(f"Package.swift: `{module}` depends on `{extra}`, which README's table does not list")
     for module, (folder, allowed) in rows.items():
         if not os.path.isdir(os.path.join(ROOT, folder)):
             problems.append(f"README lists `{module}`, but {folder}/ does not exist")

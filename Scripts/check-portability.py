@@ -6,8 +6,8 @@ Over every Swift file of Sources/, Simulator/ and Tests/, it fails on
   which Apple's SDKs do not have) imported outside an `#if canImport(...)` of that module or an `#if os(...)`;
 - an `#if canImport(Glibc)` with no `canImport(Darwin)` branch (every use of Glibc has its Darwin counterpart);
 - a Linux-only path (`/proc/`, `/sys/`, `/dev/shm`, `/run/`) in code outside an `#if os(Linux)`;
-- in the modules of the library products (PrivateCloud, DeviceStore, PrivateSync, PrivateSyncTesting and the modules
-  they depend on), a call iOS does not have (`posix_spawn`, `fork`, `vfork`, `exec*`, `waitpid`, `system`) outside an
+- in the modules of the library products (PrivateCloud, PrivateCloudFaults, DeviceStore, PrivateSync, PrivateSyncTesting
+  and the modules they depend on), a call iOS does not have (`posix_spawn`, `fork`, `vfork`, `exec*`, `waitpid`, `system`) outside an
   `#if os(macOS) || os(Linux)` (or `os(Linux)`, `os(macOS)`);
 - a name only Glibc has (GLIBC_ONLY below: `stat`'s `st_mtim`, `st_ctim`, `st_atim`, `dirent`'s `d_off`, `environ`,
   `pipe2`, `O_TMPFILE`, `fdatasync`, `CLOCK_REALTIME_COARSE`, `epoll_*`, Glibc's enum-typed constants such as
@@ -37,7 +37,8 @@ IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|package|internal|fileprivate|
 LINUX_PATH = re.compile(r'"[^"]*(/proc/|/proc"|/sys/|/dev/shm|/run/)')
 NOT_ON_IOS = re.compile(r"\b(posix_spawnp?|posix_spawn_file_actions_\w+|posix_spawnattr_\w+|fork|vfork|"
                         r"execv|execve|execvp|execl|execlp|waitpid|system)\s*\(")
-LIBRARY_MODULES = ["PrivateCloud", "DeviceStore", "PrivateSync", "PrivateSyncTesting", "SimulatedWorld",
+LIBRARY_MODULES = ["PrivateCloud", "PrivateCloudFaults", "DeviceStore", "DemoSchema", "DeviceSimulation", "PrivateSync",
+                   "PrivateSyncTesting", "SimulatedWorld", "PrivateSyncJSON", "PrivateSyncDeterminism",
                    "PrivateSyncSQLite", "PrivateSyncFileSystem"]
 
 # Names Glibc has and Darwin does not, each with Darwin's way. Checked against Darwin's headers (xnu-11417 bsd/sys,

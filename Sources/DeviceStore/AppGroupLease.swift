@@ -41,12 +41,12 @@ public final class AppGroupLease: Sendable {
     /// - Parameter appGroup: The App Group folder.
     /// - Returns: The lease; it ends when the last reference to it goes.
     /// - Throws: `FileSystemError` when the folder cannot be opened or locked.
-    static func take(on appGroup: String) throws(FileSystemError) -> AppGroupLease {
+    package static func take(on appGroup: String) throws(FileSystemError) -> AppGroupLease {
         AppGroupLease(path: appGroup, lock: try FileLock.shared(appGroup))
     }
 
     /// Whether this process holds a lease on `appGroup`.
-    static func isHeldInThisProcess(_ appGroup: String) -> Bool {
+    package static func isHeldInThisProcess(_ appGroup: String) -> Bool {
         heldHere.withLock { $0[appGroup] != nil }
     }
 }

@@ -1,5 +1,6 @@
 import PrivateCloud
 import PrivateSyncFileSystem
+import PrivateSyncJSON
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -56,5 +56,12 @@ public struct ChangeToken: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A token at the start of what this one points into: what a fetch from `nil` would hand back if the zone (or
+    /// the database) held nothing. A token of another format is handed back as it is.
+    package var atStart: ChangeToken {
+        guard let contents else { return self }
+        return ChangeToken(Contents(databaseID: contents.databaseID, scope: contents.scope, sequence: 0))
+    }
+
     public var description: String { "ChangeToken(\(bytes.count) bytes)" }
 }

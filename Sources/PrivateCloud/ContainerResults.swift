@@ -56,6 +56,20 @@ public struct RecordZoneChanges: Sendable {
     public var changeToken: ChangeToken
     /// Whether more changes wait beyond this page.
     public var moreComing: Bool
+
+    /// A page, as a container or a test double hands it back.
+    ///
+    /// - Parameters:
+    ///   - modifications: Records created or changed since the token, in the order they changed.
+    ///   - deletions: Records deleted since the token.
+    ///   - changeToken: The token for everything in the page.
+    ///   - moreComing: Whether more changes wait beyond the page.
+    public init(modifications: [Record], deletions: [Deletion], changeToken: ChangeToken, moreComing: Bool) {
+        self.modifications = modifications
+        self.deletions = deletions
+        self.changeToken = changeToken
+        self.moreComing = moreComing
+    }
 }
 
 /// One page of a database's zone changes, as `databaseChanges(since:)` returns it.

@@ -1,3 +1,5 @@
+import PrivateSyncJSON
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

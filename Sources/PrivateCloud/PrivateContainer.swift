@@ -3,7 +3,7 @@
 /// Every call goes to the database of the account signed in at that moment, and fails with `notAuthenticated` or
 /// `accountTemporarilyUnavailable` when the account status says so. Nothing in this protocol reaches another
 /// account's data, and nothing enumerates users. Backends: ``FileContainer`` (one SQLite file per account and
-/// container; the default) and ``MemoryContainer``; ``FaultInjectingContainer`` wraps either.
+/// container; the default) and ``MemoryContainer``; PrivateCloudFaults' `FaultInjectingContainer` wraps either.
 public protocol PrivateContainer: Sendable {
     /// The container's identifier.
     var identifier: ContainerIdentifier { get }

@@ -1,4 +1,5 @@
 import PrivateCloud
+package import PrivateSyncJSON
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,4 +1,5 @@
 import PrivateCloud
+import PrivateSyncJSON
 
 /// A step in `last-launch.json`: one object, `{"step": NAME, ...}`, with the step's values under their names.
 extension LaunchStep: Encodable {

@@ -1,5 +1,6 @@
 public import DeviceStore
 public import PrivateCloud
+public import PrivateCloudFaults
 import Synchronization
 
 /// A container that crashes the device's process at a chosen call, after the server acted on it: the moment a

@@ -1,4 +1,5 @@
 public import PrivateCloud
+public import PrivateCloudFaults
 import Synchronization
 
 /// A container that counts what passes through it: calls by kind, and the saves and deletes the container

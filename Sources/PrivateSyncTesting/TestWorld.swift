@@ -1,5 +1,8 @@
+@_exported public import DemoSchema
+@_exported public import DeviceSimulation
 @_exported public import DeviceStore
 @_exported public import PrivateCloud
+@_exported public import PrivateCloudFaults
 @_exported public import PrivateSync
 import PrivateSyncFileSystem
 @_exported public import SimulatedWorld

@@ -1,5 +1,6 @@
 import DeviceStore
 public import PrivateCloud
+public import PrivateCloudFaults
 import PrivateSyncFileSystem
 import PrivateSyncSQLite
 import Synchronization

@@ -1,7 +1,10 @@
+public import DemoSchema
 public import DeviceStore
 public import PrivateCloud
+public import PrivateCloudFaults
 public import PrivateSync
 import PrivateSyncFileSystem
+import PrivateSyncJSON
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -2,6 +2,7 @@ import PrivateCloud
 import PrivateSyncFileSystem
 import Testing
 
+@testable import DeviceSimulation
 @testable import DeviceStore
 
 #if canImport(Glibc)

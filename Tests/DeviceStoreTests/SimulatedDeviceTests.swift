@@ -2,7 +2,9 @@ import PrivateCloud
 import PrivateSyncFileSystem
 import Testing
 
+@testable import DeviceSimulation
 @testable import DeviceStore
+@testable import PrivateSyncJSON
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -2,6 +2,7 @@ import PrivateCloud
 import PrivateSyncFileSystem
 import Testing
 
+@testable import DemoSchema
 @testable import DeviceStore
 
 #if canImport(FoundationEssentials)
@@ -96,7 +97,7 @@ struct SyncPartitionTests {
     @Test("the compiled-in demo schema is the JSON file in the repository, byte for byte")
     func embeddedSchemaMatchesTheFile() throws {
         let file = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appending(path: "Sources/DeviceStore/DemoHealthSchema.json").path
+            .deletingLastPathComponent().appending(path: "Sources/DemoSchema/DemoHealthSchema.json").path
         let bytes = try FileSystem.read(file)
         #expect(
             String(decoding: bytes, as: UTF8.self) == SyncPartition.demoHealthSchemaJSON + "\n",

@@ -1,6 +1,7 @@
 import PrivateCloud
 import PrivateSyncFileSystem
 
+@testable import DemoSchema
 @testable import DeviceStore
 
 #if canImport(FoundationEssentials)

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PrivateCloud
+@testable import PrivateCloudFaults
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

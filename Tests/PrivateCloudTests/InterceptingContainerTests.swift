@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import PrivateCloud
+@testable import PrivateCloudFaults
 
 /// An intercepting container that records every call it sees and hands it on unchanged, or answers with a reply
 /// of the wrong kind when told to.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PrivateCloud
+@testable import PrivateSyncJSON
 
 /// The scan for the end of a plain run finds the first quote, backslash or control byte wherever it lies: in the
 /// 32-byte vector steps, the eight-byte steps or the last bytes; and strings round-trip through the writer and

@@ -2,6 +2,7 @@ import PrivateSyncSQLite
 import Testing
 
 @testable import PrivateCloud
+@testable import PrivateCloudFaults
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

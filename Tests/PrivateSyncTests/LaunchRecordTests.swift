@@ -4,6 +4,7 @@ import PrivateSyncTesting
 import Testing
 
 @testable import PrivateSync
+@testable import PrivateSyncJSON
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

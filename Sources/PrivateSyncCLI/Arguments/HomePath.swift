@@ -1,3 +1,4 @@
+import DeviceSimulation
 import DeviceStore
 import PrivateCloud
 import PrivateSyncFileSystem

@@ -1,5 +1,6 @@
 import DeviceStore
 import PrivateCloud
+import PrivateCloudFaults
 import PrivateSync
 import PrivateSyncFileSystem
 import SimulatedWorld

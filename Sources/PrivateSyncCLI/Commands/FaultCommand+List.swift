@@ -1,5 +1,6 @@
 import ArgumentParsing
 import PrivateCloud
+import PrivateCloudFaults
 import SimulatedWorld
 
 extension FaultCommand {

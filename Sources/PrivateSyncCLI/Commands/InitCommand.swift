@@ -1,4 +1,5 @@
 import ArgumentParsing
+import DemoSchema
 import DeviceStore
 import PrivateCloud
 import SimulatedWorld

@@ -1,5 +1,3 @@
-import PrivateCloud
-
 /// Reads the small JSON files the app and the world keep (a world's settings, a device's profile and preferences, a
 /// launch record, a schema) by walking their fixed shape with `JSONScanner`, naming the place of anything wrong.
 /// Each file's reader sits beside its type, in the module that owns the file; ``JSONFileWriter`` writes them all.

@@ -1,5 +1,6 @@
 public import PrivateCloud
 import PrivateSyncFileSystem
+import PrivateSyncJSON
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -113,7 +114,7 @@ public final class SimulatedDevice: Sendable {
     /// Reinstalls the app: the App Group folder goes back to a fresh install (stores and preferences gone).
     ///
     /// As iOS ends a running app before it reinstalls it, this waits until no instance of the app runs: every
-    /// process that has the device's stores open holds an ``AppGroupLease``, and the folder is emptied only under
+    /// process that has the device's stores open holds an `AppGroupLease`, and the folder is emptied only under
     /// the exclusive lock, so no store is ever deleted under an open connection.
     ///
     /// - Parameter syncPreference: The sync switch as restored from a backup, or `nil` for never set.

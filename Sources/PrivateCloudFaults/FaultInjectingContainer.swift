@@ -228,7 +228,7 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
             delivered.deletions.reverse()
         case .duplicateDelivery:
             // The token does not advance, so the next fetch returns this page again.
-            delivered.changeToken = token ?? Self.startToken(like: page.changeToken)
+            delivered.changeToken = token ?? page.changeToken.atStart
         case .delayedDelivery:
             let victim =
                 fault.record ?? page.modifications.last?.recordID.recordName
@@ -236,7 +236,7 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
             // Walk the page one change at a time, keeping what comes before the withheld change and the token
             // just before it, so that the next fetch starts with it.
             delivered = RecordZoneChanges(
-                modifications: [], deletions: [], changeToken: token ?? Self.startToken(like: page.changeToken),
+                modifications: [], deletions: [], changeToken: token ?? page.changeToken.atStart,
                 moreComing: false)
             var cursor = token
             while true {
@@ -253,13 +253,6 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
             break
         }
         return delivered
-    }
-
-    /// A token at the start of the zone a page's token belongs to: what a fetch from `nil` would hand back if the
-    /// zone held nothing.
-    private static func startToken(like token: ChangeToken) -> ChangeToken {
-        guard let contents = token.contents else { return token }
-        return ChangeToken(ChangeToken.Contents(databaseID: contents.databaseID, scope: contents.scope, sequence: 0))
     }
 
     public func deleteZoneFromICloudSettings(_ zoneID: ZoneID) async throws(CloudError) {

@@ -3,7 +3,7 @@ extension PrivateContainer {
     ///
     /// - Parameter call: The call and its arguments.
     /// - Returns: The call's reply.
-    /// - Throws: ``CloudError``: whatever the call throws.
+    /// - Throws: `CloudError`: whatever the call throws.
     public func perform(_ call: InterceptedCall) async throws(CloudError) -> InterceptedCall.Reply {
         switch call {
         case .accountStatus:

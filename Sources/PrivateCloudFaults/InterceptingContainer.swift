@@ -1,16 +1,16 @@
 /// A container that wraps another and sees every call at one point, ``intercept(_:)``: a fault injector, an
-/// observer, a crash. The nine calls of ``PrivateContainer`` are implemented once, here, by describing each as an
+/// observer, a crash. The nine calls of `PrivateContainer` are implemented once, here, by describing each as an
 /// ``InterceptedCall`` and unwrapping its ``InterceptedCall/Reply``.
 ///
-/// An interceptor hands a call on to the container it wraps with ``PrivateContainer/perform(_:)``, changed or not,
-/// as many times as it likes, or answers it itself; it gives its ``PrivateContainer/identifier`` itself. (Compare
+/// An interceptor hands a call on to the container it wraps with `PrivateContainer/perform(_:)`, changed or not,
+/// as many times as it likes, or answers it itself; it gives its `PrivateContainer/identifier` itself. (Compare
 /// ``ForwardingContainer``, for a wrapper that changes one or two calls and forwards the rest.)
 public protocol InterceptingContainer: PrivateContainer {
     /// Makes one call: every call of the container comes through here.
     ///
     /// - Parameter call: The call and its arguments.
     /// - Returns: The reply to that call (a reply of another kind is reported as `internalError`).
-    /// - Throws: ``CloudError``: what the call fails with.
+    /// - Throws: `CloudError`: what the call fails with.
     func intercept(_ call: InterceptedCall) async throws(CloudError) -> InterceptedCall.Reply
 }
 

@@ -13,7 +13,7 @@ public enum DeviceErrorCode: Int, Sendable, Hashable {
     case fileSystem
     /// The change needs an iCloud account signed in, and none is.
     case noAccount
-    /// The app is running on the device in this process (it holds an ``AppGroupLease``), and a reinstall would wait
+    /// The app is running on the device in this process (it holds an `AppGroupLease`), and a reinstall would wait
     /// for itself: end it first, as iOS ends an app before reinstalling it.
     case appRunning
 }

@@ -3,10 +3,10 @@
 ///
 /// Long texts are written and read whole at every save and fetch of their record (`make bench`,
 /// `simulated_speedup`), so the run is scanned 32 bytes at a time with vector compares, then eight at a time.
-enum JSONPlainRun {
+package enum JSONPlainRun {
     /// The index of the first byte from `start` that is not plain (a quote, a backslash or below 0x20), or `end`.
     @inline(__always)
-    static func end(_ base: UnsafeRawPointer, from start: Int, to end: Int) -> Int {
+    package static func end(_ base: UnsafeRawPointer, from start: Int, to end: Int) -> Int {
         var index = start
         let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
         let backslash = SIMD16<UInt8>(repeating: UInt8(ascii: "\\"))
@@ -35,7 +35,7 @@ enum JSONPlainRun {
 
     /// Whether any of eight bytes may be a quote, a backslash or below 0x20 (never `false` when one is).
     @inline(__always)
-    static func mayBeSpecial(_ word: UInt64) -> Bool {
+    package static func mayBeSpecial(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let control = (word &- ones &* 0x20) & ~word & highs

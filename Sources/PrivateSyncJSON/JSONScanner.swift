@@ -10,7 +10,7 @@
 /// direct scan is several times faster than going through `Codable`. It reads standard JSON (RFC 8259) and
 /// reports the byte offset of anything it cannot read.
 package struct JSONScanner: ~Copyable {
-    let bytes: UnsafeRawBufferPointer
+    package let bytes: UnsafeRawBufferPointer
     /// The next byte to read.
     package var offset = 0
 
@@ -20,6 +20,9 @@ package struct JSONScanner: ~Copyable {
     package init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
+
+    /// Whether `byte` is an ASCII digit, `0` to `9`.
+    static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     /// Whether every byte was read.
     package var isAtEnd: Bool { offset >= bytes.count }
@@ -157,7 +160,7 @@ package struct JSONScanner: ~Copyable {
     /// Reads a string and tells which of `candidates` it is, without making a `String` when it holds no escape.
     ///
     /// - Returns: The index of the candidate the string equals, or `nil`; the scanner has moved past it either way.
-    mutating func readString(matching candidates: [StaticString]) throws(JSONScanError) -> Int? {
+    package mutating func readString(matching candidates: [StaticString]) throws(JSONScanError) -> Int? {
         skipWhitespace()
         guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw error("expected '\"'") }
         var end = offset + 1
@@ -203,7 +206,7 @@ package struct JSONScanner: ~Copyable {
         let start = offset
         func digits(_ scanner: inout JSONScanner) -> Int {
             let from = scanner.offset
-            while scanner.offset < scanner.bytes.count, CloudKitNames.isDigit(scanner.bytes[scanner.offset]) {
+            while scanner.offset < scanner.bytes.count, JSONScanner.isDigit(scanner.bytes[scanner.offset]) {
                 scanner.offset += 1
             }
             return scanner.offset - from
@@ -236,7 +239,7 @@ package struct JSONScanner: ~Copyable {
         if negative { index += 1 }
         if range.upperBound - index <= 18 {
             var value: Int64 = 0
-            while index < range.upperBound, CloudKitNames.isDigit(bytes[index]) {
+            while index < range.upperBound, JSONScanner.isDigit(bytes[index]) {
                 value = value * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
                 index += 1
             }
@@ -255,7 +258,7 @@ package struct JSONScanner: ~Copyable {
         let range = try scanNumber()
         let text = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         // `UInt64(_:)` takes the digits alone: a sign, a fraction or an exponent is refused.
-        guard CloudKitNames.isDigit(bytes[range.lowerBound]), let value = UInt64(text) else {
+        guard JSONScanner.isDigit(bytes[range.lowerBound]), let value = UInt64(text) else {
             throw error("\(text) is not a whole number from 0 to \(UInt64.max)")
         }
         return value
@@ -295,7 +298,7 @@ package struct JSONScanner: ~Copyable {
             let byte = bytes[index]
             if byte == UInt8(ascii: ".") {
                 fraction = 0
-            } else if CloudKitNames.isDigit(byte) {
+            } else if JSONScanner.isDigit(byte) {
                 guard digits < 19 else { return nil }
                 mantissa = mantissa * 10 + UInt64(byte - UInt8(ascii: "0"))
                 if mantissa != 0 { digits += 1 }
@@ -337,7 +340,7 @@ package struct JSONScanner: ~Copyable {
     }
 
     /// Skips any one JSON value.
-    mutating func skipValue(depth: Int = 0) throws(JSONScanError) {
+    package mutating func skipValue(depth: Int = 0) throws(JSONScanError) {
         guard depth < 64 else { throw error("nesting is too deep") }
         switch peek() {
         case UInt8(ascii: "\""): _ = try readString()
@@ -362,7 +365,7 @@ package struct JSONScanner: ~Copyable {
         }
     }
 
-    func error(_ problem: String) -> JSONScanError {
+    package func error(_ problem: String) -> JSONScanError {
         JSONScanError(offset: offset, problem: problem)
     }
 }

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import DeviceStore
+@testable import PrivateSyncJSON
 
 /// The reader of the package's small JSON files: what it accepts, and where it says the problem is.
 @Suite("JSON reader")

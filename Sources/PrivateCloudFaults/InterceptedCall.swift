@@ -1,30 +1,30 @@
-/// One call to a ``PrivateContainer``, with its arguments: what an ``InterceptingContainer`` sees, and hands on to
-/// its base (changed or not) with ``PrivateContainer/perform(_:)``.
+/// One call to a `PrivateContainer`, with its arguments: what an ``InterceptingContainer`` sees, and hands on to
+/// its base (changed or not) with `PrivateContainer/perform(_:)`.
 public enum InterceptedCall: Sendable {
-    /// ``PrivateContainer/accountStatus()``.
+    /// `PrivateContainer/accountStatus()`.
     case accountStatus
-    /// ``PrivateContainer/userRecordID()``.
+    /// `PrivateContainer/userRecordID()`.
     case userRecordID
-    /// ``PrivateContainer/saveZones(_:)``.
+    /// `PrivateContainer/saveZones(_:)`.
     case saveZones([RecordZone])
-    /// ``PrivateContainer/deleteZones(_:)``.
+    /// `PrivateContainer/deleteZones(_:)`.
     case deleteZones([ZoneID])
-    /// ``PrivateContainer/allZones()``.
+    /// `PrivateContainer/allZones()`.
     case allZones
-    /// ``PrivateContainer/records(for:)``.
+    /// `PrivateContainer/records(for:)`.
     case records([RecordID])
-    /// ``PrivateContainer/modifyRecords(saving:deleting:savePolicy:atomically:)``.
+    /// `PrivateContainer/modifyRecords(saving:deleting:savePolicy:atomically:)`.
     case modifyRecords(saving: [Record], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool)
-    /// ``PrivateContainer/recordZoneChanges(in:since:resultsLimit:)``.
+    /// `PrivateContainer/recordZoneChanges(in:since:resultsLimit:)`.
     case recordZoneChanges(in: ZoneID, since: ChangeToken?, resultsLimit: Int?)
-    /// ``PrivateContainer/databaseChanges(since:resultsLimit:)``.
+    /// `PrivateContainer/databaseChanges(since:resultsLimit:)`.
     case databaseChanges(since: ChangeToken?, resultsLimit: Int?)
 
     /// Which of the nine calls it is, without its arguments.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
-        /// ``PrivateContainer/accountStatus()``.
+        /// `PrivateContainer/accountStatus()`.
         case accountStatus
-        /// ``PrivateContainer/userRecordID()``.
+        /// `PrivateContainer/userRecordID()`.
         case userRecordID
         /// Saving zones.
         case saveZones
@@ -36,9 +36,9 @@ public enum InterceptedCall: Sendable {
         case records
         /// Saving and deleting records in one request.
         case modifyRecords
-        /// ``PrivateContainer/recordZoneChanges(in:since:resultsLimit:)``.
+        /// `PrivateContainer/recordZoneChanges(in:since:resultsLimit:)`.
         case recordZoneChanges
-        /// ``PrivateContainer/databaseChanges(since:resultsLimit:)``.
+        /// `PrivateContainer/databaseChanges(since:resultsLimit:)`.
         case databaseChanges
     }
 

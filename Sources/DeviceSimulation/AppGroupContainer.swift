@@ -40,7 +40,7 @@ public struct AppGroupContainer: Sendable, Hashable {
     /// there would replay it), a fresh `Library` is laid out, and only then is the old one removed. A crash leaves
     /// either the old install, or a fresh one with the old `Library` still to remove, or no `Library` yet, which
     /// ``completeInterruptedReinstall()`` (run by every launch) finishes. The folder itself stays, so that every
-    /// ``AppGroupLease`` and every reinstall lock the same folder (see ``SimulatedDevice/reinstall(syncPreference:)``,
+    /// `AppGroupLease` and every reinstall lock the same folder (see ``SimulatedDevice/reinstall(syncPreference:)``,
     /// which calls this under the exclusive lock).
     ///
     /// - Throws: `FileSystemError` when a folder cannot be renamed, removed or created.
@@ -75,7 +75,7 @@ public struct AppGroupContainer: Sendable, Hashable {
     }
 
     /// Takes a lease on the folder for an instance of the app (or a reader of its stores), waiting while a reinstall
-    /// replaces its files (see ``AppGroupLease``).
+    /// replaces its files (see `AppGroupLease`).
     ///
     /// - Returns: The lease; keep it as long as any database file in the folder is open.
     /// - Throws: `FileSystemError` when the folder cannot be opened or locked.

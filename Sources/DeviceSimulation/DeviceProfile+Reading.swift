@@ -1,4 +1,5 @@
 import PrivateCloud
+package import PrivateSyncJSON
 
 /// A `device.json`, as ``SimulatedDevice`` writes it (with `JSONEncoder`).
 extension DeviceProfile: JSONFile {
@@ -6,7 +7,7 @@ extension DeviceProfile: JSONFile {
     ///
     /// - Parameter reader: The reader, at the profile's object.
     /// - Returns: The profile.
-    /// - Throws: ``JSONReadError`` naming the place of anything wrong.
+    /// - Throws: `JSONReadError` naming the place of anything wrong.
     package static func read(_ reader: inout JSONReader) throws(JSONReadError) -> DeviceProfile {
         // Placeholders, each replaced: `object` refuses an object without one of `required`.
         let empty = AppBuild(version: 0, iCloudServices: [], containerIdentifiers: [])

@@ -1,4 +1,5 @@
 import DeviceStore
+import PrivateSyncJSON
 
 extension SweepReport {
     /// Reads a report as `simulate --json` prints it, with the package's `JSONReader`: a shard report comes from

@@ -7,8 +7,8 @@ Over every Swift file of Sources/, Simulator/ and Tests/, it fails on
 - an `#if canImport(Glibc)` with no `canImport(Darwin)` branch (every use of Glibc has its Darwin counterpart);
 - a Linux-only path (`/proc/`, `/sys/`, `/dev/shm`, `/run/`) in code outside an `#if os(Linux)`;
 - in the modules of the library products (PrivateCloud, PrivateCloudFaults, DeviceStore, PrivateSync, PrivateSyncTesting
-  and the modules they depend on), a call iOS does not have (`posix_spawn`, `fork`, `vfork`, `exec*`, `waitpid`, `system`) outside an
-  `#if os(macOS) || os(Linux)` (or `os(Linux)`, `os(macOS)`);
+  and the modules they depend on), a call iOS does not have (`posix_spawn`, `fork`, `vfork`, `exec*`, `waitpid`,
+  `system`) outside an `#if os(macOS) || os(Linux)` (or `os(Linux)`, `os(macOS)`);
 - a name only Glibc has (GLIBC_ONLY below: `stat`'s `st_mtim`, `st_ctim`, `st_atim`, `dirent`'s `d_off`, `environ`,
   `pipe2`, `O_TMPFILE`, `fdatasync`, `CLOCK_REALTIME_COARSE`, `epoll_*`, Glibc's enum-typed constants such as
   `RUSAGE_SELF.rawValue` ...) in code that macOS or iOS would compile, and a name only Darwin has (DARWIN_ONLY:

@@ -9,8 +9,9 @@ BIN_DEBUG := .build/debug
 
 all: build
 
+## build: the debug build of every product; a compiler warning fails it (Scripts/build-without-warnings.sh).
 build:
-	$(SWIFT) build
+	@bash Scripts/build-without-warnings.sh $(SWIFT)
 
 ## test: lint, the no-network, import, layering and portability checks, the build, the documentation (make docs),
 ## every suite (unit, conformance, exit, integration) and a short sweep; each stage's time is printed as it ends and
@@ -20,9 +21,10 @@ TEST_STAGES := lint check-network check-imports check-layering check-portability
 test:
 	@bash Scripts/run-stages.sh "$(MAKE)" $(TEST_STAGES)
 
-## suites: every Swift Testing suite of Tests/ (the build of the test targets included).
+## suites: every Swift Testing suite of Tests/, after the build of the test targets (a compiler warning fails it).
 suites: build
-	$(SWIFT) test
+	@bash Scripts/build-without-warnings.sh $(SWIFT) --build-tests
+	$(SWIFT) test --skip-build
 
 ## short-sweep: make test's sweep, 300 seeds in memory on the debug build, in two shards at once (one per core),
 ## merged: the merge exits 1 if any seed failed and refuses a missing shard (a shard that crashed).

@@ -69,8 +69,8 @@ let package = Package(
         .target(
             name: "Simulator",
             dependencies: [
-                "PrivateSyncTesting", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud",
-                "PrivateSyncJSON", "PrivateSyncFileSystem",
+                "PrivateSyncTesting", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloudFaults",
+                "PrivateCloud", "PrivateSyncJSON", "PrivateSyncFileSystem",
             ],
             path: "Simulator", swiftSettings: layering),
         .executableTarget(

@@ -1,4 +1,4 @@
-public import PrivateCloud
+public import PrivateCloudFaults
 
 /// What runs counted: of one run in its ``SimulationResult``, of many in a ``Sweep/Summary``, which adds the tallies
 /// of its runs.

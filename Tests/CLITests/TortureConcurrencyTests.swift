@@ -142,6 +142,15 @@ struct TortureConcurrencyTests {
         { step, _ in step < rounds ? addNote(device, title: "\(prefix)\(step)") : nil }
     }
 
+    /// The start of a one-device race: a world with device A launched, and a client adding `base` notes (times the
+    /// scale) titled `prefix` and the step, for the workload to race.
+    static func racingAddsOnA(
+        _ base: Int, titled prefix: String
+    ) throws -> (cli: CLIRunner, rounds: Int, adds: Client) {
+        let rounds = base * scale
+        return (try CLIRunner.world(launching: "A"), rounds, adding(on: "A", rounds, titled: prefix))
+    }
+
     /// What a client draws its next command from: its device (A for an even client, B for an odd one), a generator
     /// seeded by the run's seed, the client and the step, and the notes acknowledged so far.
     struct Draw {
@@ -335,9 +344,7 @@ struct TortureConcurrencyTests {
 
     @Test("sync off and on racing adds and syncs: no add is lost")
     func switchRacingAdds() throws {
-        let cli = try CLIRunner.world(launching: "A")
-        let rounds = 30 * Self.scale
-        let adds: Client = Self.adding(on: "A", rounds, titled: "t")
+        let (cli, rounds, adds) = try Self.racingAddsOnA(30, titled: "t")
         let switches: Client = { step, _ in
             step < rounds / 2
                 ? ["sync", step % 2 == 0 ? "off" : "on", "--device", "A"]
@@ -379,12 +386,10 @@ struct TortureConcurrencyTests {
 
     @Test("one writer and three readers: every read succeeds and every write is there")
     func readersBesideAWriter() throws {
-        let cli = try CLIRunner.world(launching: "A")
-        let rounds = 25 * Self.scale
+        let (cli, rounds, writer) = try Self.racingAddsOnA(25, titled: "r")
         let reads: [[String]] = [
             ["record", "list", "--device", "A"], ["sync", "status", "--device", "A"], ["inspect", "--device", "A"],
         ]
-        let writer: Client = Self.adding(on: "A", rounds, titled: "r")
         let readers: [Client] = (0..<3).map { reader in
             { step, _ in step < rounds ? reads[(step + reader) % reads.count] : nil }
         }
@@ -477,9 +482,7 @@ struct TortureConcurrencyTests {
 
     @Test("a reinstall racing adds: every add acknowledged after the reinstall ended is there, and no command fails")
     func reinstallRacingAdds() throws {
-        let cli = try CLIRunner.world(launching: "A")
-        let rounds = 20 * Self.scale
-        let adds: Client = Self.adding(on: "A", rounds, titled: "i")
+        let (cli, _, adds) = try Self.racingAddsOnA(20, titled: "i")
         let reinstalls: Client = { step, _ in
             switch step {
             case 0: return ["device", "reinstall", "A", "--sync", "on"]

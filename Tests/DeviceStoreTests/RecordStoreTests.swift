@@ -15,9 +15,8 @@ import Testing
 struct RecordStoreTests {
     @Test("each partition lands in its own owner-only file, named <configuration>.store")
     func eachPartitionHasItsOwnFile() throws {
-        let folder = TemporaryDirectory()
-        let user = try userStore(in: folder.path)
-        let local = try localStore(in: folder.path)
+        let stores = try StorePair()
+        let (folder, user, local) = (stores.folder, stores.user, stores.local)
         let note = try user.insertCheckIn(mood: 3)
         let measured = try local.insert(
             baseline,
@@ -31,6 +30,18 @@ struct RecordStoreTests {
         #expect(try local.record(named: note.name) == nil)
         #expect(try user.countsByType() == ["CheckIn": 1])
         #expect(try local.countsByType() == ["Baseline": 1])
+    }
+
+    @Test("containsRecord finds a record by name in its own store only, without reading its fields")
+    func containsFindsARecordInItsOwnStore() throws {
+        let stores = try StorePair()
+        let (user, local) = (stores.user, stores.local)
+        let note = try user.insertCheckIn(mood: 3)
+        #expect(try user.containsRecord(named: note.name))
+        #expect(try !local.containsRecord(named: note.name))
+        #expect(try !user.containsRecord(named: "no-such-record"))
+        _ = try user.delete(note.name)
+        #expect(try !user.containsRecord(named: note.name))
     }
 
     @Test("a store file refuses to open as the other partition's store, and is left unchanged")

@@ -107,17 +107,4 @@ struct StoreStateCheckTests {
         #expect(StoreStateCheck.isOptionalDate(value) == (isDate || value == .null))
         #expect(StoreStateCheck.isCounter(value) == isCounter)
     }
-
-    @Test("containsRecord finds a record by name in its own store only, without reading its fields")
-    func containsFindsARecordInItsOwnStore() throws {
-        let folder = TemporaryDirectory()
-        let user = try userStore(in: folder.path)
-        let local = try localStore(in: folder.path)
-        let note = try user.insertCheckIn(mood: 3)
-        #expect(try user.containsRecord(named: note.name))
-        #expect(try !local.containsRecord(named: note.name))
-        #expect(try !user.containsRecord(named: "no-such-record"))
-        _ = try user.delete(note.name)
-        #expect(try !user.containsRecord(named: note.name))
-    }
 }

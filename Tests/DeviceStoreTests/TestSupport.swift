@@ -41,6 +41,18 @@ func localStore(in directory: String) throws -> RecordStore<LocalOnly> {
         durability: .survivesProcessCrash)
 }
 
+/// A device's two stores, side by side in a temporary folder (removed with the value), as a launch opens them.
+struct StorePair {
+    let folder = TemporaryDirectory()
+    let user: RecordStore<UserCreated>
+    let local: RecordStore<LocalOnly>
+
+    init() throws {
+        user = try userStore(in: folder.path)
+        local = try localStore(in: folder.path)
+    }
+}
+
 let checkIn: ModelType<UserCreated> = try! demo.userCreatedType("CheckIn")
 let baseline: ModelType<LocalOnly> = try! demo.localOnlyType("Baseline")
 let someDate = FieldValue.date(Date(timeIntervalSinceReferenceDate: 800_000_000))

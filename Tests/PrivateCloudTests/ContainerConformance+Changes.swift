@@ -75,8 +75,7 @@ extension ContainerConformance {
             arguments: Backend.allCases)
         func foreignTokensExpire(backend: Backend) async throws {
             let harness = ContainerHarness(backend)
-            let alice = harness.device("alice").container
-            let bob = harness.device("bob").container
+            let (alice, bob) = harness.containers("alice", "bob")
             let other = try ZoneID("Other")
             _ = try await alice.saveZones([RecordZone(zoneID: syncZone), RecordZone(zoneID: other)])
             _ = try await bob.saveZones([RecordZone(zoneID: syncZone)])

@@ -213,8 +213,7 @@ extension ContainerConformance {
             arguments: Backend.allCases)
         func staleChangeTagConflicts(backend: Backend) async throws {
             let harness = ContainerHarness(backend)
-            let phone = harness.device("alice").container
-            let tablet = harness.device("alice").container
+            let (phone, tablet) = harness.containers("alice", "alice")
             _ = try await phone.saveZones([RecordZone(zoneID: syncZone)])
             let original = try await saveAll(
                 [makeRecord("r", fields: ["note": .string("v1"), "mood": .int64(1)])], to: phone)[0]

@@ -74,8 +74,7 @@ extension ContainerConformance {
         @Test("one account's records are invisible to another", arguments: Backend.allCases)
         func accountsAreIsolated(backend: Backend) async throws {
             let harness = ContainerHarness(backend)
-            let alice = harness.device("alice").container
-            let bob = harness.device("bob").container
+            let (alice, bob) = harness.containers("alice", "bob")
             _ = try await alice.saveZones([RecordZone(zoneID: syncZone)])
             try await saveAll([makeRecord("secret", fields: ["note": .string("alice only")])], to: alice)
             #expect(

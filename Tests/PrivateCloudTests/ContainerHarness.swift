@@ -57,6 +57,14 @@ final class ContainerHarness: Sendable {
         return Device(container: container, session: session)
     }
 
+    /// The container handles of two devices, signed into `first` and `second` (one account twice for two devices
+    /// of one user), each its own handle on its own session.
+    func containers(
+        _ first: String, _ second: String
+    ) -> (any PrivateContainer & ICloudSettingsControls, any PrivateContainer & ICloudSettingsControls) {
+        (device(first).container, device(second).container)
+    }
+
     /// The database file of `account`, for the file backend.
     func databasePath(_ account: String) -> String {
         FileContainer.databasePath(cloudRoot: cloudRoot, account: try! AccountID(account), identifier: identifier)

@@ -75,8 +75,7 @@ struct FileContainerTests {
         let harness = ContainerHarness(.file)
         let setup = harness.device("alice").container
         _ = try await setup.saveZones([RecordZone(zoneID: syncZone)])
-        let phone = harness.device("alice").container
-        let tablet = harness.device("alice").container
+        let (phone, tablet) = harness.containers("alice", "alice")
         async let phoneWrites: Void = {
             for batch in 0..<20 {
                 try await saveAll((0..<10).map { makeRecord("phone-\(batch)-\($0)") }, to: phone)

@@ -77,10 +77,10 @@ extension SweepReport {
 extension SweepReport.Failure {
     /// Reads one failure at `place` (`failures[3]`).
     fileprivate static func read(_ reader: inout JSONReader, at place: String) throws(JSONReadError) -> Self {
-        // Placeholders, each replaced: every key is required, and `object` refuses an object without one.
-        var failure = Self(seed: 0, invariant: 0, invariantName: "", message: "", step: 0, lastSteps: [], replay: "")
-        let keys = ["seed", "invariant", "invariantName", "message", "step", "lastSteps", "replay"]
-        try reader.object(at: place, keys: keys, required: keys) { key, reader throws(JSONReadError) in
+        let failure = try reader.objectOfRequiredKeys(
+            at: place, keys: ["seed", "invariant", "invariantName", "message", "step", "lastSteps", "replay"],
+            filling: Self(seed: 0, invariant: 0, invariantName: "", message: "", step: 0, lastSteps: [], replay: "")
+        ) { key, reader, failure throws(JSONReadError) in
             let at = "\(place).\(key)"
             switch key {
             case "seed": failure.seed = try reader.uint64(at: at)
@@ -99,10 +99,9 @@ extension SweepReport.Failure {
 extension SweepReport.Shard {
     /// Reads `shard`.
     fileprivate static func read(_ reader: inout JSONReader) throws(JSONReadError) -> Self {
-        // Placeholders, each replaced: both keys are required, and `object` refuses an object without one.
-        var shard = Self(index: 0, count: 0)
-        let keys = ["index", "count"]
-        try reader.object(at: "shard", keys: keys, required: keys) { key, reader throws(JSONReadError) in
+        let shard = try reader.objectOfRequiredKeys(
+            at: "shard", keys: ["index", "count"], filling: Self(index: 0, count: 0)
+        ) { key, reader, shard throws(JSONReadError) in
             switch key {
             case "index": shard.index = try reader.int(at: "shard.index")
             default: shard.count = try reader.int(at: "shard.count")

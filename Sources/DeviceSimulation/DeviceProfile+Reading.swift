@@ -47,10 +47,10 @@ extension DeviceProfile: JSONFile {
     }
 
     private static func readBuild(_ reader: inout JSONReader) throws(JSONReadError) -> AppBuild {
-        // Placeholders, each replaced: every key is required, and `object` refuses an object without one.
-        var build = AppBuild(version: 0, iCloudServices: [], containerIdentifiers: [])
-        let keys = ["version", "iCloudServices", "containerIdentifiers"]
-        try reader.object(at: "build", keys: keys, required: keys) { key, reader throws(JSONReadError) in
+        let build = try reader.objectOfRequiredKeys(
+            at: "build", keys: ["version", "iCloudServices", "containerIdentifiers"],
+            filling: AppBuild(version: 0, iCloudServices: [], containerIdentifiers: [])
+        ) { key, reader, build throws(JSONReadError) in
             switch key {
             case "version": build.version = try reader.int(at: "build.version")
             case "iCloudServices": build.iCloudServices = try reader.strings(at: "build.iCloudServices")

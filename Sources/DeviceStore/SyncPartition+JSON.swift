@@ -44,10 +44,10 @@ extension SyncPartition {
 
         /// Reads the file, refusing unknown and repeated keys so that a misspelt `optinal` is not ignored.
         static func read(_ reader: inout JSONReader) throws(JSONReadError) -> File {
-            // Placeholders, each replaced: every key is required, and `object` refuses an object without one.
-            var file = File(name: "", types: [], partition: Lists(userCreated: [], localOnly: []))
-            let keys = ["name", "types", "partition"]
-            try reader.object(at: "the top level", keys: keys, required: keys) { key, reader throws(JSONReadError) in
+            let file = try reader.objectOfRequiredKeys(
+                at: "the top level", keys: ["name", "types", "partition"],
+                filling: File(name: "", types: [], partition: Lists(userCreated: [], localOnly: []))
+            ) { key, reader, file throws(JSONReadError) in
                 switch key {
                 case "name": file.name = try reader.string(at: "name")
                 case "types":
@@ -61,10 +61,9 @@ extension SyncPartition {
         }
 
         static func readType(_ reader: inout JSONReader, at place: String) throws(JSONReadError) -> TypeEntry {
-            // Placeholders, each replaced: every key is required, and `object` refuses an object without one.
-            var entry = TypeEntry(name: "", fields: [])
-            let keys = ["name", "fields"]
-            try reader.object(at: place, keys: keys, required: keys) { key, reader throws(JSONReadError) in
+            let entry = try reader.objectOfRequiredKeys(
+                at: place, keys: ["name", "fields"], filling: TypeEntry(name: "", fields: [])
+            ) { key, reader, entry throws(JSONReadError) in
                 switch key {
                 case "name": entry.name = try reader.string(at: "\(place).name")
                 default:
@@ -91,10 +90,9 @@ extension SyncPartition {
         }
 
         static func readLists(_ reader: inout JSONReader) throws(JSONReadError) -> Lists {
-            // Placeholders, each replaced: every key is required, and `object` refuses an object without one.
-            var lists = Lists(userCreated: [], localOnly: [])
-            let keys = ["userCreated", "localOnly"]
-            try reader.object(at: "partition", keys: keys, required: keys) { key, reader throws(JSONReadError) in
+            let lists = try reader.objectOfRequiredKeys(
+                at: "partition", keys: ["userCreated", "localOnly"], filling: Lists(userCreated: [], localOnly: [])
+            ) { key, reader, lists throws(JSONReadError) in
                 switch key {
                 case "userCreated": lists.userCreated = try reader.strings(at: "partition.userCreated")
                 default: lists.localOnly = try reader.strings(at: "partition.localOnly")

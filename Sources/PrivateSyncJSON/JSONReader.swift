@@ -116,6 +116,27 @@ package struct JSONReader: ~Copyable {
         }
     }
 
+    /// Reads an object every key of which is required into `value`, a value of placeholders: each is replaced, since
+    /// an object without one of `keys` is refused, so no placeholder is ever returned.
+    ///
+    /// - Parameters:
+    ///   - place: The object's place, for messages.
+    ///   - keys: The object's keys, each required, each at most once.
+    ///   - value: The value to fill.
+    ///   - body: Reads the value of `key` into the value.
+    /// - Returns: The value, with every key's part read.
+    /// - Throws: `JSONReadError` for an unknown, repeated or missing key, or what `body` throws.
+    package mutating func objectOfRequiredKeys<Value>(
+        at place: @autoclosure () -> String, keys: [String], filling value: Value,
+        _ body: (_ key: String, _ reader: inout JSONReader, _ value: inout Value) throws(JSONReadError) -> Void
+    ) throws(JSONReadError) -> Value {
+        var value = value
+        try object(at: place(), keys: keys, required: keys) { key, reader throws(JSONReadError) in
+            try body(key, &reader, &value)
+        }
+        return value
+    }
+
     /// Reads an array, `element` reading each element with its index.
     ///
     /// - Parameters:

@@ -76,10 +76,10 @@ public final class World: Sendable {
 
         /// Reads `world.json` as `JSONEncoder` wrote it.
         static func read(_ reader: inout JSONReader) throws(JSONReadError) -> Settings {
-            // Placeholders, each replaced: every key is required, and `object` refuses an object without one.
-            var settings = Settings(format: "", version: 0, containerIdentifier: "")
-            let keys = ["format", "version", "containerIdentifier"]
-            try reader.object(at: "the top level", keys: keys, required: keys) { key, reader throws(JSONReadError) in
+            let settings = try reader.objectOfRequiredKeys(
+                at: "the top level", keys: ["format", "version", "containerIdentifier"],
+                filling: Settings(format: "", version: 0, containerIdentifier: "")
+            ) { key, reader, settings throws(JSONReadError) in
                 switch key {
                 case "format": settings.format = try reader.string(at: "format")
                 case "version": settings.version = try reader.int(at: "version")

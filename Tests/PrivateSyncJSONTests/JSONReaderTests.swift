@@ -69,4 +69,30 @@ struct JSONReaderTests {
         }
         #expect(error.map { "\($0)" }?.contains(mentions) == true, "\(String(describing: error))")
     }
+
+    /// Reads `{"x", "y"}`, both required, through `objectOfRequiredKeys`.
+    static func readPoint(_ text: String) throws(JSONReadError) -> [Int] {
+        try JSONReader.read(Array(text.utf8)) { (reader: inout JSONReader) throws(JSONReadError) in
+            try reader.objectOfRequiredKeys(at: "point", keys: ["x", "y"], filling: [-1, -1]) {
+                key, reader, point throws(JSONReadError) in
+                point[key == "x" ? 0 : 1] = try reader.int(at: "point.\(key)")
+            }
+        }
+    }
+
+    @Test(
+        "an object of required keys is filled by every key, and refused without one, so no placeholder escapes",
+        arguments: [
+            (#"{"y": 2, "x": 1}"#, "[1, 2]"),
+            (#"{"x": 1}"#, "point is missing the key \"y\""),
+            (#"{"x": 1, "y": 2, "z": 3}"#, "point has an unknown key \"z\""),
+            (#"{"x": 1, "x": 2, "y": 3}"#, "point has the key \"x\" twice"),
+        ])
+    func objectOfRequiredKeys(text: String, outcome: String) {
+        let result = Result { () throws(JSONReadError) in try Self.readPoint(text) }
+        switch result {
+        case .success(let point): #expect("\(point)" == outcome)
+        case .failure(let error): #expect("\(error)".contains(outcome), "\(error)")
+        }
+    }
 }

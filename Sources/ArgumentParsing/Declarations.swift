@@ -34,16 +34,16 @@ struct Declarations {
         of type: Arguments.Type
     ) -> (instance: Arguments, members: [(label: String, member: any DeclaredMember)]) {
         let (instance, registered) = MemberRegistration.collect { type.init() }
-        if let labelled = labels(of: type, registered: registered) { return (instance, labelled) }
-        return (instance, mirroredMembers(of: instance))
+        let labelled = labels(of: type, registered: registered) ?? mirroredProperties(of: instance)
+        return (instance, labelled.flatMap { $0.property.declaredMembers(label: $0.label) })
     }
 
-    /// The registered members paired with the names of the fields that hold them, or `nil` when the type's fields
-    /// do not hold exactly those members, in that order.
+    /// The registered properties paired with the names of the fields that hold them, or `nil` when the type's fields
+    /// do not hold exactly those properties, in that order.
     private static func labels(
-        of type: Any.Type, registered: [any DeclaredMember]
-    ) -> [(label: String, member: any DeclaredMember)]? {
-        var members: [(label: String, member: any DeclaredMember)] = []
+        of type: Any.Type, registered: [any DeclaredProperty]
+    ) -> [(label: String, property: any DeclaredProperty)]? {
+        var members: [(label: String, property: any DeclaredProperty)] = []
         members.reserveCapacity(registered.count)
         let isStruct = _forEachField(of: type) { name, _, fieldType, _ in
             if members.count < registered.count,
@@ -57,13 +57,13 @@ struct Declarations {
         return members
     }
 
-    /// The declared members of an instance, with their properties' names, found through `Mirror`.
-    private static func mirroredMembers(
+    /// The declared properties of an instance, with their names, found through `Mirror`.
+    private static func mirroredProperties(
         of instance: Any
-    ) -> [(label: String, member: any DeclaredMember)] {
+    ) -> [(label: String, property: any DeclaredProperty)] {
         Mirror(reflecting: instance).children.compactMap { child in
-            guard let label = child.label, let member = child.value as? any DeclaredMember else { return nil }
-            return (label, member)
+            guard let label = child.label, let property = child.value as? any DeclaredProperty else { return nil }
+            return (label, property)
         }
     }
 
@@ -82,8 +82,19 @@ struct Declarations {
     }
 }
 
+/// A property that declares members of a command: an argument, option or flag (a ``DeclaredMember``), or a group of
+/// them (an ``OptionGroup``).
+protocol DeclaredProperty {
+    /// The members the property declares, in order.
+    ///
+    /// - Parameter label: The name of the property.
+    /// - Returns: Each member with the name of the property that declares it: this one's for a member, the group's
+    ///   own properties' for a group.
+    func declaredMembers(label: String) -> [(label: String, member: any DeclaredMember)]
+}
+
 /// A declared argument, option or flag: what it says about itself, and where its value goes.
-protocol DeclaredMember {
+protocol DeclaredMember: DeclaredProperty {
     /// What the member declares, for parsing and help.
     ///
     /// - Parameter label: The name of the property that declares it.
@@ -96,6 +107,12 @@ protocol DeclaredMember {
     ///   - name: How messages name the member: `--count`, or `NAME` for an argument.
     /// - Throws: ``ValueError`` when its parser refuses a value.
     func take(_ values: [String], as name: String) throws(ValueError)
+}
+
+extension DeclaredMember {
+    func declaredMembers(label: String) -> [(label: String, member: any DeclaredMember)] {
+        [(label, self)]
+    }
 }
 
 /// What a member declares.

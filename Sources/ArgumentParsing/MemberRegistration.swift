@@ -1,7 +1,7 @@
 /// The declared members made while an instance of a ``ParsableArguments`` type is made, in the order they are made:
-/// each ``Argument``, ``Option`` and ``Flag`` registers itself at the end of its initializer.
+/// each ``Argument``, ``Option``, ``Flag`` and ``OptionGroup`` registers itself at the end of its initializer.
 ///
-/// Registration hands each member over as `any DeclaredMember`, a conversion the compiler resolves, where finding
+/// Registration hands each member over as `any DeclaredProperty`, a conversion the compiler resolves, where finding
 /// the members among an instance's properties afterwards took a run-time cast of each property, and the first cast of
 /// each type scans every protocol conformance in the binary (see ``Declarations/members(of:)``).
 enum MemberRegistration {
@@ -11,7 +11,7 @@ enum MemberRegistration {
     /// its synchronous body, appended to only by the member initializers that body runs (on the same thread, since
     /// the body cannot suspend), and read once the body has returned. No other thread ever sees it.
     final class Collector: @unchecked Sendable {
-        var members: [any DeclaredMember] = []
+        var members: [any DeclaredProperty] = []
     }
 
     /// The collector of the ``collect(_:)`` running on this thread, if any.
@@ -21,7 +21,7 @@ enum MemberRegistration {
     ///
     /// - Parameter make: Makes an instance whose stored properties are declared members.
     /// - Returns: What `make` returned, and the members it registered, in order.
-    static func collect<Instance>(_ make: () -> Instance) -> (Instance, [any DeclaredMember]) {
+    static func collect<Instance>(_ make: () -> Instance) -> (Instance, [any DeclaredProperty]) {
         let collector = Collector()
         let instance = $current.withValue(collector) { make() }
         return (instance, collector.members)
@@ -30,7 +30,7 @@ enum MemberRegistration {
     /// Registers a member with the running ``collect(_:)``; does nothing outside one.
     ///
     /// - Parameter member: The member just made.
-    static func register(_ member: any DeclaredMember) {
+    static func register(_ member: any DeclaredProperty) {
         current?.members.append(member)
     }
 }

@@ -2,11 +2,12 @@ import Testing
 
 @testable import ArgumentParsing
 
-/// The tool the tests parse: `tool make NAME --size N [--tag T ...] [--mode on|off] [--quiet]`, and `tool run`, which
-/// runs by itself or through `tool run merge FILE...`.
+/// The tool the tests parse: `tool make NAME --size N [--tag T ...] [--mode on|off] [--quiet]`, `tool run`, which
+/// runs by itself or through `tool run merge FILE...`, and `tool copy SOURCE NAME --to T [--force]`, whose `NAME` and
+/// `--to` are a group.
 private struct Tool: ParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: "tool", abstract: "A tool.", subcommands: [Make.self, Run.self])
+        CommandConfiguration(commandName: "tool", abstract: "A tool.", subcommands: [Make.self, Run.self, Copy.self])
     }
 }
 
@@ -42,6 +43,20 @@ private struct Merge: ParsableCommand {
 
     @Argument(valueName: "FILE", help: "A file.") var files: [String]
     @Flag(help: "JSON.") var json: Bool
+}
+
+/// Where `copy` puts its copy: an argument and an option declared once, for any command that names a target.
+private struct Target: ParsableArguments {
+    @Argument(valueName: "NAME", help: "The copy's name.") var name: String
+    @Option(valueName: "T", help: "Where it goes.") var to: String
+}
+
+private struct Copy: ParsableCommand {
+    static var configuration: CommandConfiguration { CommandConfiguration(commandName: "copy", abstract: "Copy.") }
+
+    @Argument(valueName: "SOURCE", help: "What to copy.") var source: String
+    @OptionGroup var target: Target
+    @Flag(help: "Replace.") var force: Bool
 }
 
 extension ValueParser where Value == Int {
@@ -180,6 +195,23 @@ struct ArgumentParserTests {
     func validArguments() throws {
         let arguments = ["", "café", "☕️", "a\u{1B}b", "--x=y"]
         #expect(try CommandLineArguments.decode(arguments.map { Array($0.utf8) }) == arguments)
+    }
+
+    @Test(
+        "a group's argument and option take their places in the command at the group's place, named as the group names them"
+    )
+    func optionGroup() throws {
+        let copy = try #require(
+            try Self.parser.parse(["copy", "a", "--force", "b", "--to", "t"]).decodeCommand() as? Copy)
+        #expect(copy.source == "a")
+        #expect(copy.target.name == "b")
+        #expect(copy.target.to == "t")
+        #expect(copy.force)
+        #expect(HelpFormatter(parser: Self.parser).usage(["copy"]) == "tool copy SOURCE NAME --to T [--force]")
+        let missing = #expect(throws: UsageError.self) { try Self.parser.parse(["copy", "a", "b"]) }
+        #expect(missing?.message.contains("missing option '--to T'") == true, "\(String(describing: missing))")
+        let extra = #expect(throws: UsageError.self) { try Self.parser.parse(["copy", "a", "b", "c", "--to", "t"]) }
+        #expect(extra?.message.contains("unexpected argument 'c'") == true, "\(String(describing: extra))")
     }
 
     @Test("a command that runs by itself also takes its subcommands, whose last argument may repeat")

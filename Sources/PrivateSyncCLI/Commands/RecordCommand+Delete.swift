@@ -9,13 +9,12 @@ extension RecordCommand {
             CommandConfiguration(commandName: "delete", abstract: "Delete a record.")
         }
 
-        @Argument(valueName: "NAME", help: "The record's name.", parsing: .recordName) var name: String
-        @Option(valueName: "NAME", help: CommandHelp.device) var device: String
+        @OptionGroup var target: RecordOnDevice
 
         func run(_ cli: CLI) throws -> ExitCode {
             let world = try cli.world()
-            let app = try cli.resumedApp(device, in: world)
-            let record = try app.delete(name)
+            let app = try cli.resumedApp(target.device, in: world)
+            let record = try app.delete(target.name)
             Terminal.line("Deleted \(record.type) \(record.name)")
             return .success
         }

@@ -10,8 +10,7 @@ extension RecordCommand {
             CommandConfiguration(commandName: "edit", abstract: "Change fields of a record.")
         }
 
-        @Argument(valueName: "NAME", help: "The record's name.", parsing: .recordName) var name: String
-        @Option(valueName: "NAME", help: CommandHelp.device) var device: String
+        @OptionGroup var target: RecordOnDevice
         @Option(valueName: "KEY=VALUE", help: "A field value.") var field: [String]
         @Option(valueName: "KEY", help: "Remove an optional field.") var clear: [String]
         @Flag(help: CommandHelp.json) var json: Bool
@@ -20,13 +19,13 @@ extension RecordCommand {
             // Value files are read before any file of the world is open (see FieldAssignment).
             let assignments = try FieldAssignment.read(field)
             let world = try cli.world()
-            let app = try cli.resumedApp(device, in: world)
-            guard let (existing, partition) = try app.find(name) else {
-                throw CLIError(.noInput, "no record named \(name.prefix(60)) on device \(app.device.name)")
+            let app = try cli.resumedApp(target.device, in: world)
+            guard let (existing, partition) = try app.find(target.name) else {
+                throw CLIError(.noInput, "no record named \(target.name.prefix(60)) on device \(app.device.name)")
             }
             guard let type = world.partition.schema.recordType(named: existing.type) else {
                 throw CLIError(
-                    .dataError, "record \(name) has type \(existing.type), which the schema does not declare")
+                    .dataError, "record \(target.name) has type \(existing.type), which the schema does not declare")
             }
             var changes: [String: FieldValue?] = try FieldParsing.parse(
                 assignments, for: type, now: world.options.clock.now()
@@ -43,7 +42,7 @@ extension RecordCommand {
             guard !changes.isEmpty else {
                 throw CLIError(.usage, "nothing to change: give --field KEY=VALUE or --clear KEY")
             }
-            let record = try app.edit(name, setting: changes)
+            let record = try app.edit(target.name, setting: changes)
             if json {
                 Terminal.json(RecordJSON(record, partition: partition))
             } else {

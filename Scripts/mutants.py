@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MUTANTS = os.path.join(ROOT, "Mutants")
 WORK = os.path.join(ROOT, ".build", "mutants")
 TREE = os.path.join(WORK, "tree")
-INVARIANTS = range(1, 13)
+INVARIANTS = range(1, 15)
 # Where a mutant may change code: the library modules whose behaviour the simulator checks.
 LIBRARY = ("Sources/PrivateSync/", "Sources/DeviceStore/", "Sources/PrivateCloud/", "Sources/SimulatedWorld/",
            "Sources/PrivateSyncSQLite/", "Sources/PrivateSyncFileSystem/")

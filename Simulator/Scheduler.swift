@@ -66,4 +66,20 @@ final class Scheduler: @unchecked Sendable {
     func sentOversized(device: String, records: [Record]) {
         simulation?.noteOversized(device: device, records: records)
     }
+
+    /// Called when a request of a device succeeded at the server, with who was signed in when it reached it.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - account: The account signed in on the device as the request reached the server, if any.
+    ///   - request: The request's name.
+    ///   - saving: The records a modify request saved.
+    ///   - stamped: The user the server stamped on each record it saved or returned (or answered with).
+    func reached(
+        device: String, account: AccountID?, request: String, saving: [String],
+        stamped: [(name: String, user: UserRecordID)]
+    ) {
+        simulation?.checkSignedInAccount(
+            device: device, account: account, request: request, saving: saving, stamped: stamped)
+    }
 }

@@ -41,6 +41,7 @@ extension Simulation {
         await userWrite(device, editing: name)
         guard await startAfresh(device, with: other) else { return }
         result.accountRoundTrips += 1
+        reached.insert(.accountRoundTrip)
         if random.chance(0.5) {
             signIn(device, home, why: "back before any cycle")
             return

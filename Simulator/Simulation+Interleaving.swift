@@ -126,6 +126,7 @@ extension Simulation {
         }
         trace("\(device.name): signed into \(other)")
         mark(.account, device.name, "signed into \(other)")
+        if depth > 0 { reached.insert(.accountChangeMidCycle) }
         accountChanged(device)
         guard let app = device.app, (try? status(of: app))?.pauseReason == .accountChanged else { return }
         await resolvePause(device, startFresh: true)

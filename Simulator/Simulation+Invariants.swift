@@ -119,7 +119,47 @@ extension Simulation {
                 "\(device.name): the retry is due on another day but the copy reads \"\(status.copy)\"")
         }
         guard result.failure == nil else { return }
+        checkSyncRunsWhenItCan(device, app: app, status: status)
+        guard result.failure == nil else { return }
         checkCause(device, app: app, facts: facts)
+    }
+
+    /// Whether the facts the simulator can see for itself, none of them the app's records, allow sync on a device:
+    /// the user's preference is on, the installed build has the entitlement for the world's container, an account
+    /// is signed in and available, and the app's Application Support folder exists (the launch creates it; the
+    /// simulator never makes its creation fail). When they do, the running app must have its engine: no launch, no
+    /// reconfiguration, may leave it without one (issue 24: a launch that created the folder, then ran with no
+    /// engine and no fallback recorded, read "paused (storeCreationFailed)", and the old check accepted the reason
+    /// whenever sync was wanted and no engine ran).
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - app: Its running app.
+    /// - Returns: Whether sync can run, and if not, which fact stops it.
+    func syncIsPossible(_ device: Device, app: LaunchedApp) -> (possible: Bool, why: String) {
+        guard let handle = try? world.device(device.name) else { return (false, "the device cannot be read") }
+        guard (try? handle.syncPreference()) == true else { return (false, "the user's preference is off") }
+        if let missing = handle.entitlements.missingEntitlement(for: world.containerIdentifier) {
+            return (false, "the build lacks \(missing)")
+        }
+        guard handle.session.account != nil, handle.session.status == .available else {
+            return (false, "the account is \(handle.session.status)")
+        }
+        guard app.device.appGroup.hasApplicationSupport else { return (false, "Application Support is missing") }
+        return (true, "")
+    }
+
+    /// Invariant 5, from the facts alone: when ``syncIsPossible(_:app:)``, the app runs its engine and the status
+    /// names no launch-time cause (a missing entitlement or store, an account problem) and no fallback.
+    private func checkSyncRunsWhenItCan(_ device: Device, app: LaunchedApp, status: SyncStatus) {
+        guard syncIsPossible(device, app: app).possible else { return }
+        let launchCauses: Set<PauseReason> = [
+            .missingEntitlement, .storeCreationFailed, .noAccount, .accountRestricted,
+        ]
+        check(
+            .honestStatus, app.engine != nil && !(status.pauseReason.map(launchCauses.contains) ?? false),
+            "\(device.name): the preference is on, the build is entitled, the account is available and the store folder exists, yet \(app.engine == nil ? "no engine runs" : "the engine runs") and the status is \(status)"
+        )
     }
 
     /// Invariant 5, the second side: a status that is not on names a cause that holds now, or really happened.
@@ -155,7 +195,9 @@ extension Simulation {
         let justified: Bool =
             switch reason {
             case .missingEntitlement, .storeCreationFailed:
-                launchReason == reason || (reason == .storeCreationFailed && app.record.syncWanted && app.engine == nil)
+                launchReason == reason
+                    || (reason == .storeCreationFailed && app.record.syncWanted && app.engine == nil
+                        && !syncIsPossible(device, app: app).possible)
             // An account cause holds now; a reason the server gave (9, 36) was really given to this device.
             case .noAccount:
                 session.account == nil || session.status == .noAccount
@@ -288,11 +330,14 @@ extension Simulation {
             }
             if device.app == nil { launch(device, why: "opened for the heal") }
         }
-        for _ in 0..<3 {
+        for round in 0..<3 {
             for device in devices {
                 guard let app = device.app, let reason = try? status(of: app).pauseReason else { continue }
                 if reason == .userDeletedZone || reason == .quotaExceeded { await resolvePause(device) }
             }
+            // Before anything is forced: the forced syncs below would hide an engine that stopped asking to run.
+            if round == 0 { await checkLiveness() }
+            guard result.failure == nil else { return }
             var quiet = false
             for _ in 0..<40 where !quiet && result.failure == nil {
                 step += 1
@@ -318,6 +363,15 @@ extension Simulation {
         }
         guard result.failure == nil else { return }
         checkStep()
+        // The checks below cover devices whose status is on; one whose facts allow sync must be among them.
+        for device in devices where result.failure == nil {
+            guard let app = device.app, syncIsPossible(device, app: app).possible, let status = try? status(of: app)
+            else { continue }
+            check(
+                .liveness, status.isOn || status.pauseReason == .accountChanged,
+                "\(device.name): after the heal its facts allow sync (preference on, entitled, account available, store folder present), yet the status is \(status)"
+            )
+        }
         for device in devices where result.failure == nil { checkHealed(device) }
         if result.failure == nil { checkHealedTogether() }
     }

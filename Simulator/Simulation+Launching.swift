@@ -20,13 +20,15 @@ extension Simulation {
         let crashSwitch = device.crashSwitch
         let box = device.observed
         box.set(nil)
+        // Within the first few matching calls: an instance lives for a few cycles, so a crash armed past its tenth
+        // modify request or fetch seldom went off (crashes after a fetch or a modify met 3% and 6% of seeds).
         let crashPlan: (CrashingContainer.Moment, Int)? =
             !healing && random.chance(0.15)
-
-            ? (CrashingContainer.Moment.allCases[Int(random.next() % 3)], Int(random.next() % 12)) : nil
+            ? (CrashingContainer.Moment.allCases[Int(random.next() % 3)], Int(random.next() % 4)) : nil
         // One launch in eight arms a crash inside a later local write (a store transaction killed before its commit).
         let commitCrash: Int? = !healing && random.chance(0.125) ? Int(random.next() % 24) : nil
         if let commitCrash { crashSwitch.arm(afterCommits: commitCrash) }
+        device.crashMoment = crashPlan?.0
         device.instance += 1
         let instance = device.instance
         let planted = options.hooks.wrapContainer
@@ -36,8 +38,10 @@ extension Simulation {
         do {
             let session = try world.device(name).session
             let app = try world.launch(name, crashSwitch: crashSwitch) { base in
+                let checked = AccountCheckingContainer(
+                    base: planted?(base, name) ?? base, session: session, scheduler: scheduler, device: name)
                 var container: any PrivateContainer = EpisodeContainer(
-                    base: planted?(base, name) ?? base, episodes: episodes, device: name, session: session)
+                    base: checked, episodes: episodes, device: name, session: session)
                 if let (moment, after) = crashPlan {
                     container = CrashingContainer(base: container, crashSwitch: crashSwitch, at: moment, after: after)
                 }

@@ -103,6 +103,7 @@ extension Simulation {
         device.expected.insert(name)
         noteWrite(device, before: nil, after: record, fields: Array(record.fields.keys))
         result.namesCreatedAgain += 1
+        reached.insert(.nameCreatedAgain)
     }
 
     /// Creates one new name on `device` and on a peer syncing with the same account, before either syncs, with the
@@ -155,6 +156,7 @@ extension Simulation {
             }
         }
         result.namesCreatedTwice += 1
+        reached.insert(.nameCreatedTwice)
         let (earlier, later) = device.clock.now() <= peer.clock.now() ? (device, peer) : (peer, device)
         guard random.chance(0.5) else { return }
         // The order in which a merge that keeps an earlier creation time once sent nothing and never converged (an

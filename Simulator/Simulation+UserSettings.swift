@@ -79,6 +79,7 @@ extension Simulation {
         } catch {
             failToRun("\(device.name): an account change failed: \(error)")
         }
+        if depth > 0 { reached.insert(.accountChangeMidCycle) }
         accountChanged(device)
     }
 

@@ -243,6 +243,7 @@ extension Simulation {
     /// - Returns: Whether it was a crash.
     func crashedInside(_ device: Device, _ what: String) -> Bool {
         guard device.crashSwitch.isDown else { return false }
+        if device.crashSwitch.diedAtCommit { reached.insert(.crashInsideLocalWrite) }
         noteCrash(device, why: "crashed inside a local write (\(what))")
         // What the action saved before the crash (the switch's preference, say) holds after the relaunch.
         refreshBlocked(device)

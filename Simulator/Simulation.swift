@@ -85,6 +85,8 @@ public final class Simulation {
         var firstSync = FirstSyncSeen.notStarted
         /// Advanced at every reinstall and start afresh: a cycle that began before one says nothing of the new store.
         var storeEra = 0
+        /// Where the current app instance's container crashes, if its launch armed a crash there.
+        var crashMoment: CrashingContainer.Moment?
 
         init(name: String, clock: DeviceClock) {
             self.name = name
@@ -178,6 +180,8 @@ public final class Simulation {
     var appDataDeleted = Set<String>()
     /// The record names in each account's container at the last check.
     var containerNames: [String: Set<String>] = [:]
+    /// The paths the run reached (``SimulationPath``), for the sweep's coverage table.
+    var reached = Set<SimulationPath>()
 
     /// Runs one seeded simulation.
     ///
@@ -209,6 +213,7 @@ public final class Simulation {
         self.accounts = ["alice", "bob"].prefix(accountCount).map { try! AccountID($0) }
         self.faults = CountingFaults(seed: random.next(), storminess: storminess)
         let names = SeededRecordNames(seed: random.next())
+        let limits = Self.drawLimits(&random)
         self.random = random
         self.result = SimulationResult(seed: options.seed, devices: deviceCount)
         self.start = clock.now()
@@ -232,6 +237,7 @@ public final class Simulation {
         }
         var worldOptions = World.Options(
             backend: options.backend, faults: faults, clock: clock, names: names, durability: .survivesProcessCrash)
+        worldOptions.limits = limits
         let deviceClocks = clocks
         let worldClock = clock
         worldOptions.deviceClock = { name -> any WallClock in
@@ -241,7 +247,9 @@ public final class Simulation {
         world = try World.create(at: directory + "/world", options: worldOptions)
         trace(
             "world: \(deviceCount) device(s), accounts \(accounts.map(\.rawValue).joined(separator: ", ")), "
-                + "fault storminess \(storminess), backend \(options.backend.rawValue)")
+                + "fault storminess \(storminess), backend \(options.backend.rawValue), server pages of "
+                + "\(limits.maximumChangesPerPage) changes, requests of \(limits.maximumItemsPerRequest) items and "
+                + "\(limits.maximumRequestBytes) bytes")
         mark(.setup, nil, "\(deviceCount) device(s), accounts \(accounts.map(\.rawValue).joined(separator: ", "))")
         for index in 0..<deviceCount {
             let name = Self.deviceNames[index]
@@ -258,6 +266,26 @@ public final class Simulation {
     }
 
     static let deviceNames = ["phone", "tablet", "laptop", "desk"]
+
+    /// The server's limits of a run: CloudKit's record limits, and in most runs a page of a change fetch, and a
+    /// modify request's items and bytes, far below CloudKit's (400 changes, 400 items, 2 MB), so that fetches take
+    /// several pages and sends several requests in most seeds. No simulated zone reaches 400 records, so with
+    /// CloudKit's limits alone a fetch that stopped after its first page was never reached (issue 24). A request
+    /// always fits one record of CloudKit's largest size, as CloudKit's does: a smaller one would refuse a record
+    /// the engine may rightly send, for ever.
+    ///
+    /// - Parameter random: The run's generator.
+    /// - Returns: The limits.
+    static func drawLimits(_ random: inout SplitMix64) -> CloudLimits {
+        var limits = CloudLimits.cloudKit
+        limits.maximumChangesPerPage = [3, 5, 8, 13, 21, 400][Int(random.next() % 6)]
+        limits.maximumItemsPerRequest = [3, 5, 8, 13, 400][Int(random.next() % 5)]
+        let megabyte = 1024 * 1024
+        limits.maximumRequestBytes =
+            [megabyte + megabyte / 4, megabyte + megabyte / 2, 2 * megabyte][
+                Int(random.next() % 3)]
+        return limits
+    }
 
     private func tearDown() {
         scheduler?.simulation = nil
@@ -284,6 +312,9 @@ public final class Simulation {
         result.simulatedSeconds = clock.now().timeIntervalSince(start)
         result.faults = faults.byKind
         result.persistentRefusals = episodes.totalRefusals
+        reached.formUnion(faults.paths)
+        reached.formUnion(episodes.paths)
+        for path in reached { result.pathSeeds[path] = 1 }
     }
 
     /// One step, its kind drawn from the seed.

@@ -27,6 +27,13 @@ public enum Invariant: Int, Sendable, Hashable, CaseIterable, CustomStringConver
     case boundedRefusals = 11
     /// After heal, every field holds the value the documented merge rule picks from the writes that happened.
     case mergeRule = 12
+    /// Once faults stop, every device whose sync runs drains its pending changes within a bounded number of cycles
+    /// its engine schedules itself (no forced sync, no user action): no cycle may record a failure as a success, or
+    /// stop asking to run while changes wait.
+    case liveness = 13
+    /// Every container request reaches only the account signed in on its device when it is made: the records a
+    /// request saves or fetches belong to that account, and nothing succeeds for a device with no account.
+    case signedInAccountOnly = 14
 
     public var description: String {
         switch self {
@@ -43,6 +50,8 @@ public enum Invariant: Int, Sendable, Hashable, CaseIterable, CustomStringConver
         case .boundedRefusals:
             "11 (refused requests bounded: under a low limit, and no record over the size limit sent)"
         case .mergeRule: "12 (merges follow the documented rule)"
+        case .liveness: "13 (pending changes drain in scheduled cycles once faults stop)"
+        case .signedInAccountOnly: "14 (a request reaches only the account signed in when it is made)"
         }
     }
 }

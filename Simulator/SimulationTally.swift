@@ -25,6 +25,8 @@ public struct SimulationTally: Sendable {
     public var accountRoundTrips = 0
     /// Round trips whose process was killed inside the start-fresh back to the first account.
     public var roundTripsKilled = 0
+    /// How many runs reached each path (a run counts once per path, however often it took it).
+    public var pathSeeds: [SimulationPath: Int] = [:]
 
     /// Nothing counted yet.
     public init() {}
@@ -44,5 +46,6 @@ public struct SimulationTally: Sendable {
         accountRoundTrips += other.accountRoundTrips
         roundTripsKilled += other.roundTripsKilled
         for (kind, count) in other.faults { faults[kind, default: 0] += count }
+        for (path, count) in other.pathSeeds { pathSeeds[path, default: 0] += count }
     }
 }

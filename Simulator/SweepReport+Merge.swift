@@ -94,6 +94,16 @@ extension SweepReport {
             for (kind, value) in report.faults.sorted(by: { $0.key < $1.key }) {
                 merged.faults[kind] = try add(merged.faults[kind] ?? 0, value, "faults.\(kind)")
             }
+            // Coverage is merged only when every shard counted it: a sum over some shards would understate it.
+            if let coverage = report.coverage, merged.coverage != nil || merged.seeds == report.seeds {
+                var sum = merged.coverage ?? [:]
+                for (path, value) in coverage.sorted(by: { $0.key < $1.key }) {
+                    sum[path] = try add(sum[path] ?? 0, value, "coverage.\(path)")
+                }
+                merged.coverage = sum
+            } else {
+                merged.coverage = nil
+            }
             let seconds = merged.simulatedSeconds + report.simulatedSeconds
             guard seconds.isFinite else {
                 throw SweepMergeError(
@@ -136,6 +146,15 @@ extension SweepReport {
         }
         guard simulatedSeconds.isFinite, simulatedSeconds >= 0 else {
             throw refuse("simulatedSeconds is \(simulatedSeconds), but it is a finite number of seconds, 0 or more")
+        }
+        let paths = Set(SimulationPath.all.map(\.name))
+        for (path, value) in (coverage ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard paths.contains(path) else {
+                throw refuse("coverage has the key \(Self.shown(path)), which is no path the simulator counts")
+            }
+            guard (0...seeds).contains(value) else {
+                throw refuse("coverage.\(path) is \(value), but it counts seeds of the \(seeds) the shard ran")
+            }
         }
         for (kind, value) in faults.sorted(by: { $0.key < $1.key }) {
             guard FaultKind(rawValue: kind) != nil else {

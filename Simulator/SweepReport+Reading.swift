@@ -28,7 +28,7 @@ extension SweepReport {
     /// The keys of a report, as the synthesized `Encodable` conformance writes them.
     private static let keys = [
         "seeds", "steps", "simulatedSeconds", "faults", "crashes", "invariantChecks", "interleavings",
-        "persistentRefusals", "failures", "shard", "shards", "configuration",
+        "persistentRefusals", "coverage", "failures", "shard", "shards", "configuration",
     ]
 
     /// Reads the report's object.
@@ -43,7 +43,8 @@ extension SweepReport {
             case "seeds": report.seeds = try reader.int(at: key)
             case "steps": report.steps = try reader.int(at: key)
             case "simulatedSeconds": report.simulatedSeconds = try reader.double(at: key)
-            case "faults": report.faults = try readFaults(&reader)
+            case "faults": report.faults = try readCounts(&reader, at: key)
+            case "coverage": report.coverage = reader.consumeNull() ? nil : try readCounts(&reader, at: key)
             case "crashes": report.crashes = try reader.int(at: key)
             case "invariantChecks": report.invariantChecks = try reader.int(at: key)
             case "interleavings": report.interleavings = reader.consumeNull() ? nil : try reader.int(at: key)
@@ -60,17 +61,18 @@ extension SweepReport {
         return report
     }
 
-    /// Reads `faults`, an object of counts by kind's name: its keys are names, so the reader's fixed list of keys
-    /// cannot check them, and a name given twice is refused here.
-    private static func readFaults(_ reader: inout JSONReader) throws(JSONReadError) -> [String: Int] {
-        var faults: [String: Int] = [:]
+    /// Reads `faults` or `coverage`, an object of counts by name (a fault kind's, a path's): its keys are names, so
+    /// the reader's fixed list of keys cannot check them, and a name given twice is refused here.
+    private static func readCounts(_ reader: inout JSONReader, at place: String) throws(JSONReadError) -> [String: Int]
+    {
+        var counts: [String: Int] = [:]
         var first = true
-        try reader.beginObject(at: "faults")
-        while let kind = try reader.nextKey(&first, at: "faults") {
-            let count = try reader.int(at: "faults.\(kind)")
-            guard faults.updateValue(count, forKey: kind) == nil else { throw reader.repeatedKey(kind, at: "faults") }
+        try reader.beginObject(at: place)
+        while let name = try reader.nextKey(&first, at: place) {
+            let count = try reader.int(at: "\(place).\(name)")
+            guard counts.updateValue(count, forKey: name) == nil else { throw reader.repeatedKey(name, at: place) }
         }
-        return faults
+        return counts
     }
 }
 

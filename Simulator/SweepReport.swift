@@ -138,6 +138,9 @@ public struct SweepReport: Codable, Sendable, Equatable {
     public var interleavings: Int?
     /// Requests refused by persistent server faults (`nil` in JSON from before they were counted).
     public var persistentRefusals: Int?
+    /// How many seeds reached each path of ``SimulationPath/all``, by its name, reached or not (`nil` in JSON from
+    /// before paths were counted).
+    public var coverage: [String: Int]?
     /// Every failing seed, in seed order.
     public var failures: [Failure]
     /// The shard this report covers (`nil` in a merged report, or in JSON from before shards were recorded).
@@ -150,9 +153,10 @@ public struct SweepReport: Codable, Sendable, Equatable {
     /// Creates a report.
     public init(
         seeds: Int, steps: Int, simulatedSeconds: Double, faults: [String: Int], crashes: Int, invariantChecks: Int,
-        interleavings: Int? = nil, persistentRefusals: Int? = nil, failures: [Failure], shard: Shard?,
-        shards: Int? = nil, configuration: Configuration?
+        interleavings: Int? = nil, persistentRefusals: Int? = nil, coverage: [String: Int]? = nil,
+        failures: [Failure], shard: Shard?, shards: Int? = nil, configuration: Configuration?
     ) {
+        self.coverage = coverage
         self.interleavings = interleavings
         self.persistentRefusals = persistentRefusals
         self.seeds = seeds
@@ -165,5 +169,16 @@ public struct SweepReport: Codable, Sendable, Equatable {
         self.shard = shard
         self.shards = shards
         self.configuration = configuration
+    }
+
+    /// The share of a sweep's seeds below which a path counts as rarely reached: a finding about the generator, as a
+    /// bug on such a path is one a sweep of a few hundred seeds meets by luck.
+    public static let rarePathShare = 0.05
+
+    /// The paths reached by fewer than ``rarePathShare`` of the seeds, with their counts, rarest first.
+    public var rarePaths: [(path: String, seeds: Int)] {
+        guard let coverage, seeds > 0 else { return [] }
+        return coverage.filter { Double($0.value) < Self.rarePathShare * Double(seeds) }
+            .sorted { ($0.value, $0.key) < ($1.value, $1.key) }.map { (path: $0.key, seeds: $0.value) }
     }
 }

@@ -9,6 +9,8 @@ public final class CrashSwitch: Sendable {
     private let down = Mutex(false)
     /// Commits still allowed before an armed crash trips, or `nil` when none is armed.
     private let commitsLeft = Mutex<Int?>(nil)
+    /// Whether an armed crash tripped (the process died inside a local write, not at a container call).
+    private let trippedAtCommit = Mutex(false)
 
     /// Creates a switch in the "running" position.
     public init() {}
@@ -30,6 +32,18 @@ public final class CrashSwitch: Sendable {
         commitsLeft.withLock { $0 = commits }
     }
 
+    /// Disarms a crash armed by ``arm(afterCommits:)`` that has not tripped.
+    public func disarm() {
+        commitsLeft.withLock { $0 = nil }
+    }
+
+    /// Whether a crash is armed and has not tripped yet.
+    public var isArmed: Bool { commitsLeft.withLock { $0 != nil } }
+
+    /// Whether the process died inside a local write, at the commit an armed crash chose (rather than at a
+    /// container call, or between steps): what a simulation's coverage counts as a crash between two durable steps.
+    public var diedAtCommit: Bool { trippedAtCommit.withLock { $0 } }
+
     /// Called by a store just before it commits: trips an armed crash when its count is reached.
     ///
     /// - Returns: Whether the process is down (the transaction must not commit).
@@ -43,7 +57,10 @@ public final class CrashSwitch: Sendable {
             left = count - 1
             return false
         }
-        if trip { crash() }
+        if trip {
+            trippedAtCommit.withLock { $0 = true }
+            crash()
+        }
         return isDown
     }
 }

@@ -186,7 +186,16 @@ public struct LaunchSequence: Sendable {
             steps: steps + [cloud ? .startedEngine : .noContainer])
         // Step 6 comes after the record is written: if it traps, the record still says what the launch got to.
         try record.save(appGroup: device.appGroup.path)
-        return LaunchedApp(device: device, environment: environment, record: record, stores: stores)
+        let app = LaunchedApp(device: device, environment: environment, record: record, stores: stores)
+        // A launch is the app's first look at the account since its last process: an attempt an earlier process
+        // recorded as stopped by the account says nothing of the account now, and must not keep the engine from
+        // asking to run (the account may have come back while the app was not running).
+        do {
+            try app.engine?.accountDidChange()
+        } catch {
+            throw LaunchError(opening: error)
+        }
+        return app
     }
 
     /// Reopens the app as its last launch left it, for a command that acts within that launch.

@@ -360,10 +360,20 @@ public final class LaunchedApp: Sendable {
     /// fell back to a local store because of the account (signed out, restricted, temporarily unavailable) and the
     /// account is no longer in that state, the stores are reconfigured, so the next cycle runs without a relaunch.
     ///
+    /// Otherwise the engine hears of the change (``SyncEngine/accountDidChange()``), so that an attempt stopped by the
+    /// account no longer keeps it from asking to run.
+    ///
     /// - Returns: The app as reconfigured, or this one when nothing needed to change.
-    /// - Throws: ``LaunchError`` when the stores cannot be opened again.
+    /// - Throws: ``LaunchError`` when the stores cannot be opened again, or the engine's state cannot be written.
     public func reactToAccountChange() throws(LaunchError) -> LaunchedApp {
-        guard LaunchSequence.accountChanged(since: record, device: device) else { return self }
+        guard LaunchSequence.accountChanged(since: record, device: device) else {
+            do {
+                try engine?.accountDidChange()
+            } catch {
+                throw LaunchError(opening: error)
+            }
+            return self
+        }
         return try LaunchSequence(device: device, environment: environment).run()
     }
 

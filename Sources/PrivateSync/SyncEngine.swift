@@ -117,6 +117,40 @@ public final class SyncEngine: Sendable {
         await cycle(force: force, fetch: false, send: true)
     }
 
+    /// Tells the engine that the device's account changed (the app observed `CKAccountChanged`): an attempt that
+    /// stopped because the account could not be used recorded "not until the account changes", and this is that
+    /// change, so the next run is due again by the usual rule (at once while changes wait). Without it an engine
+    /// whose last attempt met a signed-out, restricted or unavailable account never asked to run again once the
+    /// account came back, while its status read on (issue 24's liveness invariant, 12 of 100 seeds). A cycle that
+    /// then finds the account still unusable records it again, at the cost of one account check.
+    ///
+    /// - Throws: `StoreError` when the state cannot be read or written.
+    public func accountDidChange() throws(StoreError) {
+        // Read first: most launches and account changes find nothing to forget, and need no write.
+        guard Self.stoppedByAccount(try state().lastOutcome) else { return }
+        try store.syncTransaction { transaction in
+            try transaction.updateEngineState { state in
+                guard Self.stoppedByAccount(state.lastOutcome) else { return }
+                // The wait went with the outcome: a retry time left behind would keep the cycle from running while
+                // the engine said it was due (seed 198 of 300: skipped, not due, for ever).
+                state.lastOutcome = nil
+                state.nextAttempt = nil
+            }
+        }
+    }
+
+    /// Whether an attempt's outcome was the account's doing: found unusable before the cycle, or a pause for a
+    /// reason the server gave about the account (not authenticated, restricted, temporarily unavailable). Such an
+    /// outcome says nothing once the account changed; the status must not show it then (issue 24: "paused: sign in"
+    /// on a device just signed in).
+    static func stoppedByAccount(_ outcome: EngineOutcome?) -> Bool {
+        switch outcome {
+        case .accountUnusable?: true
+        case .paused(let reason)?: [.noAccount, .accountRestricted, .accountTemporarilyUnavailable].contains(reason)
+        default: false
+        }
+    }
+
     /// When the engine wants to run next: now when changes wait, the retry time after a failure, or `nil` when
     /// there is nothing to do until something changes (a local write, the user's action, an account change).
     public func nextRunDate() -> Date? {
@@ -215,50 +249,60 @@ public final class SyncEngine: Sendable {
             cycleLock = nil  // A folder that cannot be locked holds no other cycle either; the store reports it.
         }
         defer { cycleLock?.unlock() }
+        // The store's epoch as the cycle found it: the outcome is recorded only in that store, never in one a reset
+        // or a start afresh made while the cycle was in flight.
+        var epoch: Int64?
         do throws(Stop) {
-            if let reason = try skipReason(force: force) {
+            let start = try skipReason(force: force)
+            if let reason = start.reason {
                 report.skippedBecause = reason
                 report.nextRun = nextRunDate()
                 return report
             }
+            epoch = start.epoch
             report.ran = true
             try checkStillWanted()
             let cycle = try await prepare(&report)
             if fetch { try await fetchAll(cycle, &report) }
             if send { try await sendAll(cycle, &report) }
-            try record(.succeeded, error: nil, &report)
+            try record(.succeeded, error: nil, in: epoch, &report)
         } catch {
-            handle(error, &report)
+            handle(error, in: epoch, &report)
         }
         report.nextRun = nextRunDate()
         return report
     }
 
-    /// Why the cycle should not run now, or `nil` to run.
-    private func skipReason(force: Bool) throws(Stop) -> CycleSkipReason? {
+    /// Why the cycle should not run now, or `nil` to run; and the store's epoch, read in the same snapshot.
+    private func skipReason(force: Bool) throws(Stop) -> (reason: CycleSkipReason?, epoch: Int64) {
         do {
-            return try store.syncSnapshot { transaction -> CycleSkipReason? in
+            return try store.syncSnapshot { transaction -> (reason: CycleSkipReason?, epoch: Int64) in
                 let state = try transaction.engineState()
-                switch state.pause {
-                case .userDeletedZone? where !force && !state.reuploadConsent:
-                    // A forced sync still reads the database changes: they say whether the zone went with the
-                    // account's keys (re-uploaded at once) or by the user (paused again, nothing sent).
-                    return .paused(.userDeletedZone)
-                case .quotaExceeded? where !force:
-                    return .paused(.quotaExceeded)
-                case .containerUnusable? where !force:
-                    return .paused(.containerUnusable)
-                default:
-                    break
-                }
-                if !force, let next = state.nextAttempt, next > self.clock.now(), state.lastOutcome != .succeeded {
-                    return .notDue(until: next)
-                }
-                return nil
+                return (Self.skipReason(state, force: force, now: self.clock.now()), state.epoch)
             }
         } catch {
             throw .store(error)
         }
+    }
+
+    /// Why a cycle should not run now, from the engine's state.
+    private static func skipReason(_ state: EngineState, force: Bool, now: Date) -> CycleSkipReason? {
+        switch state.pause {
+        case .userDeletedZone? where !force && !state.reuploadConsent:
+            // A forced sync still reads the database changes: they say whether the zone went with the account's keys
+            // (re-uploaded at once) or by the user (paused again, nothing sent).
+            return .paused(.userDeletedZone)
+        case .quotaExceeded? where !force:
+            return .paused(.quotaExceeded)
+        case .containerUnusable? where !force:
+            return .paused(.containerUnusable)
+        default:
+            break
+        }
+        if !force, let next = state.nextAttempt, next > now, state.lastOutcome != .succeeded {
+            return .notDue(until: next)
+        }
+        return nil
     }
 
     /// Sorts a container error into retry or pause.
@@ -280,7 +324,14 @@ public final class SyncEngine: Sendable {
         }
     }
 
-    private func handle(_ stop: Stop, _ report: inout SyncReport) {
+    /// Records how the cycle ended, and reports it.
+    ///
+    /// - Parameters:
+    ///   - stop: Why the cycle ended.
+    ///   - epoch: The store's epoch as the cycle found it, or `nil` when it ended before reading it: an outcome is
+    ///     recorded only in that epoch's store.
+    ///   - report: The cycle's report.
+    private func handle(_ stop: Stop, in epoch: Int64?, _ report: inout SyncReport) {
         switch stop {
         case .skipped(let reason):
             report.ran = false
@@ -294,12 +345,12 @@ public final class SyncEngine: Sendable {
         case .store(let error) where isDiskFull(error):
             // The store could not be written for want of space: transient. Recorded if it can be (a full disk
             // often still takes a small write), reported either way.
-            try? record(.diskFull, error: nil, &report)
+            try? record(.diskFull, error: nil, in: epoch, &report)
             report.outcome = .diskFull
         case .store(let error) where isBusy(error):
             // Another process held the store locked past the wait: transient, the store is healthy. Recorded if the
             // lock is gone by now, reported either way.
-            try? record(.fileBusy, error: nil, &report)
+            try? record(.fileBusy, error: nil, in: epoch, &report)
             report.outcome = .fileBusy
         case .store(let error):
             // The store cannot be written (or the process is gone): there is nothing honest left to record, but the
@@ -311,6 +362,7 @@ public final class SyncEngine: Sendable {
             // re-upload is spent, as it was given for another account state.
             try? store.syncTransaction { transaction in
                 try transaction.updateEngineState { state in
+                    guard Self.isSameStore(state, epoch) else { return }
                     state.lastOutcome = .accountUnusable(reason)
                     state.nextAttempt = nil
                     state.reuploadConsentCovers = 0
@@ -322,10 +374,11 @@ public final class SyncEngine: Sendable {
             let outcome: EngineOutcome =
                 error.isDiskFull ? .diskFull : error.isBusy ? .fileBusy : .retrying(error.code)
             // Reported even when it cannot be recorded (the store's disk full too): the caller still learns why.
-            if (try? record(outcome, error: error, &report)) == nil { report.outcome = outcome }
+            if (try? record(outcome, error: error, in: epoch, &report)) == nil { report.outcome = outcome }
         case .pause(let reason, let persistent, let message):
             try? store.syncTransaction { transaction in
                 try transaction.updateEngineState { state in
+                    guard Self.isSameStore(state, epoch) else { return }
                     if persistent { state.pause = reason }
                     state.lastError = message
                 }
@@ -335,19 +388,22 @@ public final class SyncEngine: Sendable {
             let error: CloudError? =
                 persistent
                 ? nil : CloudError(reason == .noAccount ? .notAuthenticated : .accountTemporarilyUnavailable, message)
-            try? record(.paused(reason), error: error, &report)
+            try? record(.paused(reason), error: error, in: epoch, &report)
             emit(.paused(reason), &report)
         }
     }
 
     /// Records how the attempt ended, and schedules the next one after a failure worth retrying.
-    private func record(_ outcome: EngineOutcome, error: CloudError?, _ report: inout SyncReport) throws(Stop) {
+    private func record(
+        _ outcome: EngineOutcome, error: CloudError?, in epoch: Int64?, _ report: inout SyncReport
+    ) throws(Stop) {
         let now = clock.now()
         var scheduled: Date?
         var resumed = false
         do {
             try store.syncTransaction { transaction in
                 try transaction.updateEngineState { state in
+                    guard Self.isSameStore(state, epoch) else { return }
                     state.lastOutcome = outcome
                     state.lastAttempt = now
                     switch outcome {
@@ -378,6 +434,18 @@ public final class SyncEngine: Sendable {
         report.outcome = outcome
         if let scheduled, let error { emit(.retryScheduled(code: error.code, at: scheduled), &report) }
         if resumed { emit(.resumed, &report) }
+    }
+
+    /// Whether the store is still the one a cycle started on: its outcome belongs there, and nowhere else. A cycle a
+    /// start afresh overtook (the user switched account and started afresh between two of its requests) once
+    /// recorded "the account changed" in the fresh store, which then never asked to run (seed 225 of 300, found by
+    /// invariant 13).
+    ///
+    /// - Parameters:
+    ///   - state: The store's engine state, read in the transaction that would record the outcome.
+    ///   - epoch: The epoch the cycle found, or `nil` when it ended before reading it.
+    static func isSameStore(_ state: EngineState, _ epoch: Int64?) -> Bool {
+        epoch.map { $0 == state.epoch } ?? true
     }
 
     /// Makes a container call as a request for `user`: if another account is signed in by the time it reaches the

@@ -52,6 +52,9 @@ public final class World: Sendable {
         /// The clock of each device, by name, when devices keep their own time (the simulator's skewed clocks); the
         /// world's clock otherwise. The accounts' servers always use ``clock``.
         package var deviceClock: (@Sendable (_ device: String) -> any WallClock)?
+        /// The limits every device's container enforces: CloudKit's unless a simulation draws smaller ones, so that
+        /// fetches take several pages and sends several requests. Not saved with the world.
+        public var limits: CloudLimits = .cloudKit
 
         /// Creates options: the file backend, the system clock, durable commits.
         public init(
@@ -316,12 +319,12 @@ public final class World: Sendable {
             return behindFaults(
                 MemoryContainer(
                     cloud: memoryCloud, identifier: identifier, session: session, clock: options.clock,
-                    deployed: deployedSchema))
+                    limits: options.limits, deployed: deployedSchema))
         }
         return behindFaults(
             FileContainer(
                 cloudRoot: cloudRoot, identifier: identifier, session: session, clock: options.clock,
-                durability: options.durability, verifyIntegrity: options.verifyIntegrity,
+                limits: options.limits, durability: options.durability, verifyIntegrity: options.verifyIntegrity,
                 verificationMemo: verificationMemo, deployed: deployedSchema))
     }
 

@@ -37,4 +37,38 @@ struct SyncEngineIdleTests {
         #expect(phone.engine?.nextRunDate() == nil)
         #expect(try phone.status().state == .paused(.accountChanged))
     }
+
+    /// What tells the engine that the account it found unusable may be usable again.
+    enum AccountCameBack: String, CaseIterable, CustomTestStringConvertible {
+        /// The app observed `CKAccountChanged` (``LaunchedApp/reactToAccountChange()``).
+        case accountChange
+        /// The user turned sync off and on.
+        case syncTurnedOn
+        /// The app was launched again.
+        case launch
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "an attempt stopped by a signed-out account does not keep the engine from asking to run once the account is back",
+        arguments: AccountCameBack.allCases)
+    func asksToRunOnceTheAccountIsBack(_ event: AccountCameBack) async throws {
+        let (world, phone, record) = try await signedOutPhoneWithAnUnsentRecord()
+        #expect(await phone.sync()?.outcome == .paused(.noAccount))
+        #expect(phone.engine?.nextRunDate() == nil)
+        try phone.device.signIn(AccountID("alice"))
+        let app: LaunchedApp =
+            switch event {
+            case .accountChange: try phone.reactToAccountChange()
+            case .syncTurnedOn: try phone.setSyncEnabled(false).setSyncEnabled(true)
+            case .launch: try world.launch("phone")
+            }
+        // Due at once, as after any success while a change waits; and the scheduled cycle it asks for sends it.
+        let now = world.clock(of: "phone").now()
+        #expect(app.engine?.nextRunDate() == now)
+        #expect(try app.status().state == .on(.syncing))
+        #expect(await app.sync()?.outcome == .succeeded)
+        #expect(try world.containerRecords(account: "alice").map(\.recordID.recordName).contains(record.name))
+    }
 }

@@ -79,6 +79,32 @@ struct SyncEngineInterleavingTests {
         #expect(try phone.stores.userCreated.records().allSatisfy { $0.origin != alice })
     }
 
+    @Test("a cycle a start afresh overtook records its outcome in no store: the fresh one still asks to run")
+    func overtakenCycleRecordsNothingInTheFreshStore() async throws {
+        let world = try makeWorld("phone")
+        let (phone, container) = try InterferingContainer.launch(world, "phone")
+        let device = phone.device
+        await phone.sync()
+        _ = try phone.checkIn(1)
+        container.beforeModify.withLock {
+            $0 = {
+                // The cycle checked the user and read its batch; the user switches account and starts afresh before
+                // the batch goes out, so the request, made for alice, is cancelled (the account changed).
+                try? device.signIn(AccountID("bob"))
+                _ = try? phone.startFreshForSignedInAccount()
+            }
+        }
+        let report = try #require(await phone.sync())
+        #expect(report.outcome == .paused(.accountChanged))
+        // Not "the account changed" in the fresh store, bound to no one: that outcome kept it from ever asking to run
+        // (seed 225 of 300, invariant 13).
+        #expect(try phone.engine?.state().lastOutcome == nil)
+        let bobs = try phone.checkIn(2)
+        #expect(phone.engine?.nextRunDate() == world.clock(of: "phone").now())
+        #expect(await phone.sync()?.outcome == .succeeded)
+        #expect(try world.containerRecords(account: "bob").map(\.recordID.recordName) == [bobs.name])
+    }
+
     @Test("a conflict inside an atomic batch ends the cycle as succeeded when everything was sent in the end")
     func batchConflictIsNotAFailure() async throws {
         let (_, phone, _, _) = try await phoneEditWaitingBehindTabletsEdit()

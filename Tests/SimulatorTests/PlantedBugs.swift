@@ -40,17 +40,37 @@ enum PlantedBugs {
             }
             var result = try await base.modifyRecords(
                 saving: kept, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
+            // Stamped with the signed-in user, as the server would stamp a real save: the loss is what this double
+            // plants, not a request that reached another account (invariant 14's, which a made-up user trips).
+            let user = dropped.isEmpty ? nil : try await base.userRecordID()
             for record in dropped {
                 // Report success, with made-up system fields, for a save that never happened.
                 let fake = SystemFields(
                     changeTag: "lost", creationDate: Date(timeIntervalSinceReferenceDate: 0),
                     modificationDate: Date(timeIntervalSinceReferenceDate: 0),
-                    creatorUserRecordID: UserRecordID(recordName: "_nobody"),
-                    lastModifiedUserRecordID: UserRecordID(recordName: "_nobody"))
+                    creatorUserRecordID: user!, lastModifiedUserRecordID: user!)
                 result.saveResults[record.recordID] = .success(
                     Record(recordType: record.recordType, recordID: record.recordID, systemFields: fake))
             }
             return result
+        }
+    }
+
+    /// A network layer that caches who is signed in: `userRecordID()` keeps answering the first user it heard of,
+    /// through sign-outs and switches, so the engine believes the account it is bound to is still there.
+    final class StaleUserContainer: ForwardingContainer {
+        let base: any PrivateContainer
+        private let cached = Mutex<UserRecordID?>(nil)
+
+        init(base: any PrivateContainer) {
+            self.base = base
+        }
+
+        func userRecordID() async throws(CloudError) -> UserRecordID {
+            if let user = cached.withLock({ $0 }) { return user }
+            let user = try await base.userRecordID()
+            cached.withLock { $0 = user }
+            return user
         }
     }
 

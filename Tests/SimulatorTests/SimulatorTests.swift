@@ -99,6 +99,15 @@ struct SimulatorTests {
         #expect(invariant == .localOnlyStaysHome)
     }
 
+    @Test("planted: a network layer that keeps answering the first signed-in user is caught by invariant 14")
+    func catchesStaleUser() async throws {
+        let caught = await Self.firstCatch("answers with a stale user") {
+            SimulationHooks(wrapContainer: { base, _ in PlantedBugs.StaleUserContainer(base: base) })
+        }
+        let (invariant, _) = try #require(caught, "not caught in 100 seeds")
+        #expect(invariant == .signedInAccountOnly)
+    }
+
     @Test("planted: a status source that always says on is caught by invariant 5")
     func catchesLyingStatus() async throws {
         let caught = await Self.firstCatch("status always on") { SimulationHooks(status: PlantedBugs.alwaysOn) }

@@ -46,6 +46,33 @@ struct SweepMergeTests {
         #expect(merged.configuration == Self.configuration)
     }
 
+    @Test("coverage sums over the shards, and is left out when any shard did not count it")
+    func mergesCoverage() throws {
+        var first = Self.shard(0, of: 2)
+        var second = Self.shard(1, of: 2)
+        first.report.coverage = ["split send": 5, "multi-page fetch": 0]
+        second.report.coverage = ["split send": 1, "multi-page fetch": 2]
+        let merged = try SweepReport.merge([first, second])
+        #expect(merged.coverage == ["split send": 6, "multi-page fetch": 2])
+        #expect(merged.rarePaths.map(\.path) == [], "2 and 6 of 10 seeds are at least 5%")
+        second.report.coverage = nil
+        #expect(try SweepReport.merge([first, second]).coverage == nil)
+        #expect(try SweepReport.merge([second, first]).coverage == nil)
+    }
+
+    @Test("a path reached by fewer than 5% of the seeds is listed as rare, rarest first")
+    func listsRarePaths() {
+        var report = Self.shard(0, of: 1).report
+        report.seeds = 100
+        report.coverage = ["split send": 70, "crash afterFetch": 4, "fault zone-busy at saveZones": 0]
+        #expect(report.rarePaths.map(\.path) == ["fault zone-busy at saveZones", "crash afterFetch"])
+    }
+
+    @Test("every path the simulator counts has a distinct name")
+    func pathNamesAreDistinct() {
+        #expect(Set(SimulationPath.all.map(\.name)).count == SimulationPath.all.count)
+    }
+
     @Test("a shard missing, repeated, of another count or configuration, or short of seeds is refused")
     func refusesBadSets() {
         func code(_ reports: [(file: String, report: SweepReport)]) -> SweepMergeError.Code? {
@@ -188,6 +215,13 @@ struct SweepMergeHostileTests {
         Case("both a sweep and one seed", .invalidValue, "configuration names both sweepSeeds and seed") {
             $0.configuration?.seed = 4
         },
+        Case("a path the simulator does not count", .invalidValue, #"coverage has the key "fault teleport""#) {
+            $0.coverage = ["fault teleport": 1]
+        },
+        Case("more seeds reaching a path than the shard ran", .invalidValue, "coverage.split send is 6") {
+            $0.coverage = ["split send": 6]
+        },
+        Case("a negative path count", .invalidValue, "coverage.split send is -1") { $0.coverage = ["split send": -1] },
     ]
 
     @Test("a value no run writes is refused, naming the file and the key", arguments: cases)

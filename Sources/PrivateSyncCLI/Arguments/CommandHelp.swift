@@ -7,4 +7,5 @@ enum CommandHelp {
     static let cloudAccount = "The account."
     static let zone = "The zone (default: the engine's zone, PrivateSyncZone)."
     static let cloudField = "A field value; KEY:TYPE=VALUE gives its type."
+    static let coverage = "Also print how many seeds reached each of the simulator's paths (docs/simulator.md)."
 }

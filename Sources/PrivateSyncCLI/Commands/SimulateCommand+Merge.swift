@@ -15,6 +15,7 @@ extension SimulateCommand {
 
         @Argument(valueName: "FILE", help: "A shard's JSON.") var files: [String]
         @Flag(help: CommandHelp.json) var json: Bool
+        @Flag(help: CommandHelp.coverage) var coverage: Bool
 
         /// The most a shard report file may hold: a shard's JSON is a few hundred bytes plus about 3 KB per failing
         /// seed, so this is room for tens of thousands of failures.
@@ -67,6 +68,7 @@ extension SimulateCommand {
                     + "\(merged.simulatedSecondsText) simulated seconds, \(merged.crashes) crashes, "
                     + "\(merged.invariantChecks) invariant checks, \(merged.failures.count) failure(s)")
             Terminal.line("Faults injected: \(merged.faultsText)")
+            merged.printCoverage(table: coverage)
             return merged.exitCode
         }
     }

@@ -60,6 +60,7 @@ struct SimulateCommand: RunnableCommand {
     var timeline: String?
     @Flag(help: "Print every step of the run (with --seed).") var trace: Bool
     @Flag(help: CommandHelp.json) var json: Bool
+    @Flag(help: CommandHelp.coverage) var coverage: Bool
 
     func validate() throws {
         if seed != nil && seeds != nil { throw CLIError(.usage, "give --seed or --seeds, not both") }
@@ -120,6 +121,8 @@ struct SimulateCommand: RunnableCommand {
             faults: Dictionary(uniqueKeysWithValues: summary.faults.map { ($0.key.rawValue, $0.value) }),
             crashes: summary.crashes, invariantChecks: summary.invariantChecks, interleavings: summary.interleavings,
             persistentRefusals: summary.persistentRefusals,
+            coverage: Dictionary(
+                uniqueKeysWithValues: SimulationPath.all.map { ($0.name, summary.pathSeeds[$0] ?? 0) }),
             failures: summary.failures.map { run in
                 SweepReport.Failure(
                     seed: run.seed, invariant: run.failure!.kind.number,
@@ -145,6 +148,7 @@ struct SimulateCommand: RunnableCommand {
             "Names used again: \(summary.namesCreatedAgain) created again after their delete, "
                 + "\(summary.namesCreatedTwice) created on two devices; account round trips: "
                 + "\(summary.accountRoundTrips), \(summary.roundTripsKilled) killed inside the start-fresh back")
+        report.printCoverage(table: coverage)
         return report.exitCode
     }
 

@@ -19,6 +19,32 @@ extension SweepReport {
     }
 }
 
+extension SweepReport {
+    /// Prints how many of the simulator's paths the sweep's seeds reached, and each path reached by fewer than
+    /// ``SweepReport/rarePathShare`` of them (a finding about the generator); with `table`, every path's count.
+    ///
+    /// - Parameter table: Whether to print the whole table.
+    func printCoverage(table: Bool) {
+        guard let coverage else { return }
+        let rare = rarePaths
+        let share = Int(Self.rarePathShare * 100)
+        var line =
+            "Coverage: \(coverage.count - rare.count) of \(coverage.count) paths reached by at least \(share)% of the seeds"
+        if !rare.isEmpty {
+            line += "; below: " + rare.map { "\($0.path) (\($0.seeds))" }.joined(separator: ", ")
+        }
+        Terminal.line(line)
+        guard table else { return }
+        let width = coverage.keys.map(\.count).max() ?? 0
+        for (path, count) in coverage.sorted(by: { $0.key < $1.key }) {
+            let percent = seeds > 0 ? Double(count) * 100 / Double(seeds) : 0
+            let padding = String(repeating: " ", count: width - path.count)
+            let tenths = (percent * 10).rounded() / 10
+            Terminal.line("  \(path)\(padding)  \(count) (\(tenths)%)")
+        }
+    }
+}
+
 extension SweepReport.Failure {
     /// Prints the failing seed: what it broke and where, what was found, the trace's last steps when asked for, and
     /// the command that replays it.

@@ -25,9 +25,9 @@ final class CountingFaults: FaultSource {
     ]
 
     /// How much more often each kind strikes a zone save, a modify request or a change fetch than the base rate says.
-    static let recordCallBoost: [FaultKind: Double] = [.tokenExpired: 8, .userDeletedZone: 10, .quotaExceeded: 8]
+    static let recordCallBoost: [FaultKind: Double] = [.tokenExpired: 8, .userDeletedZone: 16, .quotaExceeded: 8]
     /// The boost of a kind not named in ``recordCallBoost``.
-    static let defaultRecordCallBoost = 3.0
+    static let defaultRecordCallBoost = 6.0
 
     init(seed: UInt64, storminess: Double) {
         source = RandomFaults(seed: seed, rates: Self.baseRates.mapValues { $0 * storminess })

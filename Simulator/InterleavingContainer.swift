@@ -88,6 +88,11 @@ final class InterleavingContainer: ForwardingContainer {
             return false
         }
         if !accepted.isEmpty { scheduler.accepted(device: device, saved: accepted) }
+        let deleted = deleting.filter { id in
+            if case .success? = result.deleteResults[id] { return true }
+            return false
+        }
+        if !deleted.isEmpty { scheduler.deletes(device: device, sent: deleted.map(\.recordName), fetched: []) }
         // A record refused as too large that is over CloudKit's size limit can never be accepted: sending it starts
         // an endless retry (behaviour 8). Measured only on items refused with limitExceeded, which are rare: the
         // fault injector refuses fitting records the same way.
@@ -126,6 +131,10 @@ final class InterleavingContainer: ForwardingContainer {
             received: changes.modifications.compactMap { record in
                 record.recordChangeTag.map { (record.recordID.recordName, $0) }
             })
+        if !changes.deletions.isEmpty {
+            scheduler.deletes(device: device, sent: [], fetched: changes.deletions.map(\.recordID.recordName))
+        }
+        if !changes.moreComing { scheduler.fetchedLastPage(device: device, instance: instance) }
         await scheduler.beforeCall(device: device, instance: instance, call: "recordZoneChanges response")
         return changes
     }

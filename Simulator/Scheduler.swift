@@ -67,6 +67,27 @@ final class Scheduler: @unchecked Sendable {
         simulation?.noteOversized(device: device, records: records)
     }
 
+    /// Called with the deletes a device's modify request had accepted, and the deletions a fetch of it returned.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - sent: Records whose delete the server accepted from it.
+    ///   - fetched: Records whose deletion a fetch returned to it.
+    func deletes(device: String, sent: [String], fetched: [String]) {
+        guard let device = simulation?.devices.first(where: { $0.name == device }) else { return }
+        device.unechoedDeletes.formUnion(sent)
+        device.unechoedDeletes.subtract(fetched)
+    }
+
+    /// Called when a change fetch of a device returned its last page, before the app applies it.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - instance: The app instance that fetched it.
+    func fetchedLastPage(device: String, instance: Int) {
+        simulation?.noteFetchedLastPage(device: device, instance: instance)
+    }
+
     /// Called when a request of a device succeeded at the server, with who was signed in when it reached it.
     ///
     /// - Parameters:

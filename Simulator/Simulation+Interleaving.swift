@@ -31,6 +31,7 @@ extension Simulation {
     func interject(device name: String, instance: Int, call: String, sending: [String] = []) async {
         guard !healing, depth == 0, result.failure == nil, let caller = devices.first(where: { $0.name == name })
         else { return }
+        if caller.instance == instance { aimCrash(after: call, on: caller) }
         if let race = pendingRace, race.caller == name, call == "modifyRecords",
             let other = devices.first(where: { $0.name == race.other })
         {
@@ -65,6 +66,28 @@ extension Simulation {
         await meanwhile(name, call) { await userAction(target, caller: caller, sending: sending) }
     }
 
+    /// Now and then, as a fetched page or a send's answer reaches a cycle, arms a crash at its own transaction or
+    /// one of the next two: a page's records and its token, a send's results and the outcome are each a durable
+    /// step, and a bug that splits one into two transactions loses data only to a crash between them.
+    ///
+    /// - Parameters:
+    ///   - call: The call the scheduler is asked about.
+    ///   - device: The device whose cycle it is, in the app instance that runs it.
+    private func aimCrash(after call: String, on device: Device) {
+        let answer: SimulationPath.Answer? =
+            switch call {
+            case "recordZoneChanges response": .fetchedPage
+            case "modifyRecords response": .sendAnswer
+            default: nil
+            }
+        guard let answer, device.cycling, !device.crashSwitch.isArmed, !device.crashSwitch.isDown,
+            random.chance(Self.answerCrashRate)
+        else { return }
+        let commit = Int(random.next() % UInt64(SimulationPath.commitsAfterAnswer))
+        device.crashSwitch.arm(afterCommits: commit)
+        device.cycleCrash = .crash(atCommit: commit, after: answer)
+    }
+
     /// Runs `action` before the call of `name`'s cycle, one level deep (what it runs never interleaves further),
     /// counted and noted in the trace and on the timeline.
     ///
@@ -78,7 +101,11 @@ extension Simulation {
         result.interleavings += 1
         trace("\(name): before its \(call), meanwhile:")
         mark(.world, name, "before its \(call), meanwhile:")
-        await action()
+        // Outside the interrupted request's task-local account: another device is another process, and its
+        // requests must not inherit the account this one's request was made for (a nested cycle of another
+        // account's device had its calls cancelled as "the account changed", and then never asked to run: seed 104
+        // of 300, invariant 13).
+        await AccountSession.$requestedFor.withValue(nil) { await action() }
     }
 
     /// A user's action drawn by the scheduler on `target` (or, where the draw is a cycle, another device's cycle).
@@ -118,6 +145,7 @@ extension Simulation {
         guard accounts.count > 1, let handle = try? world.device(device.name), let current = handle.session.account,
             let other = accounts.first(where: { $0 != current })
         else { return }
+        checkFetchedHeld(device)
         moment += 1
         do {
             try handle.signIn(other)

@@ -19,6 +19,33 @@ extension Simulation {
         checkContainers()
         for device in devices where result.failure == nil { checkStatus(device) }
         for device in devices where result.failure == nil { checkHeld(device) }
+        for device in devices where result.failure == nil { checkFetchedHeld(device) }
+    }
+
+    /// Notes what the bound account's container holds as a device's fetch returns its last page: once the cycle
+    /// succeeds, its change token says the device has all of it.
+    func noteFetchedLastPage(device name: String, instance: Int) {
+        guard let device = devices.first(where: { $0.name == name }), device.instance == instance,
+            let account = try? world.device(name).session.account,
+            let records = try? world.containerRecords(account: account)
+        else { return }
+        device.fetchedThisCycle = (device.storeEra, Set(records.map(\.recordID.recordName)))
+    }
+
+    /// Invariant 3, for what other devices wrote: a device holds every record its account's container held when its
+    /// last successful cycle's fetch ended, unless a user deleted it since. A fetch that commits its token before
+    /// the records it fetched (a crash in between) passes every other check until the heal, and a reinstall or a
+    /// start afresh before it erases the evidence (issue 24: the one device that lost data later switched account
+    /// and was reinstalled), so this runs after every step and right before those steps.
+    func checkFetchedHeld(_ device: Device) {
+        guard let fetched = device.fetchedThrough, fetched.era == device.storeEra, let app = device.app,
+            let held = try? app.stores.userCreated.recordNames()
+        else { return }
+        let missing = fetched.names.subtracting(held).subtracting(deleted)
+        check(
+            .noAcknowledgedWriteLost, missing.isEmpty,
+            "\(device.name) lacks \(missing.count) record(s) its account's container held when its last successful fetch ended (\(missing.sorted().prefix(3).joined(separator: ", "))): its change token claims what its store does not hold"
+        )
     }
 
     /// Invariants 1 and 2: every record in every container is user-created, and was written under that account.

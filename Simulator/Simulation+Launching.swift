@@ -91,6 +91,8 @@ extension Simulation {
     }
 
     func reinstall(_ device: Device) {
+        // The reinstall erases the device's evidence: what its fetches claimed is checked first.
+        checkFetchedHeld(device)
         let sync: Bool? = random.chance(0.7) ? true : (random.chance(0.5) ? false : nil)
         device.app = nil
         do {

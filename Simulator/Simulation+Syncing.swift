@@ -25,18 +25,21 @@ extension Simulation {
     }
 
     /// The chance that a cycle is killed at one of its first ``SimulationPath/cycleCommitWindows`` commits.
-    static let cycleCrashRate = 0.06
+    static let cycleCrashRate = 0.05
+
+    /// The chance that a fetched page or a send's answer arms a crash at one of the commits that follow it.
+    static let answerCrashRate = 0.3
 
     /// Notes the paths a cycle took: more than one page fetched, more than one modify request, a crash in one of its
     /// windows.
-    private func notePaths(_ device: Device, _ report: SyncReport, crashSwitch: CrashSwitch, windowCrash: Int?) {
+    private func notePaths(_ device: Device, _ report: SyncReport, crashSwitch: CrashSwitch) {
         if report.requests.count(where: { $0.operation == .recordZoneChanges }) > 1 { reached.insert(.multiPageFetch) }
         if report.requests.count(where: { $0.operation == .modifyRecords && !$0.items.isEmpty }) > 1 {
             reached.insert(.splitSend)
         }
         guard crashSwitch.isDown else { return }
         if crashSwitch.diedAtCommit {
-            reached.insert(windowCrash.map { .crash(atCycleCommit: $0) } ?? .crashInsideLocalWrite)
+            reached.insert(device.cycleCrash ?? .crashInsideLocalWrite)
         } else if let moment = device.crashMoment {
             reached.insert(.crash(at: moment))
         }
@@ -59,22 +62,29 @@ extension Simulation {
         if device.firstSync == .notStarted { device.firstSync = .started }
         device.receivedThisCycle.removeAll()
         device.ownThisCycle.removeAll()
+        device.fetchedThisCycle = nil
         // Now and then the cycle is killed at one of its own commits, so that every window between two durable
-        // steps of a cycle (the page's records, its token, the send's results, the outcome) is met in most seeds
-        // (issue 24: a crash between a fetch's two transactions was met in 7 of 300 seeds).
-        var windowCrash: Int?
+        // steps of a cycle (the binding, the database token, the zone, each page, each batch's results, the
+        // outcome) is met in most seeds (issue 24: a crash between a fetch's two transactions was met in 7 of 300
+        // seeds).
+        device.cycleCrash = nil
         if !healing, depth == 0, !crashSwitch.isArmed, random.chance(Self.cycleCrashRate) {
             let commit = Int(random.next() % UInt64(SimulationPath.cycleCommitWindows))
             crashSwitch.arm(afterCommits: commit)
-            windowCrash = commit
+            device.cycleCrash = .crash(atCycleCommit: commit)
         }
         // Through the app, as an app syncs: its cycle restores the signed-in account's archive before a store that
         // started afresh is bound (6f08a6a). Calling the engine here skipped that, so no sweep checked the fix and
         // the sweep at fae632e lost archived edits (seeds 485 and 8805: issue 28).
         let report = await app.sync(force: force) ?? SyncReport()
         device.cycling = false
-        if windowCrash != nil, !crashSwitch.isDown { crashSwitch.disarm() }
-        notePaths(device, report, crashSwitch: crashSwitch, windowCrash: windowCrash)
+        if device.cycleCrash != nil, !crashSwitch.isDown { crashSwitch.disarm() }
+        if !crashSwitch.isDown, report.outcome == .succeeded, device.instance == instance,
+            let fetched = device.fetchedThisCycle, fetched.era == device.storeEra
+        {
+            device.fetchedThrough = fetched
+        }
+        notePaths(device, report, crashSwitch: crashSwitch)
         device.noteFirstSync(report, era: era)
         if !crashSwitch.isDown, report.stoppedBecause == nil {
             for (record, tags) in device.ownThisCycle { device.ownTags[record, default: []].formUnion(tags) }

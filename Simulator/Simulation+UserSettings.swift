@@ -180,6 +180,8 @@ extension Simulation {
                     mark(.account, device.name, "signed back into \(previous)")
                     accountChanged(device)
                 } else {
+                    // Starting afresh archives the store: what its fetches claimed is checked first.
+                    checkFetchedHeld(device)
                     device.archivedNames = nil
                     let previous = try app.engine?.state().boundUser
                     // A start afresh resumes the signed-in account where an archive of it left off (bound, with its

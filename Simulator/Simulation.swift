@@ -87,6 +87,15 @@ public final class Simulation {
         var storeEra = 0
         /// Where the current app instance's container crashes, if its launch armed a crash there.
         var crashMoment: CrashingContainer.Moment?
+        /// Records whose delete this device sent, accepted by the server, and has not fetched back since.
+        var unechoedDeletes = Set<String>()
+        /// A crash the cycle in flight armed at one of its commits: from the cycle's start, or after an answer.
+        var cycleCrash: SimulationPath?
+        /// The user-created records the bound account's container held when this device's last completed fetch
+        /// ended, in the store era it was made in: what the device's change token says it has (``checkFetchedHeld``).
+        var fetchedThrough: (era: Int, names: Set<String>)?
+        /// The same, noted at the last page of the cycle in flight, kept only if the cycle succeeds.
+        var fetchedThisCycle: (era: Int, names: Set<String>)?
 
         init(name: String, clock: DeviceClock) {
             self.name = name

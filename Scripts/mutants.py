@@ -8,6 +8,11 @@ Mutants/NAME.patch over the clean code, with a header:
     Mutant: NAME
     Caught-by: 3 4          the invariants (numbers, Simulator/SimulationResult.swift) that may catch it
     What: one line on what the bug does and where it came from
+    Pinned-by: FILTER       optional: the `swift test --filter` of a scenario test that must fail on the mutant
+
+A mutant with `Pinned-by:` that the simulator does not catch within the seeds is run against that scenario test in
+the scratch copy; if the test fails on it, the run goes on and says "PINNED ONLY" (a finding: the simulator no
+longer reaches the path); if the test passes too, the mutant fails the run like any other.
 
 `--check` (run by `make test`) proves, in a second, that every patch still applies to the tree as it is, that each
 header is whole, and that each patch touches only library sources: a patch that no longer applies fails CI at once.

@@ -16,6 +16,10 @@ extension Simulation {
     /// The chance, at each container call of a cycle, that the scheduler runs something else first.
     static let interleavingRate = 0.12
 
+    /// The chance, after the server accepted a modify request, that the user edits one of its records before the
+    /// app records the acceptance.
+    static let editAfterAcceptRate = 0.15
+
     /// Called before every container call of every app instance: the seeded scheduler may run, first, a user's
     /// action on the same or another device (a write, the switch, an account change, starting afresh, a relaunch, a
     /// crash, the user deleting the app's data) or another device's whole cycle. Nesting stops at depth 1: what runs
@@ -60,6 +64,15 @@ extension Simulation {
             // The user switches account and starts afresh after the fetch returned and before the cycle applied
             // it: the old cycle's page, of the previous account, must never reach the fresh store (behaviour 2).
             return await meanwhile(name, call) { await switchAccountAndStartFresh(caller) }
+        }
+        if call == "modifyRecords response", !sending.isEmpty, random.chance(Self.editAfterAcceptRate) {
+            // The user edits a record the server has just accepted, before the app records the acceptance: the
+            // edit must stay queued (a save leaves the queue only at the revision it sent). Drawn through the general
+            // interleaving, this window met the planted `save-clears-any-revision` in no seed of 300 once the
+            // generator's other draws grew (issue 24).
+            return await meanwhile(name, call) {
+                await userWrite(caller, editing: sending[Int(random.next() % UInt64(sending.count))])
+            }
         }
         guard random.chance(Self.interleavingRate) else { return }
         let target = random.chance(0.6) ? caller : devices[Int(random.next() % UInt64(devices.count))]

@@ -1,13 +1,23 @@
 import PrivateCloud
 
-/// Puts a device's container calls through the run's ``ServerEpisodes``: a modify request over an account's low
-/// limit is refused with `limitExceeded`, and a change fetch from a token the server expired with
-/// `changeTokenExpired`, on every call while the fault lasts.
+/// The server's side of a device's container calls, as the run models it: the run's ``ServerEpisodes`` (a modify
+/// request over an account's low limit is refused with `limitExceeded`, and a change fetch from a token the server
+/// expired with `changeTokenExpired`, on every call while the fault lasts), and the check of whom each request
+/// reached (invariant 14).
+///
+/// The check runs as the server answers, against who is signed in on the device at that moment: it sits just
+/// outside the container as the world opens it (and outside a test's double of the network layer), inside everything
+/// the app and the scheduler put in the way, so an account change the scheduler lands between a cycle's check of the
+/// user and its request is before the request. Every request that succeeds is reported: none may succeed with no
+/// account signed in; the records a save carries must be the signed-in account's (the simulation knows under which
+/// account the user wrote each); and the server's stamps on the records it saved or returned, and the answer of
+/// `userRecordID()`, must be the signed-in user's.
 final class EpisodeContainer: ForwardingContainer {
     let base: any PrivateContainer
     private let episodes: ServerEpisodes
     private let device: String
     private let session: AccountSession
+    private let scheduler: Scheduler
 
     /// Wraps a container.
     ///
@@ -16,11 +26,21 @@ final class EpisodeContainer: ForwardingContainer {
     ///   - episodes: The run's persistent faults.
     ///   - device: The device's name (refusals are counted by device).
     ///   - session: The device's account session: calls go to whoever is signed in.
-    init(base: any PrivateContainer, episodes: ServerEpisodes, device: String, session: AccountSession) {
-        self.base = base
-        self.episodes = episodes
-        self.device = device
-        self.session = session
+    ///   - scheduler: The run's scheduler, which hands what each request reached to the simulation.
+    init(
+        base: any PrivateContainer, episodes: ServerEpisodes, device: String, session: AccountSession,
+        scheduler: Scheduler
+    ) {
+        (self.base, self.episodes, self.device, self.session) = (base, episodes, device, session)
+        self.scheduler = scheduler
+    }
+
+    func userRecordID() async throws(CloudError) -> UserRecordID {
+        let account = session.account
+        let user = try await base.userRecordID()
+        scheduler.reached(
+            device: device, account: account, request: "userRecordID", saving: [], stamped: [("the answer", user)])
+        return user
     }
 
     func modifyRecords(
@@ -31,8 +51,17 @@ final class EpisodeContainer: ForwardingContainer {
             throw CloudError(
                 .limitExceeded, "the server takes at most \(limit) items per request for now (a low-limit episode)")
         }
-        return try await base.modifyRecords(
+        let account = session.account
+        let result = try await base.modifyRecords(
             saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
+        var stamps: [(name: String, user: UserRecordID)] = []
+        for case (let id, .success(let record)) in result.saveResults {
+            if let user = record.systemFields?.lastModifiedUserRecordID { stamps.append((id.recordName, user)) }
+        }
+        scheduler.reached(
+            device: device, account: account, request: "modifyRecords", saving: saving.map(\.recordID.recordName),
+            stamped: stamps)
+        return result
     }
 
     func recordZoneChanges(
@@ -44,6 +73,10 @@ final class EpisodeContainer: ForwardingContainer {
         }
         let changes = try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
         episodes.issued(changes.changeToken, account: account)
+        let stamps = changes.modifications.compactMap { record in
+            record.systemFields.map { (name: record.recordID.recordName, user: $0.lastModifiedUserRecordID) }
+        }
+        scheduler.reached(device: device, account: account, request: "recordZoneChanges", saving: [], stamped: stamps)
         return changes
     }
 }

@@ -38,10 +38,9 @@ extension Simulation {
         do {
             let session = try world.device(name).session
             let app = try world.launch(name, crashSwitch: crashSwitch) { base in
-                let checked = AccountCheckingContainer(
-                    base: planted?(base, name) ?? base, session: session, scheduler: scheduler, device: name)
                 var container: any PrivateContainer = EpisodeContainer(
-                    base: checked, episodes: episodes, device: name, session: session)
+                    base: planted?(base, name) ?? base, episodes: episodes, device: name, session: session,
+                    scheduler: scheduler)
                 if let (moment, after) = crashPlan {
                     container = CrashingContainer(base: container, crashSwitch: crashSwitch, at: moment, after: after)
                 }

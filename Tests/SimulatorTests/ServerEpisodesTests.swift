@@ -8,9 +8,7 @@ import Testing
 struct ServerEpisodesTests {
     @Test("an expired token is refused for good, but the same bytes handed out again after the expiry are honoured")
     func reissuedTokenIsFresh() throws {
-        let episodes = ServerEpisodes()
-        let alice = try AccountID("alice")
-        let token = ChangeToken(bytes: [1, 2, 3])
+        let (episodes, alice, token) = (ServerEpisodes(), try AccountID("alice"), ChangeToken(bytes: [1, 2, 3]))
         episodes.issued(token, account: alice)
         #expect(episodes.expireTokens(of: alice) == 1)
         #expect(episodes.isExpired(token, account: alice))

@@ -101,11 +101,10 @@ struct SimulatorTests {
 
     @Test("planted: a network layer that keeps answering the first signed-in user is caught by invariant 14")
     func catchesStaleUser() async throws {
-        let caught = await Self.firstCatch("answers with a stale user") {
-            SimulationHooks(wrapContainer: { base, _ in PlantedBugs.StaleUserContainer(base: base) })
-        }
-        let (invariant, _) = try #require(caught, "not caught in 100 seeds")
-        #expect(invariant == .signedInAccountOnly)
+        let stale = SimulationHooks(wrapContainer: { base, _ in PlantedBugs.StaleUserContainer(base: base) })
+        let caught = try #require(
+            await Self.firstCatch("answers with a stale user") { stale }, "not caught in 100 seeds")
+        #expect(caught.0 == .signedInAccountOnly, "caught at seed \(caught.1) by invariant \(caught.0)")
     }
 
     @Test("planted: a status source that always says on is caught by invariant 5")

@@ -74,9 +74,7 @@ final class Scheduler: @unchecked Sendable {
     ///   - sent: Records whose delete the server accepted from it.
     ///   - fetched: Records whose deletion a fetch returned to it.
     func deletes(device: String, sent: [String], fetched: [String]) {
-        guard let device = simulation?.devices.first(where: { $0.name == device }) else { return }
-        device.unechoedDeletes.formUnion(sent)
-        device.unechoedDeletes.subtract(fetched)
+        simulation?.noteDeletes(device: device, sent: sent, fetched: fetched)
     }
 
     /// Called when a change fetch of a device returned its last page, before the app applies it.

@@ -267,6 +267,14 @@ extension Simulation {
         )
     }
 
+    /// Notes the deletes the server accepted from a device, and the deletions a fetch brought back to it: a name whose
+    /// delete this device sent and has not fetched back is where name reuse meets the delete's echo.
+    func noteDeletes(device name: String, sent: [String], fetched: [String]) {
+        guard let device = devices.first(where: { $0.name == name }) else { return }
+        device.unechoedDeletes.formUnion(sent)
+        device.unechoedDeletes.subtract(fetched)
+    }
+
     /// Notes the change tags a device's call brought back.
     func noteTags(device name: String, own: [(String, String)], received: [(String, String)]) {
         guard let device = devices.first(where: { $0.name == name }) else { return }

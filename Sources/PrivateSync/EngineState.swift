@@ -135,4 +135,25 @@ public struct EngineState: Sendable, Hashable {
         if let pause, lastOutcome == .paused(pause) { lastOutcome = nil }
         pause = nil
     }
+
+    /// Whether the last attempt was stopped by the account: found unusable before the cycle, or paused for a reason
+    /// the server gave about the account (not authenticated, restricted, temporarily unavailable). Such an outcome
+    /// says nothing once the account changed, or the user turned sync on; the status must not show it then (issue
+    /// 24: "paused: sign in" on a device just signed in).
+    package var stoppedByAccount: Bool {
+        switch lastOutcome {
+        case .accountUnusable?: true
+        case .paused(let reason)?: [.noAccount, .accountRestricted, .accountTemporarilyUnavailable].contains(reason)
+        default: false
+        }
+    }
+
+    /// Forgets an attempt the account stopped, with its retry time: the next run is due by the usual rule. A retry
+    /// time left behind kept the cycle from running while the engine said it was due (seed 198 of 300: skipped, not
+    /// due, for ever).
+    package mutating func forgetAccountStop() {
+        guard stoppedByAccount else { return }
+        lastOutcome = nil
+        nextAttempt = nil
+    }
 }

@@ -288,7 +288,7 @@ extension SyncEngine {
                 if pause == .userDeletedZone || pause == .quotaExceeded { state.endPersistentPause() }
                 // An attempt that met an unusable account (perhaps while sync was off) must not keep the engine
                 // from asking to run now that the user wants it: its next cycle checks the account afresh.
-                if Self.stoppedByAccount(state.lastOutcome) { state.lastOutcome = nil }
+                state.forgetAccountStop()
                 state.nextAttempt = nil
                 state.retryAttempt = 0
             }

@@ -127,27 +127,9 @@ public final class SyncEngine: Sendable {
     /// - Throws: `StoreError` when the state cannot be read or written.
     public func accountDidChange() throws(StoreError) {
         // Read first: most launches and account changes find nothing to forget, and need no write.
-        guard Self.stoppedByAccount(try state().lastOutcome) else { return }
+        guard try state().stoppedByAccount else { return }
         try store.syncTransaction { transaction in
-            try transaction.updateEngineState { state in
-                guard Self.stoppedByAccount(state.lastOutcome) else { return }
-                // The wait went with the outcome: a retry time left behind would keep the cycle from running while
-                // the engine said it was due (seed 198 of 300: skipped, not due, for ever).
-                state.lastOutcome = nil
-                state.nextAttempt = nil
-            }
-        }
-    }
-
-    /// Whether an attempt's outcome was the account's doing: found unusable before the cycle, or a pause for a
-    /// reason the server gave about the account (not authenticated, restricted, temporarily unavailable). Such an
-    /// outcome says nothing once the account changed; the status must not show it then (issue 24: "paused: sign in"
-    /// on a device just signed in).
-    static func stoppedByAccount(_ outcome: EngineOutcome?) -> Bool {
-        switch outcome {
-        case .accountUnusable?: true
-        case .paused(let reason)?: [.noAccount, .accountRestricted, .accountTemporarilyUnavailable].contains(reason)
-        default: false
+            try transaction.updateEngineState { state in state.forgetAccountStop() }
         }
     }
 

@@ -60,6 +60,19 @@ public final class AccountSession: Sendable {
         state.withLock { $0.status = status }
     }
 
+    /// The account the user's own actions in iCloud settings act on: the signed-in one, whatever its status.
+    ///
+    /// Deleting the app's data in Settings, or resetting encrypted data, happens on Apple's servers (from this
+    /// device, another, or iCloud.com): a status that stops this device's app calls (temporarily unavailable,
+    /// restricted) or a request in flight for another account does not stop the user.
+    ///
+    /// - Returns: The signed-in account.
+    /// - Throws: ``CloudError`` `notAuthenticated` when no account is signed in.
+    func settingsAccount() throws(CloudError) -> AccountID {
+        guard let account else { throw AccountStatus.noAccount.callError! }
+        return account
+    }
+
     /// The account calls may use now, or the error they fail with.
     func callableAccount() throws(CloudError) -> AccountID {
         let (account, status) = current

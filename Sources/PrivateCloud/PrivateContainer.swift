@@ -99,6 +99,10 @@ extension PrivateContainer {
 }
 
 /// What the user can do to their private database outside the app, in Settings › iCloud › Manage Storage.
+///
+/// These are the user's actions on Apple's servers, so they act on the signed-in account whatever its status: an
+/// account this device reads as temporarily unavailable or restricted does not stop them. With no account signed in
+/// they fail with `notAuthenticated`.
 public protocol ICloudSettingsControls: Sendable {
     /// Deletes a zone as the user does when they delete the app's data from iCloud settings.
     ///

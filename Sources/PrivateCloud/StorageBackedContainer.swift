@@ -78,11 +78,17 @@ extension StorageBackedContainer {
         }
     }
 
+    // The user's actions in Settings act on the signed-in account whatever its status (see
+    // `AccountSession.settingsAccount()`): a fault that models one must take effect whenever it is counted.
     public func deleteZoneFromICloudSettings(_ zoneID: ZoneID) async throws(CloudError) {
-        try call { database, _ throws(CloudError) in try database.deleteZones([zoneID], reason: .purged) }
+        try withDatabase(of: try session.settingsAccount()) { database throws(CloudError) in
+            try database.deleteZones([zoneID], reason: .purged)
+        }
     }
 
     public func purgeZoneForEncryptedDataReset(_ zoneID: ZoneID) async throws(CloudError) {
-        try call { database, _ throws(CloudError) in try database.deleteZones([zoneID], reason: .encryptedDataReset) }
+        try withDatabase(of: try session.settingsAccount()) { database throws(CloudError) in
+            try database.deleteZones([zoneID], reason: .encryptedDataReset)
+        }
     }
 }

@@ -187,5 +187,24 @@ extension ContainerConformance {
             let changes = try await other.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
             #expect(changes.modifications.isEmpty, "the user's deletion removed every record")
         }
+
+        /// The statuses that stop an app's calls on this device, but not the user's actions on Apple's servers.
+        static let blockingStatuses: [AccountStatus] = [.temporarilyUnavailable, .restricted, .couldNotDetermine]
+
+        @Test(
+            "the user deletes the app's data in iCloud settings whatever this device's account status",
+            arguments: Backend.allCases, blockingStatuses)
+        func settingsDeletionIgnoresTheDeviceStatus(backend: Backend, status: AccountStatus) async throws {
+            let (harness, container) = try await ContainerHarness.withSyncZone(backend)
+            try await saveAll([makeRecord("a")], to: container)
+            let blocked = harness.device("alice", status: status).container
+            // Without the settings path this failed like an app call (seeds 733 and 7053 of the 10,000-seed sweep:
+            // a user-deleted-zone fault counted while the zone stayed, and the oracle saw its records "come back").
+            try await blocked.deleteZoneFromICloudSettings(syncZone)
+            #expect(await zoneChangesCode(container) == .userDeletedZone)
+            #expect(
+                await cloudErrorCode { try await harness.device(nil).container.deleteZoneFromICloudSettings(syncZone) }
+                    == .notAuthenticated, "with no account signed in there is nobody's data to delete")
+        }
     }
 }

@@ -74,6 +74,30 @@ struct FaultInjectingContainerTests {
         #expect(changes.deletions == [.init(zoneID: syncZone, reason: .purged)])
     }
 
+    @Test(
+        "a zone fault removes the zone even while the account cannot make calls, so a counted fault took effect",
+        arguments: [FaultKind.userDeletedZone, .encryptedDataReset])
+    func zoneFaultTakesEffectWhileTheAccountIsUnavailable(kind: FaultKind) async throws {
+        let harness = ContainerHarness(.memory)
+        let session = AccountSession(account: try AccountID("alice"))
+        let base = MemoryContainer(
+            cloud: harness.cloud, identifier: harness.identifier, session: session, clock: harness.clock)
+        let script = ScriptedFaults()
+        let faulty = FaultInjectingContainer(base: base, faults: script, session: session)
+        _ = try await faulty.saveZones([RecordZone(zoneID: syncZone)])
+        try await saveAll([makeRecord("seed")], to: faulty)
+        session.setStatus(.temporarilyUnavailable)
+        script.add(Fault(kind))
+        #expect(await zoneChangesCode(faulty) == .accountTemporarilyUnavailable)
+        #expect(faulty.injectedFaults == [kind: 1])
+        session.setStatus(.available)
+        let changes = try await faulty.databaseChanges(since: nil, resultsLimit: nil)
+        #expect(
+            changes.deletions == [
+                .init(zoneID: syncZone, reason: kind == .userDeletedZone ? .purged : .encryptedDataReset)
+            ])
+    }
+
     @Test("a partial failure fails one item and, atomically, the rest of its zone")
     func partialFailureAtomic() async throws {
         let (faulty, script, _) = try await Self.makeFaulty()

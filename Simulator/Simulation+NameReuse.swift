@@ -32,11 +32,9 @@ extension Simulation {
     /// start afresh. A name another device or the server still holds would merge the new record into the old one's
     /// copy, which no rule of docs/engine.md settles.
     private func createAgainAfterDelete(_ drawn: Device) async {
-        // A device whose sync runs and that deleted something: only its delete can leave, and come back as an echo.
+        // A device whose sync runs: only its delete can leave, and come back as an echo.
         let able = devices.filter { device in
-            guard !device.deletedHere.isEmpty, let app = device.app, let status = try? status(of: app) else {
-                return false
-            }
+            guard let app = device.app, let status = try? status(of: app) else { return false }
             return status.isOn
         }
         let device = able.isEmpty ? drawn : able[Int(random.next() % UInt64(able.count))]
@@ -45,19 +43,20 @@ extension Simulation {
         if let found = candidates, !able.isEmpty, !found.contains(where: device.unechoedDeletes.contains),
             found.isEmpty || random.chance(0.8)
         {
-            // None whose delete's echo is still to come: the user's deletes wait to be sent, or other devices still
-            // hold the records. This device
+            // None whose delete's echo is still to come. The user deletes a record the server holds now, this device
             // syncs (its cycle fetches before it sends, so its delete leaves and its echo stays unfetched), then the
             // others do (they learn of the delete): the path where the next fetch brings the echo to a store that
-            // holds the new record. Left to chance, 143 of 150 tries in 100 seeds found no name.
-            // With the faults held back meanwhile: the step is the user's delete leaving, then the name used again;
-            // a fault here would only end the step before its path.
-            faults.setEnabled(false)
-            await sync(device, force: true, why: "before a name is used again")
-            for other in devices where other !== device && result.failure == nil {
-                await sync(other, force: true, why: "before a name is used again")
+            // holds the new record. Left to chance, 143 of 150 tries in 100 seeds found no name; waiting for a
+            // delete the user had made, no seed of 300 met the echo (the path's count, once measured).
+            // With the faults and interleavings held back meanwhile: the step is the user's delete leaving, then the
+            // name used again; a fault here would only end the step before its path.
+            deleteOneTheServerHolds(on: device)
+            await holdingInterleavings {
+                await sync(device, force: true, why: "before a name is used again")
+                for other in devices where other !== device && result.failure == nil {
+                    await sync(other, force: true, why: "before a name is used again")
+                }
             }
-            faults.setEnabled(true)
             guard result.failure == nil, devices.allSatisfy({ $0.app != nil }) else { return }
             candidates = reusableNames(device)
         }
@@ -81,6 +80,7 @@ extension Simulation {
         }
         do {
             let record = try app.add(entry.type, name: name, fields: fields)
+            if device.unechoedDeletes.contains(name) { reached.insert(.createdAgainBeforeEcho) }
             createdAgain(record, on: device, account: app.device.session.account)
             trace("\(device.name): add \(entry.type) \(name.prefix(8)) again, after its delete left")
             mark(.write, device.name, "add \(entry.type) \(name.prefix(8)) again, after its delete")
@@ -90,6 +90,35 @@ extension Simulation {
             if let record = landedDespiteKill(name, type: entry.type, on: device) {
                 createdAgain(record, on: device, account: account)
             }
+        }
+    }
+
+    /// The user deletes, on `device`, a user-created record the server holds and nothing has pending: its delete
+    /// leaves with the next cycle, and the name can be used again before the echo comes back.
+    private func deleteOneTheServerHolds(on device: Device) {
+        // Only a record no device that will not sync now holds: such a device keeps the old record, and the name
+        // could not be used again.
+        var heldElsewhere = Set<String>()
+        for other in devices where other !== device {
+            guard let app = other.app, let status = try? status(of: app) else { return }
+            if !status.isOn { heldElsewhere.formUnion((try? app.stores.userCreated.recordNames()) ?? []) }
+        }
+        guard let app = runningApp(device), let onServer = namesInContainers(),
+            let names = try? app.stores.userCreated.recordNames().intersection(onServer).subtracting(heldElsewhere)
+                .sorted(),
+            let held = try? app.stores.userCreated.syncSnapshot({ state in
+                try names.filter { name in
+                    try state.serverChangeTag(of: name) != nil && state.pendingChange(named: name) == nil
+                }
+            }),
+            !held.isEmpty,
+            let record = try? app.stores.userCreated.record(named: held[Int(random.next() % UInt64(held.count))])
+        else { return }
+        moment += 1
+        do {
+            try userDelete(record, on: device, in: app)
+        } catch {
+            noteFailed(device, "write", error, mark: .write)
         }
     }
 

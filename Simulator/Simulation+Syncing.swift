@@ -37,6 +37,10 @@ extension Simulation {
         if report.requests.count(where: { $0.operation == .modifyRecords && !$0.items.isEmpty }) > 1 {
             reached.insert(.splitSend)
         }
+        if report.requests.contains(where: { $0.error == .operationCancelled }) { reached.insert(.requestOvertaken) }
+        if report.events.contains(where: { if case .mergeTooLarge = $0 { true } else { false } }) {
+            reached.insert(.mergeOverLimit)
+        }
         guard crashSwitch.isDown else { return }
         if crashSwitch.diedAtCommit {
             reached.insert(device.cycleCrash ?? .crashInsideLocalWrite)

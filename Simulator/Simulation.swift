@@ -157,6 +157,8 @@ public final class Simulation {
     let start: Date
     /// Whether the run is in its heal phase (no new crashes are armed).
     var healing = false
+    /// Whether a targeted draw's own steps run now, with nothing scheduled in between (``holdingInterleavings(_:)``).
+    var calm = false
     /// The run's scheduler: what a container call of any device asks before it goes out.
     var scheduler: Scheduler?
     /// Faults that last across many calls (low limits, expired tokens).
@@ -334,7 +336,7 @@ public final class Simulation {
         case 0..<300: await userWrite(device)
         case 300..<330: await concurrentEdits()
         case 330..<342: await bulkImport(device)
-        case 342..<350: await pasteLongText(device)
+        case 342..<350: await growOnTwoDevices()
         case 350..<550: await syncDue()
         case 550..<650: await sync(device, force: false, why: "a push notification")
         case 650..<700: await sync(device, force: true, why: "pull to refresh")

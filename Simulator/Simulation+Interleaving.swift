@@ -132,10 +132,16 @@ extension Simulation {
         result.interleavings += 1
         trace("\(name): before its \(call), meanwhile:")
         mark(.world, name, "before its \(call), meanwhile:")
-        // Outside the interrupted request's task-local account: another device is another process, and its
-        // requests must not inherit the account this one's request was made for (a nested cycle of another
-        // account's device had its calls cancelled as "the account changed", and then never asked to run: seed 104
-        // of 300, invariant 13).
+        await Self.outsideTheInterruptedRequest(action)
+    }
+
+    /// Runs `action` outside the task-local account of the request it interrupts: another device is another
+    /// process, and its requests must not inherit the account this one's request was made for (a nested cycle of
+    /// another account's device had its calls cancelled as "the account changed", and then never asked to run:
+    /// seed 104 of 300, invariant 13).
+    ///
+    /// - Parameter action: What happens meanwhile.
+    static func outsideTheInterruptedRequest(_ action: () async -> Void) async {
         await AccountSession.$requestedFor.withValue(nil) { await action() }
     }
 

@@ -17,6 +17,14 @@ struct FaultInjectingContainerTests {
     ) async throws -> (
         FaultInjectingContainer<MemoryContainer>, ScriptedFaults, ContainerHarness
     ) {
+        let (faulty, script, harness, _) = try await makeFaultyWithSession()
+        return (faulty, script, harness)
+    }
+
+    /// ``makeFaulty(_:)``, with the account session its calls go through.
+    static func makeFaultyWithSession() async throws -> (
+        FaultInjectingContainer<MemoryContainer>, ScriptedFaults, ContainerHarness, AccountSession
+    ) {
         let harness = ContainerHarness(.memory)
         let session = AccountSession(account: try AccountID("alice"))
         let base = MemoryContainer(
@@ -25,7 +33,7 @@ struct FaultInjectingContainerTests {
         let faulty = FaultInjectingContainer(base: base, faults: script, session: session)
         _ = try await faulty.saveZones([RecordZone(zoneID: syncZone)])
         try await saveAll([makeRecord("seed")], to: faulty)
-        return (faulty, script, harness)
+        return (faulty, script, harness, session)
     }
 
     @Test(
@@ -78,14 +86,7 @@ struct FaultInjectingContainerTests {
         "a zone fault removes the zone even while the account cannot make calls, so a counted fault took effect",
         arguments: [FaultKind.userDeletedZone, .encryptedDataReset])
     func zoneFaultTakesEffectWhileTheAccountIsUnavailable(kind: FaultKind) async throws {
-        let harness = ContainerHarness(.memory)
-        let session = AccountSession(account: try AccountID("alice"))
-        let base = MemoryContainer(
-            cloud: harness.cloud, identifier: harness.identifier, session: session, clock: harness.clock)
-        let script = ScriptedFaults()
-        let faulty = FaultInjectingContainer(base: base, faults: script, session: session)
-        _ = try await faulty.saveZones([RecordZone(zoneID: syncZone)])
-        try await saveAll([makeRecord("seed")], to: faulty)
+        let (faulty, script, _, session) = try await Self.makeFaultyWithSession()
         session.setStatus(.temporarilyUnavailable)
         script.add(Fault(kind))
         #expect(await zoneChangesCode(faulty) == .accountTemporarilyUnavailable)

@@ -97,16 +97,13 @@ public struct SimulationPath: Hashable, Sendable, Comparable, CustomStringConver
     static let expiredTokenRefusal = SimulationPath("expired-token refusal")
     /// A device that drained its pending changes in the heal's scheduled cycles, before any forced sync.
     static let drainedWhenScheduled = SimulationPath("pending changes drained by scheduled cycles")
-    // The paths the targeted draws build, each one the generator had stopped reaching while a mutant on it went
-    // uncaught (issue 24):
-    // - a conflict whose merge would exceed CloudKit's record size limit, so the server's side was kept (behaviour
-    //   8; `growOnTwoDevices`);
-    // - a request of a cycle that reached the container after the device signed into another account, and was
-    //   cancelled there (`operationCancelled`) rather than landing in the new account's database;
-    // - a record created again under the name of one whose delete this device sent and has not fetched back: its
-    //   next fetch brings the delete's echo to a store that holds the new record.
+    /// A conflict whose merge would exceed CloudKit's record size limit, so the server's side was kept (behaviour 8).
     static let mergeOverLimit = SimulationPath("merge over the record size limit")
+    /// A request of a cycle that reached the container after the device signed into another account, and was
+    /// cancelled there (`operationCancelled`) rather than landing in the new account's database.
     static let requestOvertaken = SimulationPath("request overtaken by an account switch")
+    /// A record created again under the name of one whose delete this device sent and has not fetched back: its
+    /// next fetch brings the delete's echo to a store that holds the new record.
     static let createdAgainBeforeEcho = SimulationPath("name created again before its delete's echo")
 
     /// Every path a run can take that a sweep should reach: each fault kind the simulator injects at each request

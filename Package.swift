@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "DeviceStore", targets: ["DeviceStore"]),
         .library(name: "PrivateSync", targets: ["PrivateSync"]),
         .library(name: "PrivateSyncTesting", targets: ["PrivateSyncTesting"]),
+        .library(name: "PrivateSyncEngine", targets: ["PrivateSyncEngine"]),
+        .library(name: "PrivateSyncEngineTesting", targets: ["PrivateSyncEngineTesting"]),
         .executable(name: "privatesync", targets: ["PrivateSyncCLI"]),
         .executable(name: "privatesync-bench", targets: ["PrivateSyncBench"]),
     ],
@@ -64,6 +66,13 @@ let package = Package(
                 "SimulatedWorld", "PrivateSync", "DemoSchema", "DeviceSimulation", "DeviceStore",
                 "PrivateCloudFaults", "PrivateCloud", "PrivateSyncFileSystem",
             ],
+            swiftSettings: layering),
+        .target(name: "PrivateSyncEngine", dependencies: ["PrivateCloud"], swiftSettings: layering),
+        .target(
+            name: "PrivateSyncEngineTesting", dependencies: ["PrivateSyncEngine", "PrivateCloudFaults", "PrivateCloud"],
+            swiftSettings: layering),
+        .target(
+            name: "ContactsSample", dependencies: ["PrivateSyncEngine"], path: "Examples/ContactsSample",
             swiftSettings: layering),
         .target(name: "ArgumentParsing", swiftSettings: layering),
         .target(
@@ -112,6 +121,10 @@ let package = Package(
                 "PrivateCloudFaults", "PrivateCloud", "PrivateSyncDeterminism", "PrivateSyncJSON", "PrivateSyncSQLite",
                 "PrivateSyncFileSystem",
             ],
+            swiftSettings: layering),
+        .testTarget(
+            name: "PrivateSyncEngineTests",
+            dependencies: ["PrivateSyncEngineTesting", "PrivateSyncEngine", "ContactsSample", "PrivateCloudFaults", "PrivateCloud"],
             swiftSettings: layering),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: layering),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "PrivateSyncTesting"], swiftSettings: layering),

@@ -61,6 +61,25 @@ public struct Record: Hashable, Sendable, CustomStringConvertible {
         self.systemFields = systemFields
     }
 
+    /// A record with its change tracking, as another record type of this package hands one over (PrivateSyncEngine's
+    /// `PSRecord`, whose saves must send exactly the keys it changed, with the values they had before).
+    ///
+    /// - Parameters:
+    ///   - recordID: The identifier.
+    ///   - recordType: The type.
+    ///   - fields: Every field the record holds.
+    ///   - systemFields: The system fields of the server's version it is based on, or `nil`.
+    ///   - changedKeys: The keys set since it was fetched or saved.
+    ///   - originalValues: The value each changed key had before its first change (`nil` for none).
+    package init(
+        recordID: RecordID, recordType: String, fields: [String: FieldValue], systemFields: SystemFields?,
+        changedKeys: Set<String>, originalValues: [String: FieldValue?]
+    ) {
+        self.init(recordID: recordID, recordType: recordType, fields: fields, systemFields: systemFields)
+        self.changedKeys = changedKeys
+        self.originalValues = originalValues
+    }
+
     /// A field's value; setting it marks the key as changed, and `nil` removes the field.
     public subscript(key: String) -> FieldValue? {
         get { fields[key] }

@@ -1,0 +1,52 @@
+import Foundation  // the whole Foundation: FileHandle, to report a misuse on standard error
+import Synchronization
+
+extension PSSyncEngine {
+    /// The engine whose delegate the current task is inside, if any.
+    @TaskLocal static var delegateCallOf: ObjectIdentifier?
+
+    /// Posts one event to the delegate and waits until it was handled.
+    func deliver(_ event: Event) async {
+        _ = await callDelegate { delegate in
+            await delegate.handleEvent(event, syncEngine: self)
+            return true
+        }
+    }
+
+    /// Calls the delegate, marking the task as inside it, so that a call back into the engine from there is caught.
+    ///
+    /// - Returns: What the delegate returned, or `nil` when the app released the delegate.
+    func callDelegate<T: Sendable>(_ body: (any PSSyncEngineDelegate) async -> T) async -> T? {
+        guard let delegate else { return nil }
+        let task = Self.currentTaskHash()
+        runtime.withLock { $0.deliveringTask = task }
+        defer { runtime.withLock { $0.deliveringTask = nil } }
+        return await Self.$delegateCallOf.withValue(ObjectIdentifier(self)) {
+            await body(delegate)
+        }
+    }
+
+    /// Throws ``PSSyncEngineMisuse/Code/reentrantCall`` when the current task is the one awaiting this engine's
+    /// delegate: the call would wait for itself.
+    ///
+    /// A task the delegate starts (`Task {}`, `Task.detached`) is another task and may call the engine: its call
+    /// waits for the operation in progress, as on a device.
+    func checkReentrancy(_ call: String) throws(PSSyncEngineMisuse) {
+        guard Self.delegateCallOf == ObjectIdentifier(self),
+            let delivering = runtime.withLock({ $0.deliveringTask }), delivering == Self.currentTaskHash()
+        else { return }
+        let misuse = PSSyncEngineMisuse(
+            .reentrantCall,
+            "\(call) was awaited from inside the delegate's handling of this engine's event; it returns only once "
+                + "that handling is done, so on a device it waits for ever. Start it in a task of its own "
+                + "(Task.detached) instead")
+        runtime.withLock { $0.misuses.append(misuse) }
+        FileHandle.standardError.write(Data("\(misuse)\n".utf8))
+        throw misuse
+    }
+
+    /// A number that stands for the current task while it runs, or `nil` outside any task.
+    static func currentTaskHash() -> Int? {
+        withUnsafeCurrentTask { $0?.hashValue }
+    }
+}

@@ -1,0 +1,129 @@
+import Synchronization
+
+extension PSSyncEngine {
+    /// What the engine keeps between launches, as `CKSyncEngine.State`: the changes waiting to be sent, the zones
+    /// with changes waiting to be fetched, the change tokens, and the signed-in user it last saw.
+    ///
+    /// The pending lists follow Apple's documented rules: one change per record (or zone), so adding a change that
+    /// is there already keeps it where it is (save A, save B, save A gives [save A, save B]), and a change of the
+    /// other kind replaces it (save A then delete A gives [delete A]). A change leaves the list when the server
+    /// accepted it, or failed it with an error no retry can cure; a retryable failure keeps it. A change added
+    /// again while it is being sent stays in the list when the send succeeds, so an edit made mid-send is sent too.
+    ///
+    /// Every change of the state is reported in a ``PSSyncEngine/Event/stateUpdate(_:)`` event: at the end of the
+    /// engine's current fetch or send, after every fetched page, or, for a change made while the engine is idle,
+    /// when its ``PSSyncEngine/scheduler`` next runs (or its next fetch or send begins), as CloudKit posts one
+    /// shortly after. A state not persisted when the app dies loses what changed since the last update.
+    public final class State: Sendable, CustomStringConvertible {
+        let contents: Mutex<StateContents>
+        /// Told of every change, with whether it added work to send; set once by the engine.
+        let changeObserver = Mutex<(@Sendable (_ addedWork: Bool) -> Void)?>(nil)
+
+        init(_ contents: StateContents) {
+            self.contents = Mutex(contents)
+        }
+
+        /// The record changes waiting to be sent, in the order they were first added.
+        public var pendingRecordZoneChanges: [PendingRecordZoneChange] {
+            contents.withLock { $0.pendingRecordZoneChanges.map(\.change) }
+        }
+
+        /// The zone changes waiting to be sent, in the order they were first added.
+        public var pendingDatabaseChanges: [PendingDatabaseChange] {
+            contents.withLock { $0.pendingDatabaseChanges.map(\.change) }
+        }
+
+        /// Whether the app has changes to send that it tracks itself: setting it schedules a send, which asks the
+        /// delegate for batches though the pending lists are empty. A send that ends with nothing left to send and
+        /// nothing failed clears it.
+        public var hasPendingUntrackedChanges: Bool {
+            get { contents.withLock { $0.hasPendingUntrackedChanges } }
+            set {
+                let changed = contents.withLock { contents in
+                    defer { contents.hasPendingUntrackedChanges = newValue }
+                    return contents.hasPendingUntrackedChanges != newValue
+                }
+                if changed { notify(addedWork: newValue) }
+            }
+        }
+
+        /// The zones the server reported changes in that the engine has not fetched yet, in the order reported.
+        public var zoneIDsWithUnfetchedServerChanges: [PSRecordZone.ID] {
+            contents.withLock { $0.unfetchedZones }
+        }
+
+        /// Adds record changes to send, collapsing them with those already pending, and schedules a send.
+        ///
+        /// - Parameter pendingRecordZoneChanges: The changes.
+        public func add(pendingRecordZoneChanges: [PendingRecordZoneChange]) {
+            guard !pendingRecordZoneChanges.isEmpty else { return }
+            contents.withLock { contents in
+                for change in pendingRecordZoneChanges { contents.add(change) }
+            }
+            notify(addedWork: true)
+        }
+
+        /// Removes record changes, as they are (a `saveRecord` does not remove a pending `deleteRecord`).
+        ///
+        /// - Parameter pendingRecordZoneChanges: The changes.
+        public func remove(pendingRecordZoneChanges: [PendingRecordZoneChange]) {
+            guard !pendingRecordZoneChanges.isEmpty else { return }
+            let removed = contents.withLock { contents in
+                pendingRecordZoneChanges.reduce(false) { $0 || contents.remove($1, atRevision: nil) }
+            }
+            if removed { notify(addedWork: false) }
+        }
+
+        /// Adds zone changes to send, collapsing them with those already pending, and schedules a send.
+        ///
+        /// - Parameter pendingDatabaseChanges: The changes.
+        public func add(pendingDatabaseChanges: [PendingDatabaseChange]) {
+            guard !pendingDatabaseChanges.isEmpty else { return }
+            contents.withLock { contents in
+                for change in pendingDatabaseChanges { contents.add(change) }
+            }
+            notify(addedWork: true)
+        }
+
+        /// Removes zone changes, as they are.
+        ///
+        /// - Parameter pendingDatabaseChanges: The changes.
+        public func remove(pendingDatabaseChanges: [PendingDatabaseChange]) {
+            guard !pendingDatabaseChanges.isEmpty else { return }
+            let removed = contents.withLock { contents in
+                pendingDatabaseChanges.reduce(false) { $0 || contents.remove($1, atRevision: nil) }
+            }
+            if removed { notify(addedWork: false) }
+        }
+
+        /// The counts of the pending lists and the unfetched zones.
+        public var description: String {
+            contents.withLock {
+                "State(pendingRecordZoneChanges: \($0.pendingRecordZoneChanges.count), pendingDatabaseChanges: "
+                    + "\($0.pendingDatabaseChanges.count), zoneIDsWithUnfetchedServerChanges: "
+                    + "\($0.unfetchedZones.count))"
+            }
+        }
+
+        /// The state as it stands, for a ``PSSyncEngine/Event/StateUpdate`` event.
+        var serialization: Serialization {
+            contents.withLock { Serialization(payload: $0.payload) }
+        }
+
+        /// Changes the contents and reports the change.
+        ///
+        /// - Parameter change: The change; returns whether it added work to send.
+        func update(_ change: (inout StateContents) -> Bool) {
+            let addedWork = contents.withLock { contents in
+                contents.isDirty = true
+                return change(&contents)
+            }
+            notify(addedWork: addedWork)
+        }
+
+        private func notify(addedWork: Bool) {
+            contents.withLock { $0.isDirty = true }
+            changeObserver.withLock { $0 }?(addedWork)
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// A use of the engine that CloudKit's would not survive: reported loudly here instead of hanging or corrupting.
+public struct PSSyncEngineMisuse: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kinds of misuse.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// ``PSSyncEngine/fetchChanges(_:)``, ``PSSyncEngine/sendChanges(_:)`` or
+        /// ``PSSyncEngine/cancelOperations()`` awaited from inside the delegate's handling of the same engine's
+        /// event: it would wait for itself (on a device, for ever).
+        case reentrantCall
+        /// The configuration's state serialization is the real CKSyncEngine's: the fake engine cannot use it.
+        case foreignStateSerialization
+    }
+
+    /// The kind.
+    public let code: Code
+    /// What happened, and what to do instead.
+    public let message: String
+
+    /// Creates a report.
+    ///
+    /// - Parameters:
+    ///   - code: The kind.
+    ///   - message: What happened, and what to do instead.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The code and the message.
+    public var description: String { "PSSyncEngine misuse (\(code.rawValue)): \(message)" }
+}

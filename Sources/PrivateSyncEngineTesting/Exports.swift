@@ -1,0 +1,2 @@
+@_exported public import PrivateCloudFaults
+@_exported public import PrivateSyncEngine

@@ -1,0 +1,17 @@
+import Foundation
+
+/// A folder of its own for one test, removed when the test's suite instance goes.
+final class ScratchFolder: Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appending(path: "privatesync-engine-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> URL { url.appending(path: name) }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+}

@@ -129,7 +129,25 @@ struct ModifyRequest<Storage: DatabaseStorage> {
         switch policy {
         case .ifServerRecordUnchanged:
             if let expected = record.recordChangeTag {
-                guard let updated = try storage.updateRecord(row(fields), expectedChangeTag: expected) else {
+                var encoded = fields
+                if record.uploadsChangedKeysOnly {
+                    // The changed keys go onto the server's version the record is based on; its other keys stay.
+                    guard let server = try storage.record(in: id.zoneID.zoneName, named: id.recordName),
+                        server.recordChangeTag == expected
+                    else {
+                        return .failure(try conflict(for: record, expectedTag: expected))
+                    }
+                    written = server.fields
+                    for key in record.changedKeys { written[key] = record[key] }
+                    encoded = FieldsJSON.encode(written)
+                    if let error = validate(
+                        record, zoneProblem: zoneProblem, fieldCount: written.count,
+                        valueProblem: Self.valueProblem(written), encodedSize: encoded.count)
+                    {
+                        return .failure(error)
+                    }
+                }
+                guard let updated = try storage.updateRecord(row(encoded), expectedChangeTag: expected) else {
                     return .failure(try conflict(for: record, expectedTag: expected))
                 }
                 creation = updated

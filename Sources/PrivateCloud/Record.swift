@@ -21,6 +21,11 @@ public struct Record: Hashable, Sendable, CustomStringConvertible {
     /// The keys set since the record was last fetched or saved.
     public private(set) var changedKeys: Set<String> = []
     private var originalValues: [String: FieldValue?] = [:]
+    /// Whether a save with the default policy sends only ``changedKeys``, as CloudKit uploads a `CKRecord`, so that
+    /// keys the record does not hold keep their server values. Set by PrivateSyncEngine for a record made from cached
+    /// system fields, which holds only the keys it set; every other record replaces the server's fields with its own
+    /// (it holds all of them: fetched, or built whole by its client).
+    package var uploadsChangedKeysOnly = false
 
     /// Creates a new record with no fields.
     ///

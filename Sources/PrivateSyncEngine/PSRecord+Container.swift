@@ -6,11 +6,17 @@ extension PSRecord {
     package var containerRecord: Record {
         contents.withLock { contents in
             var fields = contents.fields
+            var changedKeys = contents.changedKeys
             if let parent = contents.parent { fields[Self.parentKey] = .reference(parent.containerReference) }
-            return Record(
+            if contents.parentChanged { changedKeys.insert(Self.parentKey) }
+            var record = Record(
                 recordID: recordID.containerRecordID, recordType: recordType, fields: fields,
-                systemFields: contents.systemFields, changedKeys: contents.changedKeys,
+                systemFields: contents.systemFields, changedKeys: changedKeys,
                 originalValues: contents.originalValues)
+            // As CloudKit uploads a CKRecord: the changed keys only, so a record made from cached system fields
+            // keeps the server's other keys. A record that came from the server holds them all, and sends them.
+            record.uploadsChangedKeysOnly = !contents.holdsAllServerFields
+            return record
         }
     }
 
@@ -25,7 +31,8 @@ extension PSRecord {
         }
         self.init(
             recordType: record.recordType, recordID: ID(record.recordID),
-            contents: Contents(fields: fields, systemFields: record.systemFields, parent: parent))
+            contents: Contents(
+                fields: fields, systemFields: record.systemFields, parent: parent, holdsAllServerFields: true))
     }
 
     /// The field a record's parent travels in: CloudKit keeps it apart from the fields, this fake in a field of its

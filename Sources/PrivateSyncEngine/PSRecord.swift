@@ -28,6 +28,11 @@ public final class PSRecord: Sendable, Hashable, CustomStringConvertible {
         var originalValues: [String: FieldValue?] = [:]
         var systemFields: SystemFields?
         var parent: Reference?
+        /// Whether the record holds every field of the server's version it is based on (it came from the server);
+        /// one made from cached system fields holds only what was set since, and its saves send only that.
+        var holdsAllServerFields = false
+        /// Whether the parent was set since the record was fetched or saved.
+        var parentChanged = false
     }
 
     /// The record's identifier.
@@ -166,7 +171,12 @@ public final class PSRecord: Sendable, Hashable, CustomStringConvertible {
     /// follows it).
     public var parent: Reference? {
         get { contents.withLock { $0.parent } }
-        set { contents.withLock { $0.parent = newValue } }
+        set {
+            contents.withLock { contents in
+                contents.parent = newValue
+                contents.parentChanged = true
+            }
+        }
     }
 
     /// Sets the parent to a record, as `CKRecord.setParent(_:)`.

@@ -32,9 +32,7 @@ extension PSSyncEngine {
     /// A task the delegate starts (`Task {}`, `Task.detached`) is another task and may call the engine: its call
     /// waits for the operation in progress, as on a device.
     func checkReentrancy(_ call: String) throws(PSSyncEngineMisuse) {
-        guard Self.delegateCallOf == ObjectIdentifier(self),
-            let delivering = runtime.withLock({ $0.deliveringTask }), delivering == Self.currentTaskHash()
-        else { return }
+        guard isInsideOwnDelegateCall else { return }
         let misuse = PSSyncEngineMisuse(
             .reentrantCall,
             "\(call) was awaited from inside the delegate's handling of this engine's event; it returns only once "
@@ -43,6 +41,14 @@ extension PSSyncEngine {
         runtime.withLock { $0.misuses.append(misuse) }
         FileHandle.standardError.write(Data("\(misuse)\n".utf8))
         throw misuse
+    }
+
+    /// Whether the current task is the one awaiting this engine's delegate right now.
+    var isInsideOwnDelegateCall: Bool {
+        guard Self.delegateCallOf == ObjectIdentifier(self),
+            let delivering = runtime.withLock({ $0.deliveringTask })
+        else { return false }
+        return delivering == Self.currentTaskHash()
     }
 
     /// A number that stands for the current task while it runs, or `nil` outside any task.

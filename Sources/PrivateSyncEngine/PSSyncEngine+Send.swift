@@ -72,6 +72,15 @@ extension PSSyncEngine {
                 progress.stop = stop
                 break
             }
+            if isCancelled(generation) {
+                progress.stop = Self.cancelledError
+                break
+            }
+            // The revisions before the delegate reads its data for the batch: an edit made from then on (while the
+            // batch is built, or while the request is in flight) has a later one, and stays pending.
+            let revisions = state.contents.withLock { contents in
+                Dictionary(uniqueKeysWithValues: contents.pendingRecordZoneChanges.map { ($0.change, $0.revision) })
+            }
             guard let offered = await callDelegate({ await $0.nextRecordZoneChangeBatch(context, syncEngine: self) }),
                 let batch = offered
             else { break }
@@ -80,7 +89,7 @@ extension PSSyncEngine {
             guard !saves.isEmpty || !deletes.isEmpty else { break }
             if let stop = await sendRecords(
                 saves, deleting: deletes, atomicByZone: batch.atomicByZone, splittable: batch.sizedByEngine,
-                user: user, progress: &progress)
+                revisions: revisions, user: user, progress: &progress)
             {
                 progress.stop = stop
                 break
@@ -214,16 +223,17 @@ extension PSSyncEngine {
     /// Sends one batch, updates the pending list and posts `sentRecordZoneChanges`.
     ///
     /// - Returns: The retryable request error that ends the send, or `nil`.
+    ///
+    /// - Parameter revisions: The pending changes' revisions when the batch was asked for: only those leave.
     private func sendRecords(
         _ saves: [PSRecord], deleting deletes: [PSRecord.ID], atomicByZone: Bool, splittable: Bool,
-        user: UserRecordID, progress: inout SendProgress
+        revisions pendingRevisions: [PendingRecordZoneChange: UInt64], user: UserRecordID,
+        progress: inout SendProgress
     ) async -> PSError? {
-        let revisions = state.contents.withLock { contents in
-            (
-                saves.map { contents.revision(of: .saveRecord($0.recordID)) },
-                deletes.map { contents.revision(of: .deleteRecord($0)) }
-            )
-        }
+        let revisions = (
+            saves.map { pendingRevisions[.saveRecord($0.recordID)] },
+            deletes.map { pendingRevisions[.deleteRecord($0)] }
+        )
         var outcomes = ItemOutcomes()
         var sendable: ([PSRecord], [PSRecord.ID]) = ([], [])
         for record in saves {

@@ -151,14 +151,11 @@ public final class PSSyncEngine: Sendable, CustomStringConvertible {
     /// Cancels the fetch or send in progress, as `CKSyncEngine.cancelOperations()`, and returns once it stopped.
     ///
     /// The operation stops before its next request or page: it posts its `did…` event and throws
-    /// `operationCancelled`. What it did not send stays pending.
+    /// `operationCancelled`. What it did not send stays pending. Called from inside the delegate's handling of this
+    /// engine's event, it marks the operation and returns at once: waiting there would wait for itself.
     public func cancelOperations() async {
-        do {
-            try checkReentrancy("cancelOperations()")
-        } catch {
-            return
-        }
         runtime.withLock { $0.cancelGeneration += 1 }
+        guard !isInsideOwnDelegateCall else { return }
         await gate.acquire()
         gate.release()
     }

@@ -2,9 +2,8 @@
 public struct PSSyncEngineMisuse: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kinds of misuse.
     public enum Code: String, Sendable, Hashable, CaseIterable {
-        /// ``PSSyncEngine/fetchChanges(_:)``, ``PSSyncEngine/sendChanges(_:)`` or
-        /// ``PSSyncEngine/cancelOperations()`` awaited from inside the delegate's handling of the same engine's
-        /// event: it would wait for itself (on a device, for ever).
+        /// ``PSSyncEngine/fetchChanges(_:)`` or ``PSSyncEngine/sendChanges(_:)`` awaited from inside the
+        /// delegate's handling of the same engine's event: it would wait for itself (on a device, for ever).
         case reentrantCall
         /// The configuration's state serialization is the real CKSyncEngine's: the fake engine cannot use it.
         case foreignStateSerialization

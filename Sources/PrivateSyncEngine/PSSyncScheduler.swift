@@ -110,10 +110,16 @@ public final class PSSyncScheduler: Sendable {
         }
     }
 
-    /// Schedules a fetch on every engine this scheduler drives, as `CKAccountChanged` makes every engine on a device
-    /// look at the account again.
+    /// Makes every automatically syncing engine this scheduler drives look at the account again, as
+    /// `CKAccountChanged` does on a device: a fetch, and a send when changes wait (an attempt that met an unusable
+    /// account waits for this rather than retrying on a timer).
     public func scheduleAccountChecks() {
-        schedulePushFetches()
+        let now = clock.now()
+        let engines = state.withLock { state in state.slots.compactMap(\.engine) }
+        for engine in engines where engine.automaticallySync {
+            schedule(.fetch, for: engine, at: now)
+            if engine.hasWorkToSend(in: .all) { schedule(.send, for: engine, at: now) }
+        }
     }
 
     // MARK: Engines

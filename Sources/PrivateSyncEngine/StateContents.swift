@@ -49,11 +49,6 @@ struct StateContents: Sendable {
         return true
     }
 
-    /// The revision of the pending change of a record, if there is one.
-    func revision(of change: PSSyncEngine.PendingRecordZoneChange) -> UInt64? {
-        pendingRecordZoneChanges.first { $0.change == change }?.revision
-    }
-
     // MARK: Pending zone changes
 
     mutating func add(_ change: PSSyncEngine.PendingDatabaseChange) {
@@ -77,10 +72,6 @@ struct StateContents: Sendable {
         else { return false }
         pendingDatabaseChanges.remove(at: index)
         return true
-    }
-
-    func revision(of change: PSSyncEngine.PendingDatabaseChange) -> UInt64? {
-        pendingDatabaseChanges.first { $0.change == change }?.revision
     }
 
     private mutating func takeRevision() -> UInt64 {

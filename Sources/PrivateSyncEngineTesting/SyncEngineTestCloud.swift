@@ -119,8 +119,13 @@ public final class SyncEngineTestCloud: Sendable {
         scheduler.schedulePushFetches()
     }
 
-    /// A new handle on the databases for `session`.
-    func baseContainer(session: AccountSession) -> any PrivateContainer & ICloudSettingsControls {
+    /// A new handle on the cloud's databases for an account session, with no fault: for a test that wraps it in a
+    /// container of its own (a `ForwardingContainer` that fails or watches some calls) and builds a
+    /// `PSDatabase(container:)` on that.
+    ///
+    /// - Parameter session: The session that routes every call.
+    /// - Returns: The handle.
+    public func baseContainer(session: AccountSession) -> any PrivateContainer & ICloudSettingsControls {
         switch storage {
         case .memory:
             MemoryContainer(

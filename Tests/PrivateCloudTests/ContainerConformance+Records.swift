@@ -281,6 +281,24 @@ extension ContainerConformance {
             #expect(saved.fields == ["a": .int64(2), "b": .int64(3)])
         }
 
+        @Test(
+            "a record that uploads its changed keys only keeps the server's other keys, and still compares tags",
+            arguments: Backend.allCases)
+        func changedKeysOnlyUpload(backend: Backend) async throws {
+            let container = try await ContainerHarness.containerWithSyncZone(backend)
+            let original = try await saveAll(
+                [makeRecord("r", fields: ["a": .int64(1), "b": .int64(1), "c": .int64(1)])], to: container)[0]
+            // Made from cached system fields, as a CKRecord from `init(coder:)`: no fields, a tag.
+            var cached = Record(recordType: original.recordType, recordID: original.recordID, systemFields: original.systemFields)
+            cached.uploadsChangedKeysOnly = true
+            cached["a"] = .int64(2)
+            cached["c"] = nil
+            let saved = try await saveAll([cached], to: container)[0]
+            #expect(saved.fields == ["a": .int64(2), "b": .int64(1)])
+            // The same record again carries a stale tag now: a conflict, as ever.
+            #expect(try await saveCode(of: cached, to: container) == .serverRecordChanged)
+        }
+
         @Test("allKeys replaces the server record, without comparing tags", arguments: Backend.allCases)
         func allKeysPolicy(backend: Backend) async throws {
             let container = try await ContainerHarness.containerWithSyncZone(backend)

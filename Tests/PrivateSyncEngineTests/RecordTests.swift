@@ -1,0 +1,133 @@
+import Foundation
+import PrivateSyncEngineTesting
+import Testing
+
+/// `PSRecord`, the `CKRecord` look-alike: values read back as a device reads them, change tracking, cached system
+/// fields, and what a save sends.
+@Suite("Records")
+struct RecordTests {
+    @Test("numbers and Booleans read back as NSNumber, so every numeric cast a device makes works")
+    func numbersReadAsOnADevice() {
+        let record = PSRecord(recordType: "Item")
+        record["count"] = 3
+        record["flag"] = true
+        record["ratio"] = 0.5
+        #expect(record["count"] as? Int == 3)
+        #expect(record["count"] as? Int64 == 3)
+        #expect(record["count"] as? Double == 3)
+        #expect(record["flag"] as? Bool == true)
+        #expect(record["flag"] as? Int == 1)
+        #expect(record["ratio"] as? Double == 0.5)
+    }
+
+    @Test("every field type round-trips through a save and a fetch")
+    func fieldTypesRoundTrip() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let database = try cloud.otherClient(of: "alice")
+        let zone = PSRecordZone(zoneName: "Z")
+        try await database.save(zone)
+        let target = PSRecord.ID(recordName: "target", zoneID: zone.zoneID)
+        let record = PSRecord(recordType: "Item", recordID: PSRecord.ID(recordName: "item", zoneID: zone.zoneID))
+        let date = Date(timeIntervalSinceReferenceDate: 800_000_000.25)
+        record["text"] = "héllo"
+        record["int"] = Int64.max
+        record["date"] = date
+        record["data"] = Data([0, 1, 255])
+        record["names"] = ["a", "b"]
+        record["numbers"] = [1, 2, 3]
+        record["where"] = Location(latitude: 48.85, longitude: 2.35)
+        record["link"] = PSRecord.Reference(recordID: target, action: .deleteSelf)
+        record.setParent(target)
+        try await database.save(record)
+        let fetched = try await database.record(for: record.recordID)
+        #expect(fetched["text"] as? String == "héllo")
+        #expect(fetched["int"] as? Int64 == Int64.max)
+        #expect(fetched["date"] as? Date == date)
+        #expect(fetched["data"] as? Data == Data([0, 1, 255]))
+        #expect(fetched["names"] as? [String] == ["a", "b"])
+        #expect(fetched["numbers"] as? [Int] == [1, 2, 3])
+        #expect(fetched["where"] as? Location == Location(latitude: 48.85, longitude: 2.35))
+        #expect((fetched["link"] as? PSRecord.Reference) == PSRecord.Reference(recordID: target, action: .deleteSelf))
+        #expect(fetched.parent?.recordID == target)
+        #expect(fetched.allKeys() == ["data", "date", "int", "link", "names", "numbers", "text", "where"])
+        #expect(fetched.changedKeys().isEmpty)
+        #expect(fetched.recordChangeTag != nil)
+        #expect(fetched.creatorUserRecordID?.recordName == AccountID.init(uncheckedForTests: "alice").userRecordID.recordName)
+    }
+
+    @Test("setting a key marks it changed, and a copy is another object with the same contents")
+    func changeTrackingAndCopies() {
+        let record = PSRecord(recordType: "Item")
+        record["a"] = "1"
+        record.encryptedValues["b"] = "2"
+        #expect(record.changedKeys() == ["a", "b"])
+        #expect(record["b"] as? String == "2")
+        let copy = record.copy() as? PSRecord
+        #expect(copy != nil && copy !== record && copy != record)
+        #expect(copy?["a"] as? String == "1")
+        record["a"] = nil
+        #expect(record.allKeys() == ["b"])
+        #expect(copy?["a"] as? String == "1")
+    }
+
+    @Test("archived system fields bring back the identity and the change tag, and no fields")
+    func systemFieldsArchive() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let database = try cloud.otherClient(of: "alice")
+        try await database.save(PSRecordZone(zoneName: "Z"))
+        let record = PSRecord(recordType: "Item", recordID: PSRecord.ID(recordName: "r", zoneID: PSRecordZone.ID(zoneName: "Z")))
+        record["text"] = "1"
+        let saved = try await database.save(record)
+        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+        saved.encodeSystemFields(with: archiver)
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
+        unarchiver.requiresSecureCoding = true
+        let restored = try #require(PSRecord(coder: unarchiver))
+        #expect(restored.recordID == saved.recordID)
+        #expect(restored.recordType == "Item")
+        #expect(restored.recordChangeTag == saved.recordChangeTag)
+        #expect(restored.modificationDate == saved.modificationDate)
+        #expect(restored.allKeys().isEmpty)
+        restored["text"] = "2"
+        try await database.save(restored)
+        #expect(try await database.record(for: record.recordID)["text"] as? String == "2")
+    }
+
+    @Test("an archive that is not one of a record's system fields gives no record")
+    func foreignArchive() throws {
+        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+        archiver.encode("x" as NSString, forKey: "recordName")
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
+        unarchiver.requiresSecureCoding = true
+        #expect(PSRecord(coder: unarchiver) == nil)
+    }
+
+    @Test("a record made from cached system fields and saved with one key changed keeps the server's other keys")
+    func partialSaveKeepsOtherKeys() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let database = try cloud.otherClient(of: "alice")
+        try await database.save(PSRecordZone(zoneName: "Z"))
+        let record = PSRecord(recordType: "Item", recordID: PSRecord.ID(recordName: "r", zoneID: PSRecordZone.ID(zoneName: "Z")))
+        record["title"] = "t"
+        record["body"] = "b"
+        let saved = try await database.save(record)
+        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+        saved.encodeSystemFields(with: archiver)
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
+        let cached = try #require(PSRecord(coder: unarchiver))
+        cached["title"] = "t2"
+        try await database.save(cached)
+        let server = try await database.record(for: record.recordID)
+        // CloudKit uploads the changed keys only: the body the client never set is kept.
+        #expect(server["title"] as? String == "t2")
+        #expect(server["body"] as? String == "b")
+    }
+}
+
+extension AccountID {
+    /// An account identifier the test knows to be valid.
+    init(uncheckedForTests name: String) {
+        // swift-format-ignore: NeverUseForceTry
+        self = try! AccountID(name)
+    }
+}

@@ -15,6 +15,10 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
     /// The device whose calls these are, so that faults can be aimed at one device.
     public let device: String?
     private let counts: Mutex<[FaultKind: Int]> = Mutex([:])
+    /// Zones a delayed delivery withheld a change of, by account: the change becomes visible later, so the next
+    /// database-change fetch of that account reports the zone as changed, as CloudKit's own list would once the
+    /// change shows. An engine that fetches only the zones the database reports (CKSyncEngine) learns of it there.
+    private let delayedZones: Mutex<[AccountID?: Set<ZoneID>]> = Mutex([:])
 
     /// Wraps a container.
     ///
@@ -106,8 +110,16 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
                     saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically))
         case .recordZoneChanges(let zoneID, let token, let resultsLimit):
             return .zoneChanges(try await fetchChangesWithFaults(in: zoneID, since: token, resultsLimit: resultsLimit))
-        case .databaseChanges:
+        case .databaseChanges(let token, let resultsLimit):
             if let fault = fault(for: .databaseChanges) { throw callError(fault, "fetching database changes") }
+            var changes = try await base.databaseChanges(since: token, resultsLimit: resultsLimit)
+            let account = session?.account
+            let delayed = delayedZones.withLock { $0.removeValue(forKey: account) ?? [] }
+            let deleted = Set(changes.deletions.map(\.zoneID))
+            for zone in delayed.sorted() where !changes.modifiedZoneIDs.contains(zone) && !deleted.contains(zone) {
+                changes.modifiedZoneIDs.append(zone)
+            }
+            return .databaseChanges(changes)
         }
         return try await base.perform(call)
     }
@@ -233,6 +245,8 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
             let victim =
                 fault.record ?? page.modifications.last?.recordID.recordName
                 ?? page.deletions.last?.recordID.recordName
+            let account = session?.account
+            delayedZones.withLock { _ = $0[account, default: []].insert(zoneID) }
             // Walk the page one change at a time, keeping what comes before the withheld change and the token
             // just before it, so that the next fetch starts with it.
             delivered = RecordZoneChanges(

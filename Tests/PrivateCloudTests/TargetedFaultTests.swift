@@ -196,6 +196,17 @@ struct TargetedFaultTests {
         #expect(script.remaining == 0)
     }
 
+    @Test("a zone a change was withheld from is reported as changed at the next database-change fetch")
+    func delayedDeliveryReportsTheZoneAgain() async throws {
+        let (faulty, script) = try await makeFaulty(ContainerHarness(.memory), records: ["a", "b"])
+        let token = try await faulty.databaseChanges(since: nil, resultsLimit: nil).changeToken
+        #expect(try await faulty.databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs.isEmpty)
+        script.add(Fault(.delayedDelivery, record: "b"))
+        _ = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
+        #expect(try await faulty.databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs == [syncZone])
+        #expect(try await faulty.databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs.isEmpty)
+    }
+
     @Test("reordered pages deliver a page's records in reverse order")
     func reorderedPages() async throws {
         let (faulty, script) = try await makeFaulty(ContainerHarness(.memory), records: ["a", "b", "c"])

@@ -24,6 +24,7 @@ struct BatchTests {
     func atomicByZone() async throws {
         let (cloud, phone) = try await Self.conflictOnA()
         phone.delegate.atomicBatches.withLock { $0 = true }
+        phone.delegate.reAddsFailures.withLock { $0 = false }
         let error = await #expect(throws: PSError.self) { try await phone.engine.sendChanges() }
         let items = error?.partialErrorsByItemID ?? [:]
         #expect((items[AnyHashable(NotesDelegate.recordID("a"))] as? PSError)?.code == .serverRecordChanged)
@@ -35,6 +36,7 @@ struct BatchTests {
     @Test("a device that forces atomicity makes a batch that did not ask for it atomic")
     func forcedAtomicity() async throws {
         let (cloud, phone) = try await Self.conflictOnA()
+        phone.delegate.reAddsFailures.withLock { $0 = false }
         phone.device.forcesAtomicByZone = true
         await #expect(throws: PSError.self) { try await phone.engine.sendChanges() }
         #expect(try cloud.notes(of: "alice") == ["a": "tablet", "b": "1"])

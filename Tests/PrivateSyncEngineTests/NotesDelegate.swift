@@ -26,6 +26,9 @@ final class NotesDelegate: PSSyncEngineDelegate {
     let onEvent = Mutex<(@Sendable (PSSyncEngine.Event, PSSyncEngine) async -> Void)?>(nil)
     /// Replaces the batch the delegate would build.
     let batchOverride = Mutex<(@Sendable (PSSyncEngine.SendChangesContext, PSSyncEngine) async -> PSSyncEngine.RecordZoneChangeBatch?)?>(nil)
+    /// Whether it adds again what failed with an error the engine does not retry (on by default, as a correct
+    /// delegate does).
+    let reAddsFailures = Mutex(true)
     /// Whether the batches it builds are atomic by zone.
     let atomicBatches = Mutex(false)
     /// Answers `nextFetchChangesOptions` instead of the default.
@@ -105,14 +108,15 @@ final class NotesDelegate: PSSyncEngineDelegate {
                 }
             }
         case .sentRecordZoneChanges(let sent):
-            contents.withLock { contents in
+            let (saves, deletes, zones) = contents.withLock { contents in
                 for saved in sent.savedRecords { contents.serverRecords[saved.recordID.recordName] = saved }
                 for id in sent.deletedRecordIDs { contents.serverRecords[id.recordName] = nil }
-                for failure in sent.failedRecordSaves where failure.error.code == .serverRecordChanged {
-                    let name = failure.record.recordID.recordName
-                    contents.notes[name] = failure.error.serverRecord?["text"] as? String
-                    contents.serverRecords[name] = failure.error.serverRecord
-                }
+                return Self.absorbFailures(sent, into: &contents)
+            }
+            // What a correct delegate does with a failure the engine dropped: send it again when it can succeed.
+            if reAddsFailures.withLock({ $0 }) {
+                syncEngine.state.add(pendingDatabaseChanges: zones.map { .saveZone(PSRecordZone(zoneID: $0)) })
+                syncEngine.state.add(pendingRecordZoneChanges: saves.map { .saveRecord($0) } + deletes.map { .deleteRecord($0) })
             }
         default:
             break
@@ -145,6 +149,45 @@ final class NotesDelegate: PSSyncEngineDelegate {
         return fetchOptionsOverride.withLock { $0 }?(context) ?? context.options
     }
 
+    /// Takes in a send's failures: a conflict's server version wins; a zone gone is created again, with the record
+    /// (its server version forgotten); a record deleted on the server is sent again as new; a zone the user deleted in
+    /// Settings takes its notes with it; a record too large is given up; anything else is sent again.
+    ///
+    /// - Returns: The saves, deletes and zones to add again.
+    static func absorbFailures(
+        _ sent: PSSyncEngine.Event.SentRecordZoneChanges, into contents: inout Contents
+    ) -> ([PSRecord.ID], [PSRecord.ID], [PSRecordZone.ID]) {
+        var saves: [PSRecord.ID] = []
+        var zones: [PSRecordZone.ID] = []
+        for failure in sent.failedRecordSaves {
+            let id = failure.record.recordID
+            switch failure.error.code {
+            case .serverRecordChanged:
+                contents.notes[id.recordName] = failure.error.serverRecord?["text"] as? String
+                contents.serverRecords[id.recordName] = failure.error.serverRecord
+            case .zoneNotFound:
+                contents.serverRecords[id.recordName] = nil
+                zones.append(id.zoneID)
+                saves.append(id)
+            case .unknownItem:
+                contents.serverRecords[id.recordName] = nil
+                saves.append(id)
+            case .userDeletedZone:
+                contents.notes[id.recordName] = nil
+                contents.serverRecords[id.recordName] = nil
+            case .limitExceeded:
+                break
+            default:
+                if !PSSyncEngineRetries.codes.contains(failure.error.code) { saves.append(id) }
+            }
+        }
+        let deletes = sent.failedRecordDeletes.compactMap { id, error in
+            error.code == .unknownItem || error.code == .userDeletedZone || error.code == .zoneNotFound
+                || PSSyncEngineRetries.codes.contains(error.code) ? nil : id
+        }
+        return (saves, deletes, zones)
+    }
+
     /// The event's case name, with the zone for the zone events.
     static func name(of event: PSSyncEngine.Event) -> String {
         switch event {
@@ -167,4 +210,12 @@ final class NotesDelegate: PSSyncEngineDelegate {
         case .didSendChanges: "didSendChanges"
         }
     }
+}
+
+/// The codes CloudKit documents CKSyncEngine retries by itself (and operationCancelled, which the engine keeps too).
+enum PSSyncEngineRetries {
+    static let codes: Set<PSError.Code> = [
+        .notAuthenticated, .accountTemporarilyUnavailable, .networkFailure, .networkUnavailable,
+        .requestRateLimited, .serviceUnavailable, .zoneBusy, .operationCancelled,
+    ]
 }

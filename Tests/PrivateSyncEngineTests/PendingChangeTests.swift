@@ -77,6 +77,7 @@ struct PendingChangeTests {
             .serverResponseLost, .invalidArguments])
     func otherFailuresDrop(code: CloudError.Code) async throws {
         let (cloud, failing, engine, delegate) = try Self.failingDevice()
+        delegate.reAddsFailures.withLock { $0 = false }
         delegate.write(["a": "1"], engine: engine)
         try await engine.sendChanges()
         delegate.write(["a": "2"], engine: engine)

@@ -69,7 +69,7 @@ let package = Package(
             swiftSettings: layering),
         .target(name: "PrivateSyncEngine", dependencies: ["PrivateCloud"], swiftSettings: layering),
         .target(
-            name: "PrivateSyncEngineTesting", dependencies: ["PrivateSyncEngine", "PrivateCloudFaults", "PrivateCloud"],
+            name: "PrivateSyncEngineTesting", dependencies: ["PrivateSyncEngine", "PrivateCloudFaults"],
             swiftSettings: layering),
         .target(
             name: "ContactsSample", dependencies: ["PrivateSyncEngine"], path: "Examples/ContactsSample",

@@ -1,5 +1,10 @@
-public import Foundation  // the whole Foundation: JSONEncoder and file writes, as Apple's sample
 public import PrivateSyncEngine
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The sample app's data and its sync: a `PSSyncEngineDelegate` written the way Apple's CKSyncEngine sample writes
 /// its `SyncedDatabase` (an actor, contacts in a JSON file, the engine made lazily), over PrivateSync's engine.
@@ -203,7 +208,9 @@ public final actor SyncedDatabase: PSSyncEngineDelegate {
     /// - Parameter contacts: The contacts.
     public func saveContacts(_ contacts: [Contact]) {
         for var contact in contacts {
-            if let existing = appData.contacts[contact.id]?.lastKnownRecord { contact.setLastKnownRecordIfNewer(existing) }
+            if let existing = appData.contacts[contact.id]?.lastKnownRecord {
+                contact.setLastKnownRecordIfNewer(existing)
+            }
             appData.contacts[contact.id] = contact
         }
         persistLocalData()

@@ -6,6 +6,7 @@ extension PSDatabase {
     /// - Throws: ``PSError``: `unknownItem` when there is no such record, `zoneNotFound`, `userDeletedZone`, or any
     ///   error of the request (the account, the network).
     public func record(for recordID: PSRecord.ID) async throws(PSError) -> PSRecord {
+        if let forwarded { return try await forwarded.record(for: recordID) }
         try Self.checkOwner(recordID.zoneID)
         do {
             return PSRecord(try await container.record(for: recordID.containerRecordID))
@@ -62,6 +63,10 @@ extension PSDatabase {
     ) async throws(PSError) -> (
         saveResults: [PSRecord.ID: Result<PSRecord, PSError>], deleteResults: [PSRecord.ID: Result<Void, PSError>]
     ) {
+        if let forwarded {
+            return try await forwarded.modifyRecords(
+                saving: recordsToSave, deleting: recordIDsToDelete, savePolicy: savePolicy, atomically: atomically)
+        }
         for record in recordsToSave { try Self.checkOwner(record.recordID.zoneID) }
         for id in recordIDsToDelete { try Self.checkOwner(id.zoneID) }
         let result: ModifyResult
@@ -92,6 +97,7 @@ extension PSDatabase {
     ///   past 1000 zones, or any error of the request.
     @discardableResult
     public func save(_ zone: PSRecordZone) async throws(PSError) -> PSRecordZone {
+        if let forwarded { return try await forwarded.save(zone) }
         try Self.checkOwner(zone.zoneID)
         do {
             let saved = try await container.saveZones([RecordZone(zoneID: zone.zoneID.containerZoneID)])
@@ -110,6 +116,10 @@ extension PSDatabase {
     ///   any error of the request.
     @discardableResult
     public func deleteRecordZone(withID zoneID: PSRecordZone.ID) async throws(PSError) -> PSRecordZone.ID {
+        if let forwarded {
+            try await forwarded.deleteRecordZone(withID: zoneID)
+            return zoneID
+        }
         try Self.checkOwner(zoneID)
         do {
             try await container.deleteZones([zoneID.containerZoneID])
@@ -124,6 +134,7 @@ extension PSDatabase {
     /// - Returns: The zones.
     /// - Throws: ``PSError`` for any error of the request.
     public func allRecordZones() async throws(PSError) -> [PSRecordZone] {
+        if let forwarded { return try await forwarded.allRecordZones() }
         do {
             return try await container.allZones().map { PSRecordZone(zoneID: PSRecordZone.ID($0.zoneID)) }
         } catch {

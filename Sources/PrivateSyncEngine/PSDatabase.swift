@@ -15,14 +15,24 @@ public final class PSDatabase: Sendable, CustomStringConvertible {
         case shared = 3
     }
 
-    /// The container every call goes through.
+    /// The container every call goes through; for a database that fronts the real CloudKit (the bridge's), one
+    /// that refuses every call.
     public let container: any PrivateContainer
+    /// The real database the requests go to instead, when this one fronts CloudKit.
+    let forwarded: (any ForwardedDatabase)?
 
     /// Creates a handle on the private database a container reaches.
     ///
     /// - Parameter container: The container handle of one device: its account session routes every call.
     public init(container: any PrivateContainer) {
         self.container = container
+        self.forwarded = nil
+    }
+
+    /// A database that fronts a real one (the bridge's `CKDatabase`).
+    init(forwardingTo database: any ForwardedDatabase) {
+        self.container = RefusingContainer()
+        self.forwarded = database
     }
 
     /// Which database this is: always the private one.

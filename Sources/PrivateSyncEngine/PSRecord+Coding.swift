@@ -14,6 +14,7 @@ extension PSRecord {
         static let modificationDate = "modificationDate"
         static let creator = "creatorUserRecordID"
         static let lastModifier = "lastModifiedUserRecordID"
+        static let cloudKitSystemFields = "cloudKitSystemFields"
     }
 
     /// The archive format this build writes, and the only one it reads.
@@ -27,12 +28,15 @@ extension PSRecord {
     ///
     /// - Parameter coder: A keyed archiver.
     public func encodeSystemFields(with coder: NSCoder) {
-        let system = contents.withLock { $0.systemFields }
+        let (system, cloudKitSystemFields) = contents.withLock { ($0.systemFields, $0.cloudKitSystemFields) }
         coder.encode(Self.archiveFormat, forKey: ArchiveKey.format)
         coder.encode(recordID.recordName as NSString, forKey: ArchiveKey.recordName)
         coder.encode(recordID.zoneID.zoneName as NSString, forKey: ArchiveKey.zoneName)
         coder.encode(recordID.zoneID.ownerName as NSString, forKey: ArchiveKey.ownerName)
         coder.encode(recordType as NSString, forKey: ArchiveKey.recordType)
+        if let cloudKitSystemFields {
+            coder.encode(cloudKitSystemFields as NSData, forKey: ArchiveKey.cloudKitSystemFields)
+        }
         guard let system else { return }
         coder.encode(system.changeTag as NSString, forKey: ArchiveKey.changeTag)
         coder.encode(system.creationDate as NSDate, forKey: ArchiveKey.creationDate)
@@ -56,6 +60,8 @@ extension PSRecord {
             let recordType = Self.string(coder, ArchiveKey.recordType)
         else { return nil }
         var contents = Contents()
+        contents.cloudKitSystemFields =
+            coder.decodeObject(of: NSData.self, forKey: ArchiveKey.cloudKitSystemFields).map { Data($0) }
         if let changeTag = Self.string(coder, ArchiveKey.changeTag) {
             guard let created = coder.decodeObject(of: NSDate.self, forKey: ArchiveKey.creationDate),
                 let modified = coder.decodeObject(of: NSDate.self, forKey: ArchiveKey.modificationDate),

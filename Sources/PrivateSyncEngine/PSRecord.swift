@@ -33,6 +33,12 @@ public final class PSRecord: Sendable, Hashable, CustomStringConvertible {
         var holdsAllServerFields = false
         /// Whether the parent was set since the record was fetched or saved.
         var parentChanged = false
+        /// The keys last set through ``PSRecord/encryptedValues``: on a device they go to CloudKit's encrypted
+        /// values (the fake keeps every key in one place).
+        var encryptedKeys: Set<String> = []
+        /// The real `CKRecord`'s archived system fields, for a record the bridge brought from CloudKit: what makes
+        /// a `CKRecord` with the right change tag when it goes back.
+        var cloudKitSystemFields: Data?
     }
 
     /// The record's identifier.
@@ -113,6 +119,11 @@ public final class PSRecord: Sendable, Hashable, CustomStringConvertible {
     ///   - value: The value, or `nil`.
     ///   - key: The field's name.
     public func setObject(_ value: (any PSRecordValueProtocol)?, forKey key: FieldKey) {
+        set(value, forKey: key, encrypted: false)
+    }
+
+    /// Sets a field as a plain or an encrypted value.
+    func set(_ value: (any PSRecordValueProtocol)?, forKey key: FieldKey, encrypted: Bool) {
         let converted: FieldValue?
         if let value {
             guard let field = RecordValueConversion.fieldValue(value) else {
@@ -128,6 +139,7 @@ public final class PSRecord: Sendable, Hashable, CustomStringConvertible {
             }
             contents.fields[key] = converted
             contents.changedKeys.insert(key)
+            if encrypted { contents.encryptedKeys.insert(key) } else { contents.encryptedKeys.remove(key) }
         }
     }
 
@@ -161,7 +173,7 @@ public final class PSRecord: Sendable, Hashable, CustomStringConvertible {
         /// - Parameter key: The field's name.
         public subscript(key: FieldKey) -> (any PSRecordValueProtocol)? {
             get { record.object(forKey: key) }
-            nonmutating set { record.setObject(newValue, forKey: key) }
+            nonmutating set { record.set(newValue, forKey: key, encrypted: true) }
         }
     }
 

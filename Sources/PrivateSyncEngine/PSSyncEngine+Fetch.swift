@@ -16,6 +16,7 @@ extension PSSyncEngine {
     ///   ``PSSyncEngineMisuse`` when awaited from inside the delegate's `handleEvent`. Returns only after every
     ///   event it posted was handled.
     public func fetchChanges(_ options: FetchChangesOptions = FetchChangesOptions()) async throws {
+        if let forwarded { return try await forwarded.fetchChanges(options) }
         try await operation("fetchChanges(_:)") { generation in
             try await self.performFetch(options, reason: .manual, generation: generation)
         }
@@ -30,7 +31,8 @@ extension PSSyncEngine {
             throw error
         }
         var options = options
-        await deliver(.willFetchChanges(Event.WillFetchChanges(context: FetchChangesContext(reason: reason, options: options))))
+        await deliver(
+            .willFetchChanges(Event.WillFetchChanges(context: FetchChangesContext(reason: reason, options: options))))
         var failure: PSError?
         do {
             try await fetchDatabaseChanges(user: user, generation: generation)
@@ -49,7 +51,8 @@ extension PSSyncEngine {
             visited.insert(zoneID)
             failure = await fetchZone(zoneID, user: user, generation: generation)
         }
-        await deliver(.didFetchChanges(Event.DidFetchChanges(context: FetchChangesContext(reason: reason, options: options))))
+        await deliver(
+            .didFetchChanges(Event.DidFetchChanges(context: FetchChangesContext(reason: reason, options: options))))
         await deliverStateUpdateIfNeeded()
         if let failure {
             scheduleRetry(.fetch, after: failure)
@@ -64,7 +67,9 @@ extension PSSyncEngine {
     }
 
     /// The next zone with unfetched changes in the options' scope: a prioritized one first, in their order.
-    private func nextZoneToFetch(_ options: FetchChangesOptions, excluding visited: Set<PSRecordZone.ID>)
+    private func nextZoneToFetch(
+        _ options: FetchChangesOptions, excluding visited: Set<PSRecordZone.ID>
+    )
         -> PSRecordZone.ID?
     {
         let waiting = state.zoneIDsWithUnfetchedServerChanges.filter {
@@ -184,7 +189,9 @@ extension PSSyncEngine {
                 }
                 break pages
             }
-            let modifications = page.modifications.map { PSDatabase.RecordZoneChange.Modification(record: PSRecord($0)) }
+            let modifications = page.modifications.map {
+                PSDatabase.RecordZoneChange.Modification(record: PSRecord($0))
+            }
             let deletions = page.deletions.map {
                 PSDatabase.RecordZoneChange.Deletion(recordID: PSRecord.ID($0.recordID), recordType: $0.recordType)
             }

@@ -34,6 +34,7 @@ extension PSSyncEngine {
     ///   after ``cancelOperations()``; ``PSSyncEngineMisuse`` when awaited from inside the delegate's
     ///   `handleEvent`. Returns only after every event it posted was handled.
     public func sendChanges(_ options: SendChangesOptions = SendChangesOptions()) async throws {
+        if let forwarded { return try await forwarded.sendChanges(options) }
         try await operation("sendChanges(_:)") { generation in
             try await self.performSend(options, reason: .manual, generation: generation)
         }

@@ -18,27 +18,42 @@ extension PSSyncEngine {
         let contents: Mutex<StateContents>
         /// Told of every change, with whether it added work to send; set once by the engine.
         let changeObserver = Mutex<(@Sendable (_ addedWork: Bool) -> Void)?>(nil)
+        /// The real CKSyncEngine's state, which every member forwards to when this one fronts it (the bridge's).
+        let forwarded: (any ForwardedState)?
 
         init(_ contents: StateContents) {
             self.contents = Mutex(contents)
+            self.forwarded = nil
+        }
+
+        /// A state that fronts the real CKSyncEngine's.
+        init(forwardingTo state: any ForwardedState) {
+            self.contents = Mutex(StateContents())
+            self.forwarded = state
         }
 
         /// The record changes waiting to be sent, in the order they were first added.
         public var pendingRecordZoneChanges: [PendingRecordZoneChange] {
-            contents.withLock { $0.pendingRecordZoneChanges.map(\.change) }
+            if let forwarded { return forwarded.pendingRecordZoneChanges }
+            return contents.withLock { $0.pendingRecordZoneChanges.map(\.change) }
         }
 
         /// The zone changes waiting to be sent, in the order they were first added.
         public var pendingDatabaseChanges: [PendingDatabaseChange] {
-            contents.withLock { $0.pendingDatabaseChanges.map(\.change) }
+            if let forwarded { return forwarded.pendingDatabaseChanges }
+            return contents.withLock { $0.pendingDatabaseChanges.map(\.change) }
         }
 
         /// Whether the app has changes to send that it tracks itself: setting it schedules a send, which asks the
         /// delegate for batches though the pending lists are empty. A send that ends with nothing left to send and
         /// nothing failed clears it.
         public var hasPendingUntrackedChanges: Bool {
-            get { contents.withLock { $0.hasPendingUntrackedChanges } }
+            get { forwarded?.hasPendingUntrackedChanges ?? contents.withLock { $0.hasPendingUntrackedChanges } }
             set {
+                if let forwarded {
+                    forwarded.hasPendingUntrackedChanges = newValue
+                    return
+                }
                 let changed = contents.withLock { contents in
                     defer { contents.hasPendingUntrackedChanges = newValue }
                     return contents.hasPendingUntrackedChanges != newValue
@@ -49,13 +64,14 @@ extension PSSyncEngine {
 
         /// The zones the server reported changes in that the engine has not fetched yet, in the order reported.
         public var zoneIDsWithUnfetchedServerChanges: [PSRecordZone.ID] {
-            contents.withLock { $0.unfetchedZones }
+            forwarded?.zoneIDsWithUnfetchedServerChanges ?? contents.withLock { $0.unfetchedZones }
         }
 
         /// Adds record changes to send, collapsing them with those already pending, and schedules a send.
         ///
         /// - Parameter pendingRecordZoneChanges: The changes.
         public func add(pendingRecordZoneChanges: [PendingRecordZoneChange]) {
+            if let forwarded { return forwarded.add(pendingRecordZoneChanges: pendingRecordZoneChanges) }
             guard !pendingRecordZoneChanges.isEmpty else { return }
             contents.withLock { contents in
                 for change in pendingRecordZoneChanges { contents.add(change) }
@@ -67,6 +83,7 @@ extension PSSyncEngine {
         ///
         /// - Parameter pendingRecordZoneChanges: The changes.
         public func remove(pendingRecordZoneChanges: [PendingRecordZoneChange]) {
+            if let forwarded { return forwarded.remove(pendingRecordZoneChanges: pendingRecordZoneChanges) }
             guard !pendingRecordZoneChanges.isEmpty else { return }
             let removed = contents.withLock { contents in
                 pendingRecordZoneChanges.reduce(false) { $0 || contents.remove($1, atRevision: nil) }
@@ -78,6 +95,7 @@ extension PSSyncEngine {
         ///
         /// - Parameter pendingDatabaseChanges: The changes.
         public func add(pendingDatabaseChanges: [PendingDatabaseChange]) {
+            if let forwarded { return forwarded.add(pendingDatabaseChanges: pendingDatabaseChanges) }
             guard !pendingDatabaseChanges.isEmpty else { return }
             contents.withLock { contents in
                 for change in pendingDatabaseChanges { contents.add(change) }
@@ -89,6 +107,7 @@ extension PSSyncEngine {
         ///
         /// - Parameter pendingDatabaseChanges: The changes.
         public func remove(pendingDatabaseChanges: [PendingDatabaseChange]) {
+            if let forwarded { return forwarded.remove(pendingDatabaseChanges: pendingDatabaseChanges) }
             guard !pendingDatabaseChanges.isEmpty else { return }
             let removed = contents.withLock { contents in
                 pendingDatabaseChanges.reduce(false) { $0 || contents.remove($1, atRevision: nil) }
@@ -98,7 +117,11 @@ extension PSSyncEngine {
 
         /// The counts of the pending lists and the unfetched zones.
         public var description: String {
-            contents.withLock {
+            if forwarded != nil {
+                return "State(CloudKit, pendingRecordZoneChanges: \(pendingRecordZoneChanges.count), "
+                    + "pendingDatabaseChanges: \(pendingDatabaseChanges.count))"
+            }
+            return contents.withLock {
                 "State(pendingRecordZoneChanges: \($0.pendingRecordZoneChanges.count), pendingDatabaseChanges: "
                     + "\($0.pendingDatabaseChanges.count), zoneIDsWithUnfetchedServerChanges: "
                     + "\($0.unfetchedZones.count))"

@@ -52,6 +52,8 @@ public final class PSSyncEngine: Sendable, CustomStringConvertible {
     weak let delegate: (any PSSyncEngineDelegate)?
     let gate = OperationGate()
     let runtime: Mutex<Runtime>
+    /// The real CKSyncEngine the operations go to, when this engine fronts it (the bridge's).
+    let forwarded: (any ForwardedEngine)?
 
     /// Creates an engine, as `CKSyncEngine(_:)`.
     ///
@@ -66,7 +68,14 @@ public final class PSSyncEngine: Sendable, CustomStringConvertible {
         automaticallySync = configuration.automaticallySync
         subscriptionID = configuration.subscriptionID
         scheduler = configuration.scheduler ?? PSSyncScheduler(clock: SystemClock())
+        forwarded = nil
         var runtime = Runtime()
+        if database.forwarded != nil {
+            runtime.configurationMisuse = PSSyncEngineMisuse(
+                .cloudKitDatabase,
+                "the configuration's database fronts the real CloudKit (CloudKitSyncEngineBridge's); the fake engine "
+                    + "runs over a PrivateContainer: PSDatabase(container:)")
+        }
         switch configuration.stateSerialization?.storage {
         case nil:
             state = State(StateContents())
@@ -90,6 +99,22 @@ public final class PSSyncEngine: Sendable, CustomStringConvertible {
             scheduler.schedule(.fetch, for: self, at: now)
             if hasWorkToSend(in: .all) { scheduler.schedule(.send, for: self, at: now) }
         }
+    }
+
+    /// An engine that fronts the real CKSyncEngine: what the bridge hands its delegate, so that one delegate serves
+    /// both engines.
+    init(
+        forwardingTo engine: any ForwardedEngine, state: any ForwardedState, database: PSDatabase,
+        delegate: any PSSyncEngineDelegate, automaticallySync: Bool, subscriptionID: PSSubscription.ID?
+    ) {
+        self.database = database
+        self.delegate = delegate
+        self.automaticallySync = automaticallySync
+        self.subscriptionID = subscriptionID
+        self.scheduler = PSSyncScheduler(clock: SystemClock())
+        self.state = State(forwardingTo: state)
+        self.forwarded = engine
+        self.runtime = Mutex(Runtime())
     }
 
     /// The misuses reported so far (each also printed to standard error and thrown): an empty list is part of the
@@ -154,6 +179,7 @@ public final class PSSyncEngine: Sendable, CustomStringConvertible {
     /// `operationCancelled`. What it did not send stays pending. Called from inside the delegate's handling of this
     /// engine's event, it marks the operation and returns at once: waiting there would wait for itself.
     public func cancelOperations() async {
+        if let forwarded { return await forwarded.cancelOperations() }
         runtime.withLock { $0.cancelGeneration += 1 }
         guard !isInsideOwnDelegateCall else { return }
         await gate.acquire()

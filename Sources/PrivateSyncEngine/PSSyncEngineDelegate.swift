@@ -33,7 +33,9 @@ public protocol PSSyncEngineDelegate: AnyObject, Sendable {
     ///   - context: Why and how the send runs.
     ///   - syncEngine: The engine asking.
     /// - Returns: The batch, or `nil` when there is nothing more to send.
-    func nextRecordZoneChangeBatch(_ context: PSSyncEngine.SendChangesContext, syncEngine: PSSyncEngine) async
+    func nextRecordZoneChangeBatch(
+        _ context: PSSyncEngine.SendChangesContext, syncEngine: PSSyncEngine
+    ) async
         -> PSSyncEngine.RecordZoneChangeBatch?
 
     /// The options for the rest of a fetch, as `CKSyncEngineDelegate.nextFetchChangesOptions(_:syncEngine:)`: asked
@@ -43,7 +45,9 @@ public protocol PSSyncEngineDelegate: AnyObject, Sendable {
     ///   - context: Why the fetch runs, and its options so far.
     ///   - syncEngine: The engine asking.
     /// - Returns: The options; the default returns `context.options`.
-    func nextFetchChangesOptions(_ context: PSSyncEngine.FetchChangesContext, syncEngine: PSSyncEngine) async
+    func nextFetchChangesOptions(
+        _ context: PSSyncEngine.FetchChangesContext, syncEngine: PSSyncEngine
+    ) async
         -> PSSyncEngine.FetchChangesOptions
 }
 
@@ -54,7 +58,9 @@ extension PSSyncEngineDelegate {
     ///   - context: Why the fetch runs, and its options so far.
     ///   - syncEngine: The engine asking.
     /// - Returns: `context.options`.
-    public func nextFetchChangesOptions(_ context: PSSyncEngine.FetchChangesContext, syncEngine: PSSyncEngine) async
+    public func nextFetchChangesOptions(
+        _ context: PSSyncEngine.FetchChangesContext, syncEngine: PSSyncEngine
+    ) async
         -> PSSyncEngine.FetchChangesOptions
     {
         context.options

@@ -5,8 +5,11 @@ public struct PSSyncEngineMisuse: Error, Sendable, Hashable, CustomStringConvert
         /// ``PSSyncEngine/fetchChanges(_:)`` or ``PSSyncEngine/sendChanges(_:)`` awaited from inside the
         /// delegate's handling of the same engine's event: it would wait for itself (on a device, for ever).
         case reentrantCall
-        /// The configuration's state serialization is the real CKSyncEngine's: the fake engine cannot use it.
+        /// The configuration's state serialization belongs to the other engine: the real CKSyncEngine's given to
+        /// the fake one, or the fake one's given to the bridge. Neither can use the other's.
         case foreignStateSerialization
+        /// The fake engine's configuration names a database that fronts the real CloudKit.
+        case cloudKitDatabase
     }
 
     /// The kind.

@@ -14,14 +14,17 @@ extension PSSyncEngine {
         public var description: String {
             var parts: [String] = []
             if !pendingRecordZoneChanges.isEmpty {
-                parts.append("pending record changes: \(pendingRecordZoneChanges.map(\.description).joined(separator: ", "))")
+                parts.append(
+                    "pending record changes: \(pendingRecordZoneChanges.map(\.description).joined(separator: ", "))")
             }
             if !pendingDatabaseChanges.isEmpty {
-                parts.append("pending zone changes: \(pendingDatabaseChanges.map(\.description).joined(separator: ", "))")
+                parts.append(
+                    "pending zone changes: \(pendingDatabaseChanges.map(\.description).joined(separator: ", "))")
             }
             if hasPendingUntrackedChanges { parts.append("untracked changes still pending") }
             if !zoneIDsWithUnfetchedServerChanges.isEmpty {
-                parts.append("zones not fetched: \(zoneIDsWithUnfetchedServerChanges.map(\.zoneName).joined(separator: ", "))")
+                parts.append(
+                    "zones not fetched: \(zoneIDsWithUnfetchedServerChanges.map(\.zoneName).joined(separator: ", "))")
             }
             return "the sync engine has work left: " + parts.joined(separator: "; ")
         }

@@ -289,7 +289,8 @@ extension ContainerConformance {
             let original = try await saveAll(
                 [makeRecord("r", fields: ["a": .int64(1), "b": .int64(1), "c": .int64(1)])], to: container)[0]
             // Made from cached system fields, as a CKRecord from `init(coder:)`: no fields, a tag.
-            var cached = Record(recordType: original.recordType, recordID: original.recordID, systemFields: original.systemFields)
+            var cached = Record(
+                recordType: original.recordType, recordID: original.recordID, systemFields: original.systemFields)
             cached.uploadsChangedKeysOnly = true
             cached["a"] = .int64(2)
             cached["c"] = nil

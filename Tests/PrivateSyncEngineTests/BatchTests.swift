@@ -95,11 +95,14 @@ struct BatchTests {
         phone.write(["big": String(repeating: "x", count: 1024 * 1024 + 1), "small": "s"])
         let error = await #expect(throws: PSError.self) { try await phone.engine.sendChanges() }
         #expect(error?.partialErrorsByItemID?.count == 1)
-        #expect((error?.partialErrorsByItemID?[AnyHashable(NotesDelegate.recordID("big"))] as? PSError)?.code == .limitExceeded)
+        #expect(
+            (error?.partialErrorsByItemID?[AnyHashable(NotesDelegate.recordID("big"))] as? PSError)?.code
+                == .limitExceeded)
         #expect(try cloud.notes(of: "alice") == ["small": "s"])
     }
 
-    @Test("the batch built from pending changes walks them in order, skips what the provider declines, and stops at 400")
+    @Test(
+        "the batch built from pending changes walks them in order, skips what the provider declines, and stops at 400")
     func batchFromPendingChanges() async throws {
         let ids = (0..<450).map { NotesDelegate.recordID("n\($0)") }
         let changes = ids.map { PSSyncEngine.PendingRecordZoneChange.saveRecord($0) } + [.deleteRecord(ids[0])]
@@ -111,6 +114,7 @@ struct BatchTests {
         #expect(batch.recordsToSave.first?.recordID == ids[0])
         #expect(!batch.recordsToSave.contains { $0.recordID == ids[1] })
         #expect(batch.recordIDsToDelete.isEmpty)
-        #expect(await PSSyncEngine.RecordZoneChangeBatch(pendingChanges: changes.prefix(1).map { $0 }) { _ in nil } == nil)
+        #expect(
+            await PSSyncEngine.RecordZoneChangeBatch(pendingChanges: changes.prefix(1).map { $0 }) { _ in nil } == nil)
     }
 }

@@ -25,7 +25,10 @@ struct EngineHarness {
         let state = delegate.stateSerialization
         let delegate = NotesDelegate(stateSerialization: state)
         delegate.contents.withLock { $0.notes = self.delegate.notes }
-        return (delegate, device.makeEngine(delegate: delegate, stateSerialization: state, automaticallySync: automaticallySync))
+        return (
+            delegate,
+            device.makeEngine(delegate: delegate, stateSerialization: state, automaticallySync: automaticallySync)
+        )
     }
 
     func write(_ notes: [String: String]) { delegate.write(notes, engine: engine) }

@@ -55,9 +55,10 @@ struct EventOrderTests {
             }
         }
         try await phone.engine.fetchChanges()
-        #expect(phone.delegate.events.filter { $0.hasPrefix("willFetchRecordZoneChanges") } == [
-            "willFetchRecordZoneChanges(C)", "willFetchRecordZoneChanges(B)", "willFetchRecordZoneChanges(A)",
-        ])
+        #expect(
+            phone.delegate.events.filter { $0.hasPrefix("willFetchRecordZoneChanges") } == [
+                "willFetchRecordZoneChanges(C)", "willFetchRecordZoneChanges(B)", "willFetchRecordZoneChanges(A)",
+            ])
         // Once before each of the three zones, and once more to learn there is none left.
         #expect(phone.delegate.fetchOptionsAsked.withLock { $0 } == 4)
     }

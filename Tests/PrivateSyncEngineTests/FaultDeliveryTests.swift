@@ -17,7 +17,9 @@ struct FaultDeliveryTests {
         (.zoneNotFound, .zoneNotFound), (.encryptedDataReset, .zoneNotFound),
     ]
 
-    @Test("a fault at a send reaches the delegate with CloudKit's code, and the devices converge after", arguments: sendFaults)
+    @Test(
+        "a fault at a send reaches the delegate with CloudKit's code, and the devices converge after",
+        arguments: sendFaults)
     func sendFault(fault: FaultKind, expected: PSError.Code?) async throws {
         let cloud = try SyncEngineTestCloud()
         let phone = try EngineHarness(cloud: cloud, device: "phone")

@@ -52,7 +52,9 @@ final class FileBackendTests {
             let phone = try! EngineHarness(cloud: SyncEngineTestCloud(storage: .files(at: root)), device: device)
             for batch in 0..<4 {
                 phone.write(
-                    Dictionary(uniqueKeysWithValues: (batch * 5..<batch * 5 + 5).map { ("\(device)-\($0)", "\(device) \($0)") }))
+                    Dictionary(
+                        uniqueKeysWithValues: (batch * 5..<batch * 5 + 5).map { ("\(device)-\($0)", "\(device) \($0)") }
+                    ))
                 try! await phone.engine.sendChanges()
             }
         }
@@ -66,7 +68,9 @@ final class FileBackendTests {
             let session = AccountSession(account: try! AccountID("alice"))
             let database = PSDatabase(container: KillingContainer(base: cloud.baseContainer(session: session)))
             let phone = SyncedDatabase(database: database, dataURL: URL(filePath: path), automaticallySync: false)
-            let contacts = (0..<5).map { Contact(id: "c\($0)", name: "Contact \($0)", userModificationDate: cloud.clock.now()) }
+            let contacts = (0..<5).map {
+                Contact(id: "c\($0)", name: "Contact \($0)", userModificationDate: cloud.clock.now())
+            }
             await phone.saveContacts(contacts)
             try? await phone.syncEngine.sendChanges()
         }

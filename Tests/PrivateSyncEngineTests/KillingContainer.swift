@@ -18,7 +18,8 @@ final class KillingContainer: ForwardingContainer {
     func modifyRecords(
         saving: [Record], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool
     ) async throws(CloudError) -> ModifyResult {
-        _ = try await base.modifyRecords(saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
+        _ = try await base.modifyRecords(
+            saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
         kill(getpid(), SIGKILL)
         preconditionFailure("SIGKILL did not end the process")
     }

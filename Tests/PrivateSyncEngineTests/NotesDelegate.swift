@@ -25,14 +25,18 @@ final class NotesDelegate: PSSyncEngineDelegate {
     /// Called with each event after it was recorded, inside `handleEvent`.
     let onEvent = Mutex<(@Sendable (PSSyncEngine.Event, PSSyncEngine) async -> Void)?>(nil)
     /// Replaces the batch the delegate would build.
-    let batchOverride = Mutex<(@Sendable (PSSyncEngine.SendChangesContext, PSSyncEngine) async -> PSSyncEngine.RecordZoneChangeBatch?)?>(nil)
+    let batchOverride = Mutex<
+        (@Sendable (PSSyncEngine.SendChangesContext, PSSyncEngine) async -> PSSyncEngine.RecordZoneChangeBatch?)?
+    >(nil)
     /// Whether it adds again what failed with an error the engine does not retry (on by default, as a correct
     /// delegate does).
     let reAddsFailures = Mutex(true)
     /// Whether the batches it builds are atomic by zone.
     let atomicBatches = Mutex(false)
     /// Answers `nextFetchChangesOptions` instead of the default.
-    let fetchOptionsOverride = Mutex<(@Sendable (PSSyncEngine.FetchChangesContext) -> PSSyncEngine.FetchChangesOptions)?>(nil)
+    let fetchOptionsOverride = Mutex<
+        (@Sendable (PSSyncEngine.FetchChangesContext) -> PSSyncEngine.FetchChangesOptions)?
+    >(nil)
     /// How many times `nextFetchChangesOptions` was asked.
     let fetchOptionsAsked = Mutex(0)
 
@@ -116,7 +120,8 @@ final class NotesDelegate: PSSyncEngineDelegate {
             // What a correct delegate does with a failure the engine dropped: send it again when it can succeed.
             if reAddsFailures.withLock({ $0 }) {
                 syncEngine.state.add(pendingDatabaseChanges: zones.map { .saveZone(PSRecordZone(zoneID: $0)) })
-                syncEngine.state.add(pendingRecordZoneChanges: saves.map { .saveRecord($0) } + deletes.map { .deleteRecord($0) })
+                syncEngine.state.add(
+                    pendingRecordZoneChanges: saves.map { .saveRecord($0) } + deletes.map { .deleteRecord($0) })
             }
         default:
             break

@@ -73,8 +73,10 @@ struct PendingChangeTests {
 
     @Test(
         "a change that failed with any other error is dropped, for the delegate to add again",
-        arguments: [CloudError.Code.quotaExceeded, .permissionFailure, .serverRejectedRequest, .internalError,
-            .serverResponseLost, .invalidArguments])
+        arguments: [
+            CloudError.Code.quotaExceeded, .permissionFailure, .serverRejectedRequest, .internalError,
+            .serverResponseLost, .invalidArguments,
+        ])
     func otherFailuresDrop(code: CloudError.Code) async throws {
         let (cloud, failing, engine, delegate) = try Self.failingDevice()
         delegate.reAddsFailures.withLock { $0 = false }

@@ -52,7 +52,9 @@ struct RecordTests {
         #expect(fetched.allKeys() == ["data", "date", "int", "link", "names", "numbers", "text", "where"])
         #expect(fetched.changedKeys().isEmpty)
         #expect(fetched.recordChangeTag != nil)
-        #expect(fetched.creatorUserRecordID?.recordName == AccountID.init(uncheckedForTests: "alice").userRecordID.recordName)
+        #expect(
+            fetched.creatorUserRecordID?.recordName
+                == AccountID.init(uncheckedForTests: "alice").userRecordID.recordName)
     }
 
     @Test("setting a key marks it changed, and a copy is another object with the same contents")
@@ -75,7 +77,8 @@ struct RecordTests {
         let cloud = try SyncEngineTestCloud()
         let database = try cloud.otherClient(of: "alice")
         try await database.save(PSRecordZone(zoneName: "Z"))
-        let record = PSRecord(recordType: "Item", recordID: PSRecord.ID(recordName: "r", zoneID: PSRecordZone.ID(zoneName: "Z")))
+        let record = PSRecord(
+            recordType: "Item", recordID: PSRecord.ID(recordName: "r", zoneID: PSRecordZone.ID(zoneName: "Z")))
         record["text"] = "1"
         let saved = try await database.save(record)
         let archiver = NSKeyedArchiver(requiringSecureCoding: true)
@@ -107,7 +110,8 @@ struct RecordTests {
         let cloud = try SyncEngineTestCloud()
         let database = try cloud.otherClient(of: "alice")
         try await database.save(PSRecordZone(zoneName: "Z"))
-        let record = PSRecord(recordType: "Item", recordID: PSRecord.ID(recordName: "r", zoneID: PSRecordZone.ID(zoneName: "Z")))
+        let record = PSRecord(
+            recordType: "Item", recordID: PSRecord.ID(recordName: "r", zoneID: PSRecordZone.ID(zoneName: "Z")))
         record["title"] = "t"
         record["body"] = "b"
         let saved = try await database.save(record)

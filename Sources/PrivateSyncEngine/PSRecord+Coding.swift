@@ -49,7 +49,8 @@ extension PSRecord {
     ///
     /// The record has no fields; fields set afterwards count as changed, and a save with the default policy is
     /// checked against the cached change tag. Returns `nil` for an archive that ``encodeSystemFields(with:)`` of
-    /// this format did not write (another format, a missing or mistyped key): never a record with made-up identity.
+    /// this format did not write (another format, a missing key, a value of the wrong kind): never a record with
+    /// made-up identity, and never the unarchiver's exception.
     ///
     /// - Parameter coder: A keyed unarchiver.
     public convenience init?(coder: NSCoder) {
@@ -60,11 +61,14 @@ extension PSRecord {
             let recordType = Self.string(coder, ArchiveKey.recordType)
         else { return nil }
         var contents = Contents()
-        contents.cloudKitSystemFields =
-            coder.decodeObject(of: NSData.self, forKey: ArchiveKey.cloudKitSystemFields).map { Data($0) }
-        if let changeTag = Self.string(coder, ArchiveKey.changeTag) {
-            guard let created = coder.decodeObject(of: NSDate.self, forKey: ArchiveKey.creationDate),
-                let modified = coder.decodeObject(of: NSDate.self, forKey: ArchiveKey.modificationDate),
+        if coder.containsValue(forKey: ArchiveKey.cloudKitSystemFields) {
+            guard let data = Self.value(coder, ArchiveKey.cloudKitSystemFields) as? NSData else { return nil }
+            contents.cloudKitSystemFields = Data(data)
+        }
+        if coder.containsValue(forKey: ArchiveKey.changeTag) {
+            guard let changeTag = Self.string(coder, ArchiveKey.changeTag),
+                let created = Self.value(coder, ArchiveKey.creationDate) as? NSDate,
+                let modified = Self.value(coder, ArchiveKey.modificationDate) as? NSDate,
                 let creator = Self.string(coder, ArchiveKey.creator),
                 let lastModifier = Self.string(coder, ArchiveKey.lastModifier)
             else { return nil }
@@ -80,6 +84,14 @@ extension PSRecord {
     }
 
     private static func string(_ coder: NSCoder, _ key: String) -> String? {
-        coder.decodeObject(of: NSString.self, forKey: key).map { String(describing: $0) }
+        (value(coder, key) as? NSString).map { String(describing: $0) }
+    }
+
+    /// The value under `key`, or `nil` when there is none. Any of the archive's four kinds of value is accepted
+    /// and the caller checks which it got, so that a hand-edited archive (a string where a date belongs) gives no
+    /// record rather than the unarchiver's exception, which stops the program on a missing key or a wrong class.
+    private static func value(_ coder: NSCoder, _ key: String) -> Any? {
+        guard coder.containsValue(forKey: key) else { return nil }
+        return coder.decodeObject(of: [NSString.self, NSDate.self, NSData.self, NSNumber.self], forKey: key)
     }
 }

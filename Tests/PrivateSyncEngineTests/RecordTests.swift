@@ -135,3 +135,25 @@ extension AccountID {
         self = try! AccountID(name)
     }
 }
+
+extension RecordTests {
+    @Test(
+        "a hand-edited archive (a missing key, a value of the wrong kind) gives no record, and no crash",
+        arguments: ["recordName", "recordChangeTag", "creationDate"])
+    func editedArchive(damagedKey: String) throws {
+        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+        // The keys encodeSystemFields writes, with one of them of the wrong kind.
+        let values: [String: Any] = [
+            "recordName": "r", "zoneName": "Z", "ownerName": "__defaultOwner__", "recordType": "Item",
+            "recordChangeTag": "tag", "creationDate": NSDate(), "modificationDate": NSDate(),
+            "creatorUserRecordID": "_u", "lastModifiedUserRecordID": "_u",
+        ]
+        archiver.encode(Int64(1), forKey: "PrivateSyncRecordFormat")
+        for (key, value) in values {
+            archiver.encode(key == damagedKey ? NSNumber(value: 7) : value, forKey: key)
+        }
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
+        unarchiver.requiresSecureCoding = true
+        #expect(PSRecord(coder: unarchiver) == nil)
+    }
+}

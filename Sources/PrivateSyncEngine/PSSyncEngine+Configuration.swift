@@ -18,7 +18,7 @@ extension PSSyncEngine {
         /// Where automatic syncs and coalesced state updates are scheduled (PrivateSync's own, not Apple's): a
         /// deterministic scheduler the host drives, shared by the engines of one test; `nil` gives the engine one of
         /// its own on the system clock (``PSSyncEngine/scheduler``). Nothing runs in the background: a scheduled
-        /// sync runs when the host calls ``PSSyncScheduler/runDue()`` or ``PSSyncScheduler/runUntilIdle(maximumRuns:)``.
+        /// sync runs when the host calls ``PSSyncScheduler/runDue(maximumRuns:)`` or ``PSSyncScheduler/runUntilIdle(maximumRuns:)``.
         public var scheduler: PSSyncScheduler?
 
         /// Creates a configuration, as `CKSyncEngine.Configuration(database:stateSerialization:delegate:)`.

@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// Nothing runs in the background and nothing sleeps: an engine asks for a run at a time (a send as soon as changes
 /// are added, a fetch at launch and after a push, a retry after the wait a failure asked for, a state update
-/// shortly after the state changed), and the host runs what is due with ``runDue()``, or everything, moving a
+/// shortly after the state changed), and the host runs what is due with ``runDue(maximumRuns:)``, or everything, moving a
 /// manual clock from one due time to the next, with ``runUntilIdle(maximumRuns:)``. Runs happen in one order: by
 /// due time, then by the order the engines were created, then state update, fetch, send. So a test, or a seeded
 /// simulation, that drives engines through one scheduler replays exactly.

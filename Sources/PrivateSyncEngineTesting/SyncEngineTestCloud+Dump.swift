@@ -35,7 +35,7 @@ extension SyncEngineTestCloud {
     ///
     /// - Parameter account: The account.
     /// - Returns: The listing; the zones that exist, even empty, come from the database itself.
-    /// - Throws: ``PSError`` when the zones cannot be read; `IdentifierError`; `DatabaseFileError`.
+    /// - Throws: `PSError` when the zones cannot be read; `IdentifierError`; `DatabaseFileError`.
     public func dump(of account: String) async throws -> String {
         let zones = try await PSDatabase(
             container: baseContainer(session: AccountSession(account: try AccountID(account)))

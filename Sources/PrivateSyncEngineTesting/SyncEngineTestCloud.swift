@@ -101,7 +101,7 @@ public final class SyncEngineTestCloud: Sendable {
     ///   - zoneID: The zone.
     ///   - reason: Why it is deleted.
     ///   - account: The account.
-    /// - Throws: ``PSError`` `zoneNotFound` when the zone does not exist; `IdentifierError` for an invalid account.
+    /// - Throws: `PSError` `zoneNotFound` when the zone does not exist; `IdentifierError` for an invalid account.
     public func deleteZone(
         _ zoneID: PSRecordZone.ID, reason: PSDatabase.DatabaseChange.Deletion.Reason, account: String
     ) async throws {

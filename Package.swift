@@ -92,8 +92,8 @@ let package = Package(
         .executableTarget(
             name: "PrivateSyncBench",
             dependencies: [
-                "Simulator", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloud", "PrivateSyncSQLite",
-                "PrivateSyncFileSystem",
+                "Simulator", "SimulatedWorld", "PrivateSync", "ContactsSample", "PrivateSyncEngineTesting",
+                "PrivateSyncEngine", "DeviceStore", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem",
             ],
             swiftSettings: layering),
         .testTarget(

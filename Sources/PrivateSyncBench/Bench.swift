@@ -129,6 +129,17 @@ struct Bench {
                 let figure = try concurrentWritersFigure(cli: cli, scratch: scratch)
                 print("\(figure.name) \(format(figure.value)) \(figure.inputs)")
             }
+        case ("engine-only", 1, _):
+            // The CKSyncEngine-shaped engine's figures alone: `privatesync-bench engine-only`.
+            await exitOnFailure("engine-only") {
+                for figure in try await engineFigures() + [try await appleSampleFigure()] {
+                    print("\(figure.name) \(format(figure.value)) \(figure.inputs)")
+                }
+            }
+        case ("engine-profile", 1, _):
+            // The engine's half of `engine_events_ratio`, ten times, for a profiler: `perf record privatesync-bench
+            // engine-profile`.
+            await exitOnFailure("engine-profile") { for _ in 0..<10 { _ = try await engineSendOnly() } }
         case ("simulate-only", 1, _):
             // `simulated_speedup` alone: `privatesync-bench simulate-only`.
             let figure = await simulatedSpeedup()
@@ -292,6 +303,11 @@ struct Bench {
                 + "download_mb=\(format(bigWorldSmall.downloadMB))/\(format(bigWorldFull.downloadMB)) "
                 + "upload_per_s=\(Int(Double(bigWorldFull.records) / bigWorldFull.uploadSeconds)) "
                 + "download_per_s=\(Int(Double(bigWorldFull.records) / bigWorldFull.downloadSeconds)) flat=\(flat)")
+
+        // 9. The CKSyncEngine-shaped engine (issue 26): its cost over the container's own requests, and the test list of
+        // Apple's sample, ported.
+        for figure in try await engineFigures() { report(figure) }
+        report(try await appleSampleFigure())
 
         // Not a goal: what verifying a whole file costs, which the CLI does once per change of a file it opens; and
         // what the page reads alone (`quick_check`, the check before issue 22) cost, for the price of the comparison.

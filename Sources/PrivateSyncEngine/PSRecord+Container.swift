@@ -26,7 +26,8 @@ extension PSRecord {
     package convenience init(_ record: Record) {
         var fields = record.fields
         var parent: Reference?
-        if case .reference(let reference)? = fields.removeValue(forKey: Self.parentKey) {
+        // Looked up before it is removed: removing copies the fields, which nearly no record needs.
+        if fields[Self.parentKey] != nil, case .reference(let reference)? = fields.removeValue(forKey: Self.parentKey) {
             parent = Reference(reference)
         }
         self.init(

@@ -14,8 +14,13 @@ extension PSRecordZone {
 
         /// The zone's name.
         public let zoneName: String
+        /// The owner's name when it is not the signed-in user's: nearly every identifier has none, and copying and
+        /// hashing one then costs a string less (a send of 100,000 records copies and hashes identifiers by the
+        /// million).
+        private let otherOwner: String?
+
         /// The zone's owner: ``currentUserDefaultName`` for the signed-in user.
-        public let ownerName: String
+        public var ownerName: String { otherOwner ?? Self.currentUserDefaultName }
 
         /// Creates an identifier, as `CKRecordZone.ID(zoneName:ownerName:)`.
         ///
@@ -27,11 +32,37 @@ extension PSRecordZone {
         ///   - ownerName: The owner's name; the signed-in user by default.
         public init(zoneName: String = ID.defaultZoneName, ownerName: String = ID.currentUserDefaultName) {
             self.zoneName = zoneName
-            self.ownerName = ownerName
+            self.otherOwner = ownerName == Self.currentUserDefaultName ? nil : ownerName
         }
 
         /// Whether the zone belongs to the signed-in user, as every zone of a private database does.
-        var isOwnedByCurrentUser: Bool { ownerName == Self.currentUserDefaultName }
+        var isOwnedByCurrentUser: Bool { otherOwner == nil }
+
+        private enum CodingKeys: String, CodingKey {
+            case zoneName
+            case ownerName
+        }
+
+        /// Decodes an identifier: its zone's name and its owner's.
+        ///
+        /// - Parameter decoder: The decoder.
+        /// - Throws: What the decoder throws for a missing or mistyped key.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                zoneName: try container.decode(String.self, forKey: .zoneName),
+                ownerName: try container.decode(String.self, forKey: .ownerName))
+        }
+
+        /// Encodes the zone's name and its owner's.
+        ///
+        /// - Parameter encoder: The encoder.
+        /// - Throws: What the encoder throws.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(zoneName, forKey: .zoneName)
+            try container.encode(ownerName, forKey: .ownerName)
+        }
 
         /// The container's identifier for this zone.
         var containerZoneID: ZoneID { ZoneID(uncheckedName: zoneName) }

@@ -3,10 +3,9 @@ extension PSSyncEngine {
     /// from ``PSSyncEngineDelegate/nextRecordZoneChangeBatch(_:syncEngine:)``.
     public struct RecordZoneChangeBatch: Sendable, CustomStringConvertible {
         /// The most changes a batch built from pending changes holds: CloudKit's 400 items per request (Apple does
-        /// not publish CKSyncEngine's own number).
+        /// not publish CKSyncEngine's own number). Its size in bytes is not measured here: a request the server
+        /// refuses as too large (over 2 MB) is split by the engine, which sized the batch.
         public static let maximumItemCount = CloudLimits.cloudKit.maximumItemsPerRequest
-        /// The most bytes of record fields a batch built from pending changes holds: CloudKit's 2 MB per request.
-        public static let maximumByteCount = CloudLimits.cloudKit.maximumRequestBytes
 
         /// The records to save.
         public var recordsToSave: [PSRecord]
@@ -22,10 +21,10 @@ extension PSSyncEngine {
 
         /// Builds a batch from pending changes, as `CKSyncEngine.RecordZoneChangeBatch(pendingChanges:recordProvider:)`.
         ///
-        /// Walks the changes in order until the batch holds ``maximumItemCount`` changes or
-        /// ``maximumByteCount`` bytes of fields. For each save it asks the provider for the record; a `nil` skips
-        /// that change (the delegate may remove it from the state there, as Apple's sample does). A change whose
-        /// record is named by an earlier change of the walk is skipped.
+        /// Walks the changes in order until the batch holds ``maximumItemCount`` changes. For each save it asks the
+        /// provider for the record; a `nil` skips that change (the delegate may remove it from the state there, as
+        /// Apple's sample does). A change whose record is named by an earlier change of the walk is skipped. The
+        /// engine splits a request of the batch that the server refuses as too large.
         ///
         /// - Parameters:
         ///   - pendingChanges: The changes, usually the state's pending ones filtered by the send's scope.
@@ -38,20 +37,14 @@ extension PSSyncEngine {
             var saves: [PSRecord] = []
             var deletes: [PSRecord.ID] = []
             var named = Set<PSRecord.ID>()
-            var bytes = 0
             for change in pendingChanges {
                 if saves.count + deletes.count >= Self.maximumItemCount { break }
                 guard named.insert(change.recordID).inserted else { continue }
                 switch change {
                 case .deleteRecord(let id):
-                    bytes += id.recordName.utf8.count
                     deletes.append(id)
                 case .saveRecord(let id):
                     guard let record = await recordProvider(id) else { continue }
-                    let size = record.containerRecord.encodedSize
-                    // A record too large for any request still goes, alone: the server names it with limitExceeded.
-                    if bytes + size > Self.maximumByteCount && !(saves.isEmpty && deletes.isEmpty) { break }
-                    bytes += size
                     saves.append(record)
                 }
             }

@@ -35,13 +35,19 @@ extension PSSyncEngine {
         /// The record changes waiting to be sent, in the order they were first added.
         public var pendingRecordZoneChanges: [PendingRecordZoneChange] {
             if let forwarded { return forwarded.pendingRecordZoneChanges }
-            return contents.withLock { $0.pendingRecordZoneChanges.map(\.change) }
+            return contents.withLock { contents in
+                contents.pendingRecordZoneChanges.prepareListing()
+                return contents.pendingRecordZoneChanges.changes
+            }
         }
 
         /// The zone changes waiting to be sent, in the order they were first added.
         public var pendingDatabaseChanges: [PendingDatabaseChange] {
             if let forwarded { return forwarded.pendingDatabaseChanges }
-            return contents.withLock { $0.pendingDatabaseChanges.map(\.change) }
+            return contents.withLock { contents in
+                contents.pendingDatabaseChanges.prepareListing()
+                return contents.pendingDatabaseChanges.changes
+            }
         }
 
         /// Whether the app has changes to send that it tracks itself: setting it schedules a send, which asks the
@@ -86,7 +92,7 @@ extension PSSyncEngine {
             if let forwarded { return forwarded.remove(pendingRecordZoneChanges: pendingRecordZoneChanges) }
             guard !pendingRecordZoneChanges.isEmpty else { return }
             let removed = contents.withLock { contents in
-                pendingRecordZoneChanges.reduce(false) { $0 || contents.remove($1, atRevision: nil) }
+                pendingRecordZoneChanges.reduce(false) { $0 || contents.pendingRecordZoneChanges.remove($1) }
             }
             if removed { notify(addedWork: false) }
         }
@@ -110,7 +116,7 @@ extension PSSyncEngine {
             if let forwarded { return forwarded.remove(pendingDatabaseChanges: pendingDatabaseChanges) }
             guard !pendingDatabaseChanges.isEmpty else { return }
             let removed = contents.withLock { contents in
-                pendingDatabaseChanges.reduce(false) { $0 || contents.remove($1, atRevision: nil) }
+                pendingDatabaseChanges.reduce(false) { $0 || contents.pendingDatabaseChanges.remove($1) }
             }
             if removed { notify(addedWork: false) }
         }

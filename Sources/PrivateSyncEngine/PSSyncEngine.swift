@@ -136,6 +136,14 @@ public final class PSSyncEngine: Sendable, CustomStringConvertible {
     ) async throws -> T {
         try checkReentrancy(name)
         if let misuse = runtime.withLock({ $0.configurationMisuse }) { throw misuse }
+        guard delegate != nil else {
+            let misuse = PSSyncEngineMisuse(
+                .delegateReleased,
+                "\(name) found no delegate: the engine holds it weakly, as CloudKit's does, and nothing else held it. "
+                    + "Keep the delegate for as long as its engine")
+            runtime.withLock { $0.misuses.append(misuse) }
+            throw misuse
+        }
         await gate.acquire()
         defer { gate.release() }
         let generation = runtime.withLock { runtime in

@@ -10,6 +10,9 @@ public struct PSSyncEngineMisuse: Error, Sendable, Hashable, CustomStringConvert
         case foreignStateSerialization
         /// The fake engine's configuration names a database that fronts the real CloudKit.
         case cloudKitDatabase
+        /// The delegate was released: the engine holds it weakly, as CloudKit's does, and the app must keep it. On a
+        /// device the engine would then drop every event in silence; this one refuses to run.
+        case delegateReleased
     }
 
     /// The kind.

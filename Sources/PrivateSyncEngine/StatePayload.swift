@@ -50,14 +50,14 @@ extension StateContents {
                 StatePayload.ZoneToken(zoneID: $0.key, token: Data($0.value.bytes))
             },
             unfetchedZones: unfetchedZones,
-            pendingRecordZoneChanges: pendingRecordZoneChanges.map { entry in
-                switch entry.change {
+            pendingRecordZoneChanges: pendingRecordZoneChanges.changes.map { change in
+                switch change {
                 case .saveRecord(let id): StatePayload.RecordChange(kind: .save, recordID: id)
                 case .deleteRecord(let id): StatePayload.RecordChange(kind: .delete, recordID: id)
                 }
             },
-            pendingDatabaseChanges: pendingDatabaseChanges.map { entry in
-                switch entry.change {
+            pendingDatabaseChanges: pendingDatabaseChanges.changes.map { change in
+                switch change {
                 case .saveZone(let zone): StatePayload.ZoneChange(kind: .save, zoneID: zone.zoneID)
                 case .deleteZone(let id): StatePayload.ZoneChange(kind: .delete, zoneID: id)
                 }

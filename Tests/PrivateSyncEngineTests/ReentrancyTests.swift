@@ -43,3 +43,19 @@ struct ReentrancyTests {
         #expect(try phone.cloud.notes(of: "alice") == ["a": "1"])
     }
 }
+
+extension ReentrancyTests {
+    @Test("an engine whose delegate nothing holds any more refuses to run, and says why")
+    func releasedDelegate() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let device = try cloud.device("phone", signedInTo: "alice")
+        // Made in a function of its own, so that nothing but the engine's weak reference outlives it.
+        func engineWithoutItsDelegate() -> PSSyncEngine {
+            device.makeEngine(delegate: NotesDelegate(), stateSerialization: nil)
+        }
+        let engine = engineWithoutItsDelegate()
+        let misuse = await #expect(throws: PSSyncEngineMisuse.self) { try await engine.fetchChanges() }
+        #expect(misuse?.code == .delegateReleased)
+        #expect(engine.misuses.map(\.code) == [.delegateReleased])
+    }
+}

@@ -13,8 +13,9 @@ final class Scheduler: @unchecked Sendable {
     /// The simulation to ask; `nil` once the run ended.
     var simulation: Simulation?
 
-    /// Creates a scheduler for a simulation.
-    init(_ simulation: Simulation) {
+    /// Creates a scheduler for a simulation (`nil`: one that schedules nothing and checks nothing, for a test that
+    /// puts a single container of the run's chain around an app).
+    init(_ simulation: Simulation?) {
         self.simulation = simulation
     }
 

@@ -87,6 +87,13 @@ final class Scheduler: @unchecked Sendable {
         simulation?.noteFetchedLastPage(device: device, instance: instance)
     }
 
+    /// Called as a user-deleted-zone fault strikes a call made for `account`, before the zone goes.
+    ///
+    /// - Parameter account: The account whose app data the fault deletes.
+    func zoneDeletedByFault(account: AccountID) {
+        simulation?.noteZoneDeletedByFault(account)
+    }
+
     /// Called when a request of a device succeeded at the server, with who was signed in when it reached it.
     ///
     /// - Parameters:

@@ -45,4 +45,20 @@ struct OracleBoundsTests {
         #expect(Simulation.refusalBound(limit: 8, accepted: 125) == 8 + 12)
         #expect(Simulation.refusalBound(limit: 400, accepted: 0) == 2)
     }
+
+    /// Seeds 619 (in memory and on files) and 4222 of the sweep at a08b537 (invariant 8): a user-deleted-zone fault
+    /// struck a fetch (619) or a send (4222) inside a targeted draw, and within that same step the devices learned of
+    /// the deletion, the user turned sync off and on on each, and they uploaded again. The oracle noted the fault's
+    /// deletion only at the check after the step, so it read the deletion as made after the consent. It now notes
+    /// it as the fault strikes. The change draws nothing, so these runs are the failing ones step for step.
+    @Test(
+        "a fault's deletion learned and consented to within one step is not read as made after the consent",
+        arguments: [(UInt64(619), 28, "laptop"), (4222, 105, "phone")])
+    func faultDeletionNotedAsItStrikes(seed: UInt64, steps: Int, consenting: String) async {
+        let run = await Simulation.run(SimulationOptions(seed: seed, steps: steps, keepFullTrace: true))
+        #expect(run.failure == nil, "\(run.failure?.message ?? "")")
+        let step = String(repeating: "0", count: 4 - String(steps).count) + String(steps)
+        let consent = "\(consenting): the user turned sync off and on after deleting iCloud data"
+        #expect(run.trace.contains { $0.hasPrefix(step) && $0.hasSuffix(consent) }, "the path of the failure is met")
+    }
 }

@@ -20,6 +20,8 @@ final class CountingFaults: FaultSource {
     /// user-deleted-zone in 9, zone-busy in 13, after the fix of a27fb71).
     private let modifySource: RandomFaults
     private let tally = Mutex(Tally())
+    /// Told, as it strikes, of each fault that deletes the app's data of an account (``noteZoneDeletions(_:)``).
+    private let zoneDeletionObserver = Mutex<(@Sendable (AccountID) -> Void)?>(nil)
 
     /// The rate of each kind, per call it applies to, before the run's storminess multiplies it.
     static let baseRates: [FaultKind: Double] = [
@@ -60,6 +62,16 @@ final class CountingFaults: FaultSource {
 
     var byKind: [FaultKind: Int] { tally.withLock { $0.byKind } }
 
+    /// Tells `observer` of every user-deleted-zone fault as it strikes, before the container removes the zone (with
+    /// the account the call was made for): the oracle notes the deletion at that moment, before any device can learn
+    /// of it. Looked at after the step instead, a deletion that a device learned of and the user consented to within
+    /// the same step read as made after the consent (seeds 619 and 4222 of the sweep at a08b537, invariant 8).
+    ///
+    /// - Parameter observer: Called on the task that made the call; `nil` stops the calls.
+    func noteZoneDeletions(_ observer: (@Sendable (AccountID) -> Void)?) {
+        zoneDeletionObserver.withLock { $0 = observer }
+    }
+
     /// The fault paths the run took: each kind at each kind of request it struck.
     var paths: Set<SimulationPath> { tally.withLock { $0.paths } }
 
@@ -85,6 +97,9 @@ final class CountingFaults: FaultSource {
             $0.byKind[fault.kind, default: 0] += 1
             if let account { $0.byAccount[account.rawValue, default: [:]][fault.kind, default: 0] += 1 }
             if let request = Self.requestName(call) { $0.paths.insert(.fault(fault.kind, at: request)) }
+        }
+        if fault.kind == .userDeletedZone, let account, let observer = zoneDeletionObserver.withLock({ $0 }) {
+            observer(account)
         }
         return fault
     }

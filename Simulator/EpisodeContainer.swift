@@ -2,8 +2,8 @@ import PrivateCloud
 
 /// The server's side of a device's container calls, as the run models it: the run's ``ServerEpisodes`` (a modify
 /// request over an account's low limit is refused with `limitExceeded`, and a change fetch from a token the server
-/// expired with `changeTokenExpired`, on every call while the fault lasts), and the check of whom each request
-/// reached (invariant 14).
+/// expired with `changeTokenExpired`, on every call while the fault lasts; the requests a low limit let through are
+/// counted, for invariant 11's bound), and the check of whom each request reached (invariant 14).
 ///
 /// The check runs as the server answers, against who is signed in on the device at that moment: it sits just
 /// outside the container as the world opens it (and outside a test's double of the network layer), inside everything
@@ -46,7 +46,8 @@ final class EpisodeContainer: ForwardingContainer {
     func modifyRecords(
         saving: [Record], deleting: [RecordID], savePolicy: SavePolicy, atomically: Bool
     ) async throws(CloudError) -> ModifyResult {
-        if let limit = episodes.lowLimit(for: session.account), saving.count + deleting.count > limit {
+        let lowLimit = episodes.lowLimit(for: session.account)
+        if let limit = lowLimit, saving.count + deleting.count > limit {
             episodes.refused(device: device)
             throw CloudError(
                 .limitExceeded, "the server takes at most \(limit) items per request for now (a low-limit episode)")
@@ -54,6 +55,7 @@ final class EpisodeContainer: ForwardingContainer {
         let account = session.account
         let result = try await base.modifyRecords(
             saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)
+        if lowLimit != nil { episodes.accepted(device: device) }
         var stamps: [(name: String, user: UserRecordID)] = []
         for case (let id, .success(let record)) in result.saveResults {
             if let user = record.systemFields?.lastModifiedUserRecordID { stamps.append((id.recordName, user)) }

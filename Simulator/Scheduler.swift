@@ -13,8 +13,9 @@ final class Scheduler: @unchecked Sendable {
     /// The simulation to ask; `nil` once the run ended.
     var simulation: Simulation?
 
-    /// Creates a scheduler for a simulation.
-    init(_ simulation: Simulation) {
+    /// Creates a scheduler for a simulation (`nil`: one that schedules nothing and checks nothing, for a test that
+    /// puts a single container of the run's chain around an app).
+    init(_ simulation: Simulation?) {
         self.simulation = simulation
     }
 
@@ -84,6 +85,13 @@ final class Scheduler: @unchecked Sendable {
     ///   - instance: The app instance that fetched it.
     func fetchedLastPage(device: String, instance: Int) {
         simulation?.noteFetchedLastPage(device: device, instance: instance)
+    }
+
+    /// Called as a user-deleted-zone fault strikes a call made for `account`, before the zone goes.
+    ///
+    /// - Parameter account: The account whose app data the fault deletes.
+    func zoneDeletedByFault(account: AccountID) {
+        simulation?.noteZoneDeletedByFault(account)
     }
 
     /// Called when a request of a device succeeded at the server, with who was signed in when it reached it.

@@ -17,6 +17,9 @@ final class ServerEpisodes: Sendable {
         var expired: [String: Set<[UInt8]>] = [:]
         /// `limitExceeded` refusals, by device, since the device's count was last reset.
         var refusals: [String: Int] = [:]
+        /// Modify requests accepted under a low limit, by device, since the device's count was last reset: the
+        /// engine probes a larger batch once per 10 of them (docs/engine.md, "Send"), each probe one refusal more.
+        var accepted: [String: Int] = [:]
         /// `changeTokenExpired` refusals, by account.
         var tokenRefusals: [String: Int] = [:]
         /// Every refusal, of either kind.
@@ -95,9 +98,23 @@ final class ServerEpisodes: Sendable {
         state.withLock { $0.refusals[device] ?? 0 }
     }
 
-    /// Resets the device's refusal count (a new episode, or the device's engine state started over).
+    /// Counts a modify request of a device that a server under a low limit accepted.
+    func accepted(device: String) {
+        state.withLock { $0.accepted[device, default: 0] += 1 }
+    }
+
+    /// The device's modify requests accepted under a low limit since its count was last reset.
+    func acceptedUnderLowLimit(device: String) -> Int {
+        state.withLock { $0.accepted[device] ?? 0 }
+    }
+
+    /// Resets the device's counts of refused and accepted requests (a new episode, or the device's engine state
+    /// started over).
     func resetRefusals(device: String) {
-        state.withLock { $0.refusals[device] = 0 }
+        state.withLock {
+            $0.refusals[device] = 0
+            $0.accepted[device] = 0
+        }
     }
 
     /// Refusals so far, of either kind, over every account and device.

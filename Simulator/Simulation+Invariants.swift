@@ -76,12 +76,6 @@ extension Simulation {
     /// Invariant 8 on one account's container: records the user deleted from iCloud come back only with consent.
     func checkDeletion(of account: AccountID, holding records: [Record]) {
         let names = Set(records.map(\.recordID.recordName))
-        defer { containerNames[account.rawValue] = names }
-        let strikes = faults.strikes(.userDeletedZone, account: account)
-        if strikes > zoneDeletionStrikes[account.rawValue] ?? 0 {
-            zoneDeletionStrikes[account.rawValue] = strikes
-            noteZoneDeleted(account, names: containerNames[account.rawValue] ?? [])
-        }
         guard let deletion = zoneDeletions[account.rawValue] else { return }
         let back = names.intersection(deletion.names)
         guard !back.isEmpty else { return }

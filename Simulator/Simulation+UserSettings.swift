@@ -118,6 +118,16 @@ extension Simulation {
         mark(.deleteAppData, device.name, "the user deleted the app's data from \(account)'s iCloud")
     }
 
+    /// Notes a user-deleted-zone fault as it strikes a call made for `account`, before the container removes the
+    /// zone: the records the account's container holds now are the ones it deletes, at a moment of its own, before
+    /// any device can learn of it (a device's cycle, the user's consent and a re-upload can all follow within the
+    /// same step, as in the targeted draws' held syncs).
+    func noteZoneDeletedByFault(_ account: AccountID) {
+        moment += 1
+        let names = Set(((try? world.containerRecords(account: account)) ?? []).map(\.recordID.recordName))
+        noteZoneDeleted(account, names: names)
+    }
+
     /// Notes that an account's app data is gone: nothing of it may come back without consent given after a device
     /// learned of it.
     func noteZoneDeleted(_ account: AccountID, names: Set<String>) {

@@ -180,8 +180,6 @@ public final class Simulation {
     /// Names created on two devices at once (``reuseName(_:)``): two creations the oracle, which knows a record by
     /// its name, cannot tell apart.
     var twinNames = Set<String>()
-    /// How many user-deleted-zone faults had struck each account when last looked at.
-    var zoneDeletionStrikes: [String: Int] = [:]
     /// Two devices whose edits of one record should race: the second device's cycle runs inside the first's, between
     /// its fetch and its send.
     var pendingRace: (caller: String, other: String)?
@@ -189,8 +187,6 @@ public final class Simulation {
     var bigRecord: String?
     /// Accounts whose app data the user deleted at least once (by the simulator's own action).
     var appDataDeleted = Set<String>()
-    /// The record names in each account's container at the last check.
-    var containerNames: [String: Set<String>] = [:]
     /// The paths the run reached (``SimulationPath``), for the sweep's coverage table.
     var reached = Set<SimulationPath>()
 
@@ -299,6 +295,7 @@ public final class Simulation {
     }
 
     private func tearDown() {
+        faults.noteZoneDeletions(nil)
         scheduler?.simulation = nil
         scheduler = nil
         devices.removeAll()
@@ -308,7 +305,9 @@ public final class Simulation {
     // MARK: The run
 
     private func execute() async {
-        scheduler = Scheduler(self)
+        let scheduler = Scheduler(self)
+        self.scheduler = scheduler
+        faults.noteZoneDeletions { account in scheduler.zoneDeletedByFault(account: account) }
         for device in devices { launch(device, why: "first launch") }
         while step < options.steps, result.failure == nil {
             step += 1

@@ -29,11 +29,12 @@ package enum SyncStateKey: String, CaseIterable, Sendable {
     case batchSize = "batch_size"
     case batchStreak = "batch_streak"
     case fetchedRecordProblems = "fetched_record_problems"
+    case creationsInFlight = "creations_in_flight"
 
     /// What a value under this key must hold.
     var shape: StoreStateCheck.Shape {
         switch self {
-        case .boundUser, .pauseReason, .lastOutcome, .lastError, .fetchedRecordProblems: .text
+        case .boundUser, .pauseReason, .lastOutcome, .lastError, .fetchedRecordProblems, .creationsInFlight: .text
         case .zoneReady, .reconcileOnFullFetch, .requeueOnFullFetch, .initialFetchDone: .flag
         case .zoneToken, .databaseToken: .bytes
         case .lastAttemptAt, .nextAttemptAt: .date

@@ -61,6 +61,9 @@ extension EngineState {
         epoch = try stored.integer(.epoch) ?? 0
         reducedBatchSize = try stored.integer(.batchSize).map { Int($0) }
         batchStreak = try stored.count(.batchStreak)
+        if let text = try stored.text(.creationsInFlight) {
+            creationsInFlight = Set(text.split(separator: "\n").map(String.init))
+        }
         if let text = try stored.text(.fetchedRecordProblems) {
             guard let refused = Self.fetchedRecordProblems(decoding: text) else {
                 if unknownText == .refused {
@@ -129,6 +132,8 @@ extension EngineState {
         case .batchStreak: count(batchStreak)
         case .fetchedRecordProblems:
             fetchedRecordProblems.isEmpty ? nil : .text(Self.encoded(fetchedRecordProblems: fetchedRecordProblems))
+        case .creationsInFlight:
+            creationsInFlight.isEmpty ? nil : .text(creationsInFlight.sorted().map { $0 + "\n" }.joined())
         }
     }
 

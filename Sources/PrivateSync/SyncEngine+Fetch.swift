@@ -23,6 +23,9 @@ extension SyncEngine {
                     try transaction.clearSeenRecords()
                     state.reconcileOnFullFetch = true
                 }
+                // A fetch from no token returns the deletions of the zone's whole history, an earlier record's under
+                // a name among them: such a deletion says nothing of what a request in flight created.
+                if token == nil { state.creationsInFlight = [] }
                 return token
             }
             // Every call goes to whoever is signed in: make sure that is still the bound user.
@@ -198,9 +201,11 @@ extension SyncEngine {
             let pending = try state.pendingChange(named: name)
             // A record this device created anew under a name whose earlier record was deleted (its own delete's
             // echo, or another device's): the server never held this one (no change tag), so the deletion is of
-            // its predecessor. It stays, and its save goes up.
-            if pending?.kind == .save, try state.containsRecord(named: name),
-                try state.serverChangeTag(of: name) == nil
+            // its predecessor. It stays, and its save goes up. Unless a request that created it may have reached
+            // the server unrecorded (a crash, a lost answer): then the server did hold it, and the deletion, made
+            // since on another device, is of this very record (seed 2938 of the sweep at a08b537).
+            if pending?.kind == .save, !engineState.creationsInFlight.contains(name),
+                try state.containsRecord(named: name), try state.serverChangeTag(of: name) == nil
             {
                 continue
             }
@@ -209,6 +214,11 @@ extension SyncEngine {
             try state.removePendingChange(named: name, ifRevision: nil)
         }
         engineState.zoneChangeToken = page.changeToken
+        // What the server now holds of a name settles whether a request in flight created it.
+        if !engineState.creationsInFlight.isEmpty {
+            engineState.creationsInFlight.subtract(page.modifications.map(\.recordID.recordName))
+            engineState.creationsInFlight.subtract(page.deletions.map(\.recordID.recordName))
+        }
         engineState.totals.fetchedModifications += applied.modifications
         engineState.totals.fetchedDeletions += applied.deletions
         engineState.totals.conflictsResolved += applied.resolved.conflicts.count

@@ -30,19 +30,32 @@ extension SyncEngine {
         var lastFailure: CloudError?
         var rounds = 0
         var itemsSent = 0
+        // Names whose delete this cycle's requests carried: a record created anew under one of them meets the
+        // deletion's echo in the next fetch whatever became of its own save, so it is never taken for a creation
+        // whose deletion wins (`EngineState.creationsInFlight`).
+        var deletedThisCycle = Set<String>()
         // Each round either moves something or stops the cycle; the cap only guards against a server that keeps
         // answering with conflicts forever. A cycle also stops once it has sent `maximumItemsPerCycle` items (the
         // rest wait for the next cycle, due at once): its request log, which names every item, stays bounded.
         while rounds < 10_000 && itemsSent < maximumItemsPerCycle {
             rounds += 1
-            let batch = try transaction(cycle) { transaction, _ in
-                try self.nextBatch(
+            let batch = try transaction(cycle) { transaction, state in
+                let batch = try self.nextBatch(
                     user: user, itemLimit: batchLimit, byteLimit: limits.maximumRequestBytes, skipping: setAside,
                     transaction)
+                // Committed before the request goes: what it creates, in case its answer is never applied.
+                state.creationsInFlight = batch.creations.subtracting(deletedThisCycle)
+                return batch
             }
             for (name, type) in batch.refused { emit(.refusedToSend(recordName: name, recordType: type), &report) }
             if batch.items.isEmpty { break }
-            try await verifyUser(user, &report)
+            let creating = !batch.creations.subtracting(deletedThisCycle).isEmpty
+            do {
+                try await verifyUser(user, &report)
+            } catch {
+                if creating { forgetCreationsInFlight(cycle) }
+                throw error
+            }
             let saves = batch.items.compactMap(\.record)
             let deletes = batch.items.filter { $0.record == nil }.map {
                 RecordID(uncheckedName: $0.pending.recordName, zoneID: zoneID)
@@ -96,6 +109,9 @@ extension SyncEngine {
                 lastFailure = error
                 continue
             } catch {
+                // Refused whole, the request created nothing; only a lost answer leaves what it created unknown (and a
+                // crash, which commits nothing more).
+                if creating && error.code != .serverResponseLost { forgetCreationsInFlight(cycle) }
                 throw stop(for: error)
             }
             let outcome = try transaction(cycle) { transaction, state in
@@ -104,8 +120,10 @@ extension SyncEngine {
                 state.totals.sentDeletes += outcome.deletes
                 state.totals.conflictsResolved += outcome.resolved.conflicts.count
                 batchLimit = Self.noteAcceptedRequest(&state, limits: limits)
+                state.creationsInFlight = []
                 return outcome
             }
+            for item in batch.items where item.record == nil { deletedThisCycle.insert(item.pending.recordName) }
             report.sentSaves += outcome.saves
             report.sentDeletes += outcome.deletes
             if outcome.saves + outcome.deletes > 0 {
@@ -125,6 +143,13 @@ extension SyncEngine {
         }
         // The outcome says what is left: only changes set aside for a failure of their own.
         if let lastFailure { throw .retry(lastFailure) }
+    }
+
+    /// Forgets the creations of a request that is known not to have created anything (it was refused whole, or never
+    /// went), so that a deletion fetched later is not taken for one of them: a store that fails to commit (a crash)
+    /// keeps them, as it should.
+    private func forgetCreationsInFlight(_ cycle: CycleGuard) {
+        _ = try? transaction(cycle) { _, state in state.creationsInFlight = [] }
     }
 
     /// The most items one cycle sends: a larger backlog (a first sync after importing a million records) goes in
@@ -156,7 +181,14 @@ extension SyncEngine {
     struct Batch: Sendable {
         var items: [Outgoing] = []
         var refused: [(String, String)] = []
+        /// The names of the saves that carry no change tag: the records the request creates.
+        var creations = Set<String>()
     }
+
+    /// The most bytes the names of one request's creations take (a name and a newline each), so that
+    /// ``EngineState/creationsInFlight`` stays within the 64 KiB a store's text value may hold: 400 record names of
+    /// CloudKit's longest, 255 bytes, would not. Names of usual length (a UUID's 36 bytes) never reach it.
+    static let creationNameBytesPerRequest = 60_000
 
     /// The next batch: pending changes in queue order, up to the item and byte limits.
     ///
@@ -169,6 +201,7 @@ extension SyncEngine {
     ) throws -> Batch {
         var batch = Batch()
         var bytes = 0
+        var creationNameBytes = 0
         var after: Int64 = 0
         while batch.items.count < itemLimit {
             let page = try state.pendingChanges(after: after, limit: itemLimit * 2)
@@ -196,10 +229,19 @@ extension SyncEngine {
                     }
                     let size = local.encodedSize
                     if bytes + size > byteLimit && !batch.items.isEmpty { return batch }
+                    let serverFields = try state.serverFields(of: local.name)?.systemFields
+                    let creation = serverFields?.changeTag == nil
+                    if creation {
+                        let nameBytes = local.name.utf8.count + 1
+                        if creationNameBytes + nameBytes > Self.creationNameBytesPerRequest && !batch.items.isEmpty {
+                            return batch
+                        }
+                        creationNameBytes += nameBytes
+                        batch.creations.insert(local.name)
+                    }
                     bytes += size
                     if local.origin == nil { try state.adoptRecord(named: local.name, as: user) }
-                    let cloud = RecordMapping.cloudRecord(
-                        for: local, zone: zoneID, basedOn: try state.serverFields(of: local.name)?.systemFields)
+                    let cloud = RecordMapping.cloudRecord(for: local, zone: zoneID, basedOn: serverFields)
                     batch.items.append(Outgoing(pending: pending, record: cloud))
                 }
             }

@@ -42,6 +42,7 @@ struct EngineStateStoreTests {
         state.reducedBatchSize = 50
         state.batchStreak = 6
         state.fetchedRecordProblems = ["far": "its syncCreatedAt is out of range", "near": "a; b"]
+        state.creationsInFlight = ["new-2", "new-1"]
         return state
     }
 
@@ -57,6 +58,7 @@ struct EngineStateStoreTests {
         "conflicts_resolved": .integer(14), "epoch": .integer(5), "batch_size": .integer(50),
         "batch_streak": .integer(6),
         "fetched_record_problems": .text("far\tits syncCreatedAt is out of range\nnear\ta; b\n"),
+        "creations_in_flight": .text("new-1\nnew-2\n"),
     ]
 
     static func openStore(in world: TestWorld) throws -> RecordStore<UserCreated> {

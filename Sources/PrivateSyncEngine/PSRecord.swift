@@ -103,6 +103,15 @@ public final class PSRecord: Sendable, Hashable, CustomStringConvertible {
         set { setObject(newValue, forKey: key) }
     }
 
+    /// A field's value as a given type, as `CKRecord`'s generic subscript: `let name: String? = record["name"]`.
+    ///
+    /// - Parameter key: The field's name.
+    /// - Returns: The value, or `nil` when the record has no such field or it holds another type.
+    public subscript<Value: PSRecordValueProtocol>(key: FieldKey) -> Value? {
+        get { object(forKey: key) as? Value }
+        set { setObject(newValue, forKey: key) }
+    }
+
     /// A field's value, as `CKRecord.object(forKey:)`.
     ///
     /// - Parameter key: The field's name.
@@ -173,6 +182,14 @@ public final class PSRecord: Sendable, Hashable, CustomStringConvertible {
         /// - Parameter key: The field's name.
         public subscript(key: FieldKey) -> (any PSRecordValueProtocol)? {
             get { record.object(forKey: key) }
+            nonmutating set { record.set(newValue, forKey: key, encrypted: true) }
+        }
+
+        /// A field's value as a given type: `let date: Date? = record.encryptedValues["date"]`.
+        ///
+        /// - Parameter key: The field's name.
+        public subscript<Value: PSRecordValueProtocol>(key: FieldKey) -> Value? {
+            get { record.object(forKey: key) as? Value }
             nonmutating set { record.set(newValue, forKey: key, encrypted: true) }
         }
     }

@@ -158,3 +158,42 @@ final class AppleSampleTests {
         #expect(await databaseB.appData.contacts[id] == contactA)
     }
 }
+
+extension AppleSampleTests {
+    @Test("a switch of account deletes the local contacts and leaves both accounts' data where it was")
+    func accountSwitch() async throws {
+        let device = try cloud.device("phone", signedInTo: "alice")
+        let database = SyncedDatabase(
+            database: device.database, dataURL: folder.file("phone.json"), automaticallySync: false)
+        await database.saveContacts([Contact(name: "Alice's", userModificationDate: now)])
+        try await database.syncEngine.sendChanges()
+        try device.signIn("bob")
+        try await database.syncEngine.fetchChanges()
+        #expect(await database.appData.contacts.isEmpty)
+        await database.saveContacts([Contact(name: "Bob's", userModificationDate: now)])
+        try await database.syncEngine.sendChanges()
+        #expect(try cloud.records(of: "alice").map { $0.encryptedValues["name"] as? String } == ["Alice's"])
+        #expect(try cloud.records(of: "bob").map { $0.encryptedValues["name"] as? String } == ["Bob's"])
+    }
+
+    @Test("the user deleting the app's data in Settings deletes the contacts on every device, and none goes back")
+    func purge() async throws {
+        let databaseA = try newTestDatabase()
+        let databaseB = try newTestDatabase()
+        await databaseA.saveContacts((0..<3).map { Contact(name: "\($0)", userModificationDate: now) })
+        try await databaseA.syncEngine.sendChanges()
+        // Both devices have fetched since: the deletion reaches each in its database changes. (A device that never
+        // fetched reads the database from no token, which reports no deletion; it learns when a save meets
+        // userDeletedZone.)
+        try await databaseA.syncEngine.fetchChanges()
+        try await databaseB.syncEngine.fetchChanges()
+        #expect(await databaseB.appData.contacts.count == 3)
+        try await cloud.deleteZone(PSRecordZone.ID(zoneName: Contact.zoneName), reason: .purged, account: "alice")
+        for database in [databaseA, databaseB] {
+            try await database.syncEngine.fetchChanges()
+            #expect(await database.appData.contacts.isEmpty)
+            try? await database.syncEngine.sendChanges()
+        }
+        #expect(try cloud.records(of: "alice").isEmpty)
+    }
+}

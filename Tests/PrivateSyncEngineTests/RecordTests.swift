@@ -18,6 +18,11 @@ struct RecordTests {
         #expect(record["flag"] as? Bool == true)
         #expect(record["flag"] as? Int == 1)
         #expect(record["ratio"] as? Double == 0.5)
+        let typed: Int? = record["count"]
+        let text: String? = record["count"]
+        record.encryptedValues["when"] = Date(timeIntervalSinceReferenceDate: 5)
+        let when: Date? = record.encryptedValues["when"]
+        #expect(typed == 3 && text == nil && when == Date(timeIntervalSinceReferenceDate: 5))
     }
 
     @Test("every field type round-trips through a save and a fetch")

@@ -1,6 +1,17 @@
 import Synchronization
 
 extension PSSyncEngine {
+    /// The signed-in user, as ``usableAccount()`` reads it; when it cannot be read, `work` is scheduled again as
+    /// a failure of it is.
+    func usableAccount(retrying work: PSSyncScheduler.Work) async throws(PSError) -> UserRecordID {
+        do {
+            return try await usableAccount()
+        } catch {
+            scheduleRetry(work, after: error)
+            throw error
+        }
+    }
+
     /// The signed-in user, after posting an `accountChange` if the account changed since the engine last looked.
     ///
     /// - Returns: The user every request of the operation is made for.

@@ -50,22 +50,6 @@ extension PSSyncEngine.Event {
         }
     }
 
-    /// A fetch begins, as `CKSyncEngine.Event.WillFetchChanges`.
-    public struct WillFetchChanges: Sendable, CustomStringConvertible {
-        /// Why and how it runs.
-        public let context: PSSyncEngine.FetchChangesContext
-
-        /// Creates the payload.
-        ///
-        /// - Parameter context: Why and how the fetch runs.
-        public init(context: PSSyncEngine.FetchChangesContext) {
-            self.context = context
-        }
-
-        /// The reason.
-        public var description: String { "WillFetchChanges(\(context.reason))" }
-    }
-
     /// The fetch of one zone begins, as `CKSyncEngine.Event.WillFetchRecordZoneChanges`.
     public struct WillFetchRecordZoneChanges: Sendable, CustomStringConvertible {
         /// The zone.
@@ -103,21 +87,5 @@ extension PSSyncEngine.Event {
         public var description: String {
             "DidFetchRecordZoneChanges(\(zoneID.zoneName)\(error.map { ", error: \($0.code.name)" } ?? ""))"
         }
-    }
-
-    /// A fetch ended, as `CKSyncEngine.Event.DidFetchChanges`.
-    public struct DidFetchChanges: Sendable, CustomStringConvertible {
-        /// Why and how it ran.
-        public let context: PSSyncEngine.FetchChangesContext
-
-        /// Creates the payload.
-        ///
-        /// - Parameter context: Why and how the fetch ran.
-        public init(context: PSSyncEngine.FetchChangesContext) {
-            self.context = context
-        }
-
-        /// The reason.
-        public var description: String { "DidFetchChanges(\(context.reason))" }
     }
 }

@@ -112,36 +112,4 @@ extension PSSyncEngine.Event {
                 + "\(deletedRecordIDs.count), failedDeletes: \(failedRecordDeletes.count))"
         }
     }
-
-    /// A send begins, as `CKSyncEngine.Event.WillSendChanges`.
-    public struct WillSendChanges: Sendable, CustomStringConvertible {
-        /// Why and how it runs.
-        public let context: PSSyncEngine.SendChangesContext
-
-        /// Creates the payload.
-        ///
-        /// - Parameter context: Why and how the send runs.
-        public init(context: PSSyncEngine.SendChangesContext) {
-            self.context = context
-        }
-
-        /// The reason.
-        public var description: String { "WillSendChanges(\(context.reason))" }
-    }
-
-    /// A send ended, as `CKSyncEngine.Event.DidSendChanges`.
-    public struct DidSendChanges: Sendable, CustomStringConvertible {
-        /// Why and how it ran.
-        public let context: PSSyncEngine.SendChangesContext
-
-        /// Creates the payload.
-        ///
-        /// - Parameter context: Why and how the send ran.
-        public init(context: PSSyncEngine.SendChangesContext) {
-            self.context = context
-        }
-
-        /// The reason.
-        public var description: String { "DidSendChanges(\(context.reason))" }
-    }
 }

@@ -23,13 +23,7 @@ extension PSSyncEngine {
     }
 
     func performFetch(_ options: FetchChangesOptions, reason: SyncReason, generation: Int) async throws(PSError) {
-        let user: UserRecordID
-        do {
-            user = try await usableAccount()
-        } catch {
-            scheduleRetry(.fetch, after: error)
-            throw error
-        }
+        let user = try await usableAccount(retrying: .fetch)
         var options = options
         await deliver(
             .willFetchChanges(Event.WillFetchChanges(context: FetchChangesContext(reason: reason, options: options))))

@@ -50,13 +50,7 @@ extension PSSyncEngine {
     }
 
     func performSend(_ options: SendChangesOptions, reason: SyncReason, generation: Int) async throws(PSError) {
-        let user: UserRecordID
-        do {
-            user = try await usableAccount()
-        } catch {
-            scheduleRetry(.send, after: error)
-            throw error
-        }
+        let user = try await usableAccount(retrying: .send)
         guard hasWorkToSend(in: options.scope) else {
             noteSuccess()
             return
@@ -166,18 +160,14 @@ extension PSSyncEngine {
             }
             if let failure { progress.failures.zones[entry.change.zoneID] = failure }
         }
-        state.update { contents in
+        let event = Event.SentDatabaseChanges(
+            savedZones: saved, failedZoneSaves: failedSaves, deletedZoneIDs: deleted, failedZoneDeletes: failedDeletes)
+        await post(.sentDatabaseChanges(event)) { contents in
             for (entry, failure) in outcomes where failure.map({ !Self.isRetryable($0.code) }) ?? true {
                 contents.pendingDatabaseChanges.remove(entry.change, addedBefore: entry.revision + 1)
                 if case .deleteZone(let zoneID) = entry.change, failure == nil { contents.forgetZone(zoneID) }
             }
-            return false
         }
-        await deliver(
-            .sentDatabaseChanges(
-                Event.SentDatabaseChanges(
-                    savedZones: saved, failedZoneSaves: failedSaves, deletedZoneIDs: deleted,
-                    failedZoneDeletes: failedDeletes)))
         return stop
     }
 
@@ -292,20 +282,27 @@ extension PSSyncEngine {
                 continue
             }
         }
-        state.update { contents in
+        let event = Event.SentRecordZoneChanges(
+            savedRecords: savedRecords, failedRecordSaves: failedSaves, deletedRecordIDs: deletedIDs,
+            failedRecordDeletes: failedDeletes)
+        await post(.sentRecordZoneChanges(event)) { contents in
             // Only a change added before the batch was asked for leaves: one added again since stays.
             for change in leaving { contents.pendingRecordZoneChanges.remove(change, addedBefore: askedAt) }
-            return false
         }
-        await deliver(
-            .sentRecordZoneChanges(
-                Event.SentRecordZoneChanges(
-                    savedRecords: savedRecords, failedRecordSaves: failedSaves, deletedRecordIDs: deletedIDs,
-                    failedRecordDeletes: failedDeletes)))
         if let requestError = outcomes.requestError, Self.isRetryable(requestError.code) {
             return PSError(requestError)
         }
         return nil
+    }
+
+    /// Takes a request's outcome into the state, then tells the delegate: the state it reads in its handler is the
+    /// one after the request.
+    private func post(_ event: Event, after outcome: (inout StateContents) -> Void) async {
+        state.update { contents in
+            outcome(&contents)
+            return false
+        }
+        await deliver(event)
     }
 
     private func note(_ error: PSError, for recordID: PSRecord.ID, _ progress: inout SendProgress) {

@@ -78,11 +78,7 @@ extension PSSyncEngine {
         /// - Parameter pendingRecordZoneChanges: The changes.
         public func add(pendingRecordZoneChanges: [PendingRecordZoneChange]) {
             if let forwarded { return forwarded.add(pendingRecordZoneChanges: pendingRecordZoneChanges) }
-            guard !pendingRecordZoneChanges.isEmpty else { return }
-            contents.withLock { contents in
-                for change in pendingRecordZoneChanges { contents.add(change) }
-            }
-            notify(addedWork: true)
+            add(pendingRecordZoneChanges, to: \.pendingRecordZoneChanges)
         }
 
         /// Removes record changes, as they are (a `saveRecord` does not remove a pending `deleteRecord`).
@@ -90,11 +86,7 @@ extension PSSyncEngine {
         /// - Parameter pendingRecordZoneChanges: The changes.
         public func remove(pendingRecordZoneChanges: [PendingRecordZoneChange]) {
             if let forwarded { return forwarded.remove(pendingRecordZoneChanges: pendingRecordZoneChanges) }
-            guard !pendingRecordZoneChanges.isEmpty else { return }
-            let removed = contents.withLock { contents in
-                pendingRecordZoneChanges.reduce(false) { $0 || contents.pendingRecordZoneChanges.remove($1) }
-            }
-            if removed { notify(addedWork: false) }
+            remove(pendingRecordZoneChanges, from: \.pendingRecordZoneChanges)
         }
 
         /// Adds zone changes to send, collapsing them with those already pending, and schedules a send.
@@ -102,11 +94,7 @@ extension PSSyncEngine {
         /// - Parameter pendingDatabaseChanges: The changes.
         public func add(pendingDatabaseChanges: [PendingDatabaseChange]) {
             if let forwarded { return forwarded.add(pendingDatabaseChanges: pendingDatabaseChanges) }
-            guard !pendingDatabaseChanges.isEmpty else { return }
-            contents.withLock { contents in
-                for change in pendingDatabaseChanges { contents.add(change) }
-            }
-            notify(addedWork: true)
+            add(pendingDatabaseChanges, to: \.pendingDatabaseChanges)
         }
 
         /// Removes zone changes, as they are.
@@ -114,9 +102,25 @@ extension PSSyncEngine {
         /// - Parameter pendingDatabaseChanges: The changes.
         public func remove(pendingDatabaseChanges: [PendingDatabaseChange]) {
             if let forwarded { return forwarded.remove(pendingDatabaseChanges: pendingDatabaseChanges) }
-            guard !pendingDatabaseChanges.isEmpty else { return }
+            remove(pendingDatabaseChanges, from: \.pendingDatabaseChanges)
+        }
+
+        private func add<Change, Key>(
+            _ changes: [Change], to list: WritableKeyPath<StateContents, PendingList<Change, Key>>
+        ) {
+            guard !changes.isEmpty else { return }
+            contents.withLock { contents in
+                for change in changes { contents[keyPath: list].add(change, revision: contents.takeRevision()) }
+            }
+            notify(addedWork: true)
+        }
+
+        private func remove<Change, Key>(
+            _ changes: [Change], from list: WritableKeyPath<StateContents, PendingList<Change, Key>>
+        ) {
+            guard !changes.isEmpty else { return }
             let removed = contents.withLock { contents in
-                pendingDatabaseChanges.reduce(false) { $0 || contents.pendingDatabaseChanges.remove($1) }
+                changes.reduce(false) { $0 || contents[keyPath: list].remove($1) }
             }
             if removed { notify(addedWork: false) }
         }

@@ -24,7 +24,8 @@ struct StateContents: Sendable {
         pendingDatabaseChanges.add(change, revision: takeRevision())
     }
 
-    private mutating func takeRevision() -> UInt64 {
+    /// The revision of a change added now.
+    mutating func takeRevision() -> UInt64 {
         defer { nextRevision += 1 }
         return nextRevision
     }

@@ -265,39 +265,33 @@ extension ContainerConformance {
         }
 
         @Test(
-            "changedKeys writes only the changed keys onto the server record, without comparing tags",
-            arguments: Backend.allCases)
-        func changedKeysPolicy(backend: Backend) async throws {
+            "only the changed keys go onto the server record: by the changedKeys policy, and by a tagged upload of them",
+            arguments: Backend.allCases, [true, false])
+        func changedKeysOnly(backend: Backend, byPolicy: Bool) async throws {
             let container = try await ContainerHarness.containerWithSyncZone(backend)
             let original = try await saveAll(
                 [makeRecord("r", fields: ["a": .int64(1), "b": .int64(1), "c": .int64(1)])], to: container)[0]
-            var first = original
-            first["a"] = .int64(2)
-            try await saveAll([first], to: container)
-            var stale = original
-            stale["b"] = .int64(3)
-            stale["c"] = nil
-            let saved = try await saveAll([stale], to: container, policy: .changedKeys)[0]
+            var edited: Record
+            if byPolicy {
+                var first = original
+                first["a"] = .int64(2)
+                try await saveAll([first], to: container)
+                edited = original
+            } else {
+                // Made from cached system fields, as a CKRecord from `init(coder:)`: no fields, the current tag.
+                edited = Record(recordType: "Note", recordID: original.recordID, systemFields: original.systemFields)
+                edited.uploadsChangedKeysOnly = true
+                edited["a"] = .int64(2)
+            }
+            edited["b"] = .int64(3)
+            edited["c"] = nil
+            let saved = try await saveAll(
+                [edited], to: container, policy: byPolicy ? .changedKeys : .ifServerRecordUnchanged)[0]
             #expect(saved.fields == ["a": .int64(2), "b": .int64(3)])
-        }
-
-        @Test(
-            "a record that uploads its changed keys only keeps the server's other keys, and still compares tags",
-            arguments: Backend.allCases)
-        func changedKeysOnlyUpload(backend: Backend) async throws {
-            let container = try await ContainerHarness.containerWithSyncZone(backend)
-            let original = try await saveAll(
-                [makeRecord("r", fields: ["a": .int64(1), "b": .int64(1), "c": .int64(1)])], to: container)[0]
-            // Made from cached system fields, as a CKRecord from `init(coder:)`: no fields, a tag.
-            var cached = Record(
-                recordType: original.recordType, recordID: original.recordID, systemFields: original.systemFields)
-            cached.uploadsChangedKeysOnly = true
-            cached["a"] = .int64(2)
-            cached["c"] = nil
-            let saved = try await saveAll([cached], to: container)[0]
-            #expect(saved.fields == ["a": .int64(2), "b": .int64(1)])
-            // The same record again carries a stale tag now: a conflict, as ever.
-            #expect(try await saveCode(of: cached, to: container) == .serverRecordChanged)
+            if !byPolicy {
+                // The same record again carries a stale tag now: a conflict, as ever.
+                #expect(try await saveCode(of: edited, to: container) == .serverRecordChanged)
+            }
         }
 
         @Test("allKeys replaces the server record, without comparing tags", arguments: Backend.allCases)

@@ -13,8 +13,7 @@ struct AccountChangeTests {
         try await signedIn.engine.fetchChanges()
         #expect(signedIn.delegate.events.first(where: { $0.hasPrefix("accountChange") }) == "accountChange(signIn)")
         let signedOut = try EngineHarness(cloud: cloud, device: "tablet", account: nil)
-        let error = await #expect(throws: PSError.self) { try await signedOut.engine.fetchChanges() }
-        #expect(error?.code == .notAuthenticated)
+        #expect(await errorCode { try await signedOut.engine.fetchChanges() } == .notAuthenticated)
         #expect(signedOut.delegate.events.isEmpty)
     }
 
@@ -58,8 +57,7 @@ struct AccountChangeTests {
         phone.device.signOut()
         phone.delegate.clearEvents()
         for _ in 0..<2 {
-            let error = await #expect(throws: PSError.self) { try await phone.engine.fetchChanges() }
-            #expect(error?.code == .notAuthenticated)
+            #expect(await errorCode { try await phone.engine.fetchChanges() } == .notAuthenticated)
         }
         #expect(phone.delegate.events == ["accountChange(signOut)", "stateUpdate"])
     }
@@ -78,8 +76,7 @@ struct AccountChangeTests {
                 if case .willSendChanges = event { try? device.signIn("bob") }
             }
         }
-        let error = await #expect(throws: PSError.self) { try await phone.engine.sendChanges() }
-        #expect(error?.code == .operationCancelled)
+        #expect(await errorCode { try await phone.engine.sendChanges() } == .operationCancelled)
         #expect(try cloud.notes(of: "bob").isEmpty)
         phone.delegate.onEvent.withLock { $0 = nil }
         try await phone.engine.sendChanges()

@@ -45,73 +45,56 @@ final class AppleSampleTests {
     func renameRoundTrips() async throws {
         let databaseA = try newTestDatabase()
         let databaseB = try newTestDatabase()
-        var contactA = Contact(name: "Name 1", userModificationDate: now)
-        await databaseA.saveContacts([contactA])
-        try await databaseA.syncEngine.sendChanges()
-
-        try await databaseB.syncEngine.fetchChanges()
-        var contactB = try #require(await databaseB.appData.contacts[contactA.id])
-        #expect(contactB.name == "Name 1")
-        cloud.clock.advance(by: 60)
-        contactB.name = "Name 2"
-        contactB.userModificationDate = now
-        await databaseB.saveContacts([contactB])
-        try await databaseB.syncEngine.sendChanges()
-
-        try await databaseA.syncEngine.fetchChanges()
-        contactA = try #require(await databaseA.appData.contacts[contactA.id])
-        #expect(contactA.name == "Name 2")
-        #expect(await databaseA.appData.contacts.count == 1)
-
-        cloud.clock.advance(by: 60)
-        contactA.name = "Name 3"
-        contactA.userModificationDate = now
-        await databaseA.saveContacts([contactA])
+        let contact = Contact(name: "Name 1", userModificationDate: now)
+        await databaseA.saveContacts([contact])
         try await databaseA.syncEngine.sendChanges()
         try await databaseB.syncEngine.fetchChanges()
-        #expect(await databaseB.appData.contacts[contactA.id]?.name == "Name 3")
-        #expect(await databaseB.appData.contacts.count == 1)
+        #expect(await databaseB.appData.contacts[contact.id]?.name == "Name 1")
+
+        for (writer, reader, name) in [(databaseB, databaseA, "Name 2"), (databaseA, databaseB, "Name 3")] {
+            var renamed = try #require(await writer.appData.contacts[contact.id])
+            cloud.clock.advance(by: 60)
+            renamed.name = name
+            renamed.userModificationDate = now
+            await writer.saveContacts([renamed])
+            try await writer.syncEngine.sendChanges()
+            try await reader.syncEngine.fetchChanges()
+            #expect(await reader.appData.contacts[contact.id]?.name == name)
+            #expect(await reader.appData.contacts.count == 1)
+        }
     }
 
-    @Test("a save into a zone deleted on the side fails once with zoneNotFound, then the zone and the record go up")
-    func zoneNotFound() async throws {
+    /// What another device deletes on the side, in the sample's two tests of a save that fails once.
+    enum SideDeletion: String, CaseIterable, CustomTestStringConvertible {
+        /// The contacts' zone: the save fails with `zoneNotFound`, and the zone and the record go up again.
+        case zone
+        /// The contact's record: the save fails with `unknownItem`, and the record goes up as a new one.
+        case record
+
+        var testDescription: String { self == .zone ? "zoneNotFound" : "unknownItem" }
+    }
+
+    @Test(
+        "a save of what was deleted on the side fails once (zoneNotFound, unknownItem), then goes up anew",
+        arguments: SideDeletion.allCases)
+    func saveFailure(deleted: SideDeletion) async throws {
         let database = try newTestDatabase()
         var contact = Contact(name: "I am a contact!", userModificationDate: now)
         await database.saveContacts([contact])
         try await database.syncEngine.sendChanges()
         let originalCreation = try #require(await database.appData.contacts[contact.id]?.lastKnownRecord?.creationDate)
 
-        try await database.syncEngine.database.deleteRecordZone(withID: PSRecordZone.ID(zoneName: Contact.zoneName))
+        switch deleted {
+        case .zone: try await database.syncEngine.database.deleteRecordZone(withID: contact.zoneID)
+        case .record: try await database.syncEngine.database.deleteRecord(withID: contact.recordID)
+        }
         contact.name = "I am a renamed contact!"
         contact.userModificationDate = now
         await database.saveContacts([contact])
 
-        await #expect(throws: PSError.self) { try await database.syncEngine.sendChanges() }
-        #expect(await database.appData.contacts[contact.id]?.lastKnownRecord == nil)
-        try await database.syncEngine.sendChanges()
-
-        let databaseB = try newTestDatabase()
-        try await databaseB.syncEngine.fetchChanges()
-        let contactB = try #require(await databaseB.appData.contacts[contact.id])
-        let creationAfter = try #require(contactB.lastKnownRecord?.creationDate)
-        #expect(creationAfter != originalCreation)
-        #expect(contactB == contact)
-    }
-
-    @Test("a save of a record deleted on the side fails once with unknownItem, then goes up as a new record")
-    func unknownItem() async throws {
-        let database = try newTestDatabase()
-        var contact = Contact(name: "I am a contact!", userModificationDate: now)
-        await database.saveContacts([contact])
-        try await database.syncEngine.sendChanges()
-        let originalCreation = try #require(await database.appData.contacts[contact.id]?.lastKnownRecord?.creationDate)
-
-        try await database.syncEngine.database.deleteRecord(withID: contact.recordID)
-        contact.name = "I am a renamed contact!"
-        contact.userModificationDate = now
-        await database.saveContacts([contact])
-
-        await #expect(throws: PSError.self) { try await database.syncEngine.sendChanges() }
+        let error = await #expect(throws: PSError.self) { try await database.syncEngine.sendChanges() }
+        let itemError = error?.partialErrorsByItemID?[AnyHashable(contact.recordID)] as? PSError
+        #expect(itemError?.code == (deleted == .zone ? .zoneNotFound : .unknownItem))
         #expect(await database.appData.contacts[contact.id]?.lastKnownRecord == nil)
         try await database.syncEngine.sendChanges()
 

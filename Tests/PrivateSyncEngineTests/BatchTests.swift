@@ -9,11 +9,7 @@ struct BatchTests {
     /// of a conflicts.
     static func conflictOnA() async throws -> (SyncEngineTestCloud, EngineHarness) {
         let cloud = try SyncEngineTestCloud()
-        let phone = try EngineHarness(cloud: cloud, device: "phone")
-        let tablet = try EngineHarness(cloud: cloud, device: "tablet")
-        phone.write(["a": "1", "b": "1"])
-        try await phone.engine.sendChanges()
-        try await tablet.engine.fetchChanges()
+        let (phone, tablet) = try await EngineHarness.pair(on: cloud, synced: ["a": "1", "b": "1"])
         tablet.write(["a": "tablet"])
         try await tablet.engine.sendChanges()
         phone.write(["a": "2", "b": "2"])

@@ -17,8 +17,7 @@ struct CancelTests {
                 if case .sentDatabaseChanges = event { await engine.cancelOperations() }
             }
         }
-        let error = await #expect(throws: PSError.self) { try await phone.engine.sendChanges() }
-        #expect(error?.code == .operationCancelled)
+        #expect(await errorCode { try await phone.engine.sendChanges() } == .operationCancelled)
         #expect(phone.delegate.events.suffix(3) == ["sentDatabaseChanges", "didSendChanges", "stateUpdate"])
         #expect(phone.engine.state.pendingRecordZoneChanges == [.saveRecord(NotesDelegate.recordID("a"))])
         #expect(phone.engine.misuses.isEmpty)

@@ -32,6 +32,21 @@ struct EngineHarness {
     }
 
     func write(_ notes: [String: String]) { delegate.write(notes, engine: engine) }
+
+    /// A phone and a tablet of alice on one cloud; with `notes`, the phone has written and sent them and the
+    /// tablet has fetched them.
+    static func pair(
+        on cloud: SyncEngineTestCloud, synced notes: [String: String] = [:]
+    ) async throws -> (phone: EngineHarness, tablet: EngineHarness) {
+        let phone = try EngineHarness(cloud: cloud, device: "phone")
+        let tablet = try EngineHarness(cloud: cloud, device: "tablet")
+        if !notes.isEmpty {
+            phone.write(notes)
+            try await phone.engine.sendChanges()
+            try await tablet.engine.fetchChanges()
+        }
+        return (phone, tablet)
+    }
 }
 
 extension SyncEngineTestCloud {
@@ -42,5 +57,15 @@ extension SyncEngineTestCloud {
             notes[record.recordID.recordName] = record["text"] as? String
         }
         return notes
+    }
+}
+
+/// The code of the `PSError` an operation throws, or `nil` when it throws none (or another error).
+func errorCode(_ operation: () async throws -> Void) async -> PSError.Code? {
+    do {
+        try await operation()
+        return nil
+    } catch {
+        return (error as? PSError)?.code
     }
 }

@@ -22,11 +22,7 @@ struct FaultDeliveryTests {
         arguments: sendFaults)
     func sendFault(fault: FaultKind, expected: PSError.Code?) async throws {
         let cloud = try SyncEngineTestCloud()
-        let phone = try EngineHarness(cloud: cloud, device: "phone")
-        let tablet = try EngineHarness(cloud: cloud, device: "tablet")
-        phone.write(["a": "1", "b": "1"])
-        try await phone.engine.sendChanges()
-        try await tablet.engine.fetchChanges()
+        let (phone, tablet) = try await EngineHarness.pair(on: cloud, synced: ["a": "1", "b": "1"])
         phone.write(["a": "2", "b": "2"])
         cloud.faults.add(Fault(fault, retryAfter: 3, record: "a"), device: "phone")
         do {
@@ -58,11 +54,8 @@ struct FaultDeliveryTests {
             maximumItemsPerRequest: 400, maximumRequestBytes: 2 * 1024 * 1024, maximumRecordBytes: 1024 * 1024,
             maximumFieldsPerRecordType: 256, maximumZones: 1000, maximumChangesPerPage: 3)
         let cloud = try SyncEngineTestCloud(limits: limits)
-        let phone = try EngineHarness(cloud: cloud, device: "phone")
-        let tablet = try EngineHarness(cloud: cloud, device: "tablet")
-        phone.write(Dictionary(uniqueKeysWithValues: (0..<5).map { ("n\($0)", "\($0)") }))
-        try await phone.engine.sendChanges()
-        try await tablet.engine.fetchChanges()
+        let (phone, tablet) = try await EngineHarness.pair(
+            on: cloud, synced: Dictionary(uniqueKeysWithValues: (0..<5).map { ("n\($0)", "\($0)") }))
         phone.write(Dictionary(uniqueKeysWithValues: (0..<8).map { ("n\($0)", "v\($0)") }))
         try await phone.engine.sendChanges()
         cloud.faults.add(Fault(fault, retryAfter: 2), device: "tablet", count: 2)

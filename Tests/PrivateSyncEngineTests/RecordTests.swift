@@ -79,18 +79,9 @@ struct RecordTests {
 
     @Test("archived system fields bring back the identity and the change tag, and no fields")
     func systemFieldsArchive() async throws {
-        let cloud = try SyncEngineTestCloud()
-        let database = try cloud.otherClient(of: "alice")
-        try await database.save(PSRecordZone(zoneName: "Z"))
-        let record = PSRecord(
-            recordType: "Item", recordID: PSRecord.ID(recordName: "r", zoneID: PSRecordZone.ID(zoneName: "Z")))
-        record["text"] = "1"
-        let saved = try await database.save(record)
-        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
-        saved.encodeSystemFields(with: archiver)
-        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
-        unarchiver.requiresSecureCoding = true
-        let restored = try #require(PSRecord(coder: unarchiver))
+        let (database, saved) = try await Self.savedItem(["text": "1"])
+        let record = saved
+        let restored = try #require(try Self.throughSystemFields(saved))
         #expect(restored.recordID == saved.recordID)
         #expect(restored.recordType == "Item")
         #expect(restored.recordChangeTag == saved.recordChangeTag)
@@ -112,24 +103,36 @@ struct RecordTests {
 
     @Test("a record made from cached system fields and saved with one key changed keeps the server's other keys")
     func partialSaveKeepsOtherKeys() async throws {
-        let cloud = try SyncEngineTestCloud()
-        let database = try cloud.otherClient(of: "alice")
-        try await database.save(PSRecordZone(zoneName: "Z"))
-        let record = PSRecord(
-            recordType: "Item", recordID: PSRecord.ID(recordName: "r", zoneID: PSRecordZone.ID(zoneName: "Z")))
-        record["title"] = "t"
-        record["body"] = "b"
-        let saved = try await database.save(record)
-        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
-        saved.encodeSystemFields(with: archiver)
-        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
-        let cached = try #require(PSRecord(coder: unarchiver))
+        let (database, saved) = try await Self.savedItem(["title": "t", "body": "b"])
+        let record = saved
+        let cached = try #require(try Self.throughSystemFields(saved))
         cached["title"] = "t2"
         try await database.save(cached)
         let server = try await database.record(for: record.recordID)
         // CloudKit uploads the changed keys only: the body the client never set is kept.
         #expect(server["title"] as? String == "t2")
         #expect(server["body"] as? String == "b")
+    }
+}
+
+extension RecordTests {
+    /// An item `r` with `fields`, saved by another client into alice's zone `Z`, as the server returned it.
+    static func savedItem(_ fields: [String: String]) async throws -> (PSDatabase, PSRecord) {
+        let database = try SyncEngineTestCloud().otherClient(of: "alice")
+        try await database.save(PSRecordZone(zoneName: "Z"))
+        let record = PSRecord(
+            recordType: "Item", recordID: PSRecord.ID(recordName: "r", zoneID: PSRecordZone.ID(zoneName: "Z")))
+        for (key, value) in fields { record[key] = value }
+        return (database, try await database.save(record))
+    }
+
+    /// A record made again from an archive of another's system fields, as a delegate caches them.
+    static func throughSystemFields(_ record: PSRecord) throws -> PSRecord? {
+        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+        record.encodeSystemFields(with: archiver)
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
+        unarchiver.requiresSecureCoding = true
+        return PSRecord(coder: unarchiver)
     }
 }
 

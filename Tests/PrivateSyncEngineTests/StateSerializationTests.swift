@@ -9,15 +9,11 @@ struct StateSerializationTests {
     @Test("a restored state holds the pending changes and the tokens: nothing is fetched twice")
     func restoreHoldsPendingAndTokens() async throws {
         let cloud = try SyncEngineTestCloud()
-        let phone = try EngineHarness(cloud: cloud, device: "phone")
-        let tablet = try EngineHarness(cloud: cloud, device: "tablet")
-        tablet.write(["a": "1"])
-        try await tablet.engine.sendChanges()
-        try await phone.engine.fetchChanges()
-        phone.write(["b": "2"])
+        let (_, tablet) = try await EngineHarness.pair(on: cloud, synced: ["a": "1"])
+        tablet.write(["b": "2"])
         // The change was added while the engine was idle: a state update carries it at the scheduler's next run.
         await cloud.scheduler.runDue()
-        let (delegate, engine) = phone.relaunched()
+        let (delegate, engine) = tablet.relaunched()
         #expect(engine.state.pendingRecordZoneChanges == [.saveRecord(NotesDelegate.recordID("b"))])
         try await engine.fetchChanges()
         #expect(!delegate.events.contains("fetchedRecordZoneChanges"))
@@ -77,12 +73,7 @@ struct StateSerializationTests {
 
     @Test("a token the server cannot read (a hand-edited state) makes the engine fetch from the start")
     func unreadableTokenRefetches() async throws {
-        let cloud = try SyncEngineTestCloud()
-        let tablet = try EngineHarness(cloud: cloud, device: "tablet")
-        tablet.write(["a": "1"])
-        try await tablet.engine.sendChanges()
-        let phone = try EngineHarness(cloud: cloud, device: "phone")
-        try await phone.engine.fetchChanges()
+        let (_, phone) = try await EngineHarness.pair(on: SyncEngineTestCloud(), synced: ["a": "1"])
         let data = try JSONEncoder().encode(try #require(phone.delegate.stateSerialization))
         var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         var state = try #require(object["state"] as? [String: Any])

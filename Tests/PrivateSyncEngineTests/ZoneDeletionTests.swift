@@ -9,11 +9,7 @@ struct ZoneDeletionTests {
         arguments: [PSDatabase.DatabaseChange.Deletion.Reason.deleted, .purged, .encryptedDataReset])
     func deletionReason(reason: PSDatabase.DatabaseChange.Deletion.Reason) async throws {
         let cloud = try SyncEngineTestCloud()
-        let phone = try EngineHarness(cloud: cloud, device: "phone")
-        let tablet = try EngineHarness(cloud: cloud, device: "tablet")
-        phone.write(["a": "1"])
-        try await phone.engine.sendChanges()
-        try await tablet.engine.fetchChanges()
+        let (_, tablet) = try await EngineHarness.pair(on: cloud, synced: ["a": "1"])
         #expect(tablet.delegate.notes == ["a": "1"])
 
         try await cloud.deleteZone(NotesDelegate.zoneID, reason: reason, account: "alice")

@@ -89,6 +89,13 @@
         }
     }
 
+    /// CloudKit's errors by item, as PrivateSync's.
+    private func errors<CloudKitKey, Key: Hashable>(
+        _ errors: [CloudKitKey: CKError], _ key: (CloudKitKey) -> Key
+    ) -> [Key: PSError] {
+        Dictionary(errors.map { (key($0.key), PSError(cloudKit: $0.value)) }, uniquingKeysWith: { first, _ in first })
+    }
+
     extension PSDatabase.DatabaseChange.Deletion.Reason {
         /// CloudKit's reason; one this build does not know counts as `deleted`.
         init(cloudKit reason: CKDatabase.DatabaseChange.Deletion.Reason) {

@@ -84,11 +84,14 @@ extension Contact {
 
     /// The record the cached system fields stand for (no fields), or `nil` when there are none or they cannot be
     /// read.
+    ///
+    /// Kept as a keyed archive, as Apple's sample keeps it; where the keyed archiver writes nothing
+    /// (swift-corelibs-foundation linked statically, as `make bench` builds on Linux), as PrivateSync's own JSON.
     public var lastKnownRecord: PSRecord? {
         get {
-            guard let data = lastKnownRecordData,
-                let unarchiver = try? NSKeyedUnarchiver(forReadingFrom: data)
-            else { return nil }
+            guard let data = lastKnownRecordData else { return nil }
+            if data.first == UInt8(ascii: "{") { return PSRecord(systemFieldsJSON: data) }
+            guard let unarchiver = try? NSKeyedUnarchiver(forReadingFrom: data) else { return nil }
             unarchiver.requiresSecureCoding = true
             return PSRecord(coder: unarchiver)
         }
@@ -99,7 +102,8 @@ extension Contact {
             }
             let archiver = NSKeyedArchiver(requiringSecureCoding: true)
             newValue.encodeSystemFields(with: archiver)
-            lastKnownRecordData = archiver.encodedData
+            let archive = archiver.encodedData
+            lastKnownRecordData = archive.isEmpty ? newValue.systemFieldsJSON() : archive
         }
     }
 

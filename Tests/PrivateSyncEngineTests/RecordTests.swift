@@ -1,3 +1,4 @@
+import ContactsSample
 import Foundation
 import PrivateSyncEngineTesting
 import Testing
@@ -77,11 +78,13 @@ struct RecordTests {
         #expect(copy?["a"] as? String == "1")
     }
 
-    @Test("archived system fields bring back the identity and the change tag, and no fields")
-    func systemFieldsArchive() async throws {
+    @Test(
+        "archived system fields bring back the identity and the change tag, and no fields",
+        arguments: SystemFieldsForm.allCases)
+    func systemFieldsArchive(form: SystemFieldsForm) async throws {
         let (database, saved) = try await Self.savedItem(["text": "1"])
         let record = saved
-        let restored = try #require(try Self.throughSystemFields(saved))
+        let restored = try #require(try Self.throughSystemFields(saved, as: form))
         #expect(restored.recordID == saved.recordID)
         #expect(restored.recordType == "Item")
         #expect(restored.recordChangeTag == saved.recordChangeTag)
@@ -101,11 +104,13 @@ struct RecordTests {
         #expect(PSRecord(coder: unarchiver) == nil)
     }
 
-    @Test("a record made from cached system fields and saved with one key changed keeps the server's other keys")
-    func partialSaveKeepsOtherKeys() async throws {
+    @Test(
+        "a record made from cached system fields and saved with one key changed keeps the server's other keys",
+        arguments: SystemFieldsForm.allCases)
+    func partialSaveKeepsOtherKeys(form: SystemFieldsForm) async throws {
         let (database, saved) = try await Self.savedItem(["title": "t", "body": "b"])
         let record = saved
-        let cached = try #require(try Self.throughSystemFields(saved))
+        let cached = try #require(try Self.throughSystemFields(saved, as: form))
         cached["title"] = "t2"
         try await database.save(cached)
         let server = try await database.record(for: record.recordID)
@@ -126,8 +131,19 @@ extension RecordTests {
         return (database, try await database.save(record))
     }
 
+    /// How a delegate caches a record's system fields.
+    enum SystemFieldsForm: String, CaseIterable, CustomTestStringConvertible {
+        /// A keyed archive, as CloudKit's `encodeSystemFields(with:)`.
+        case keyedArchive
+        /// PrivateSync's own JSON, where the keyed archiver writes nothing.
+        case json
+
+        var testDescription: String { rawValue }
+    }
+
     /// A record made again from an archive of another's system fields, as a delegate caches them.
-    static func throughSystemFields(_ record: PSRecord) throws -> PSRecord? {
+    static func throughSystemFields(_ record: PSRecord, as form: SystemFieldsForm) throws -> PSRecord? {
+        if form == .json { return PSRecord(systemFieldsJSON: record.systemFieldsJSON()) }
         let archiver = NSKeyedArchiver(requiringSecureCoding: true)
         record.encodeSystemFields(with: archiver)
         let unarchiver = try NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
@@ -163,5 +179,31 @@ extension RecordTests {
         let unarchiver = try NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
         unarchiver.requiresSecureCoding = true
         #expect(PSRecord(coder: unarchiver) == nil)
+    }
+}
+
+extension RecordTests {
+    @Test(
+        "JSON system fields that systemFieldsJSON did not write give no record",
+        arguments: [
+            #"{"format":2,"recordName":"r","zoneName":"Z","ownerName":"o","recordType":"Item"}"#,
+            #"{"format":1,"recordName":"r","zoneName":"Z","ownerName":"o"}"#,
+            #"{"format":1,"recordName":"r","zoneName":"Z","ownerName":"o","recordType":"Item","changeTag":"t"}"#,
+            #"{"format":1,"recordName":7,"zoneName":"Z","ownerName":"o","recordType":"Item"}"#, "", "[]",
+        ])
+    func foreignSystemFieldsJSON(json: String) {
+        #expect(PSRecord(systemFieldsJSON: Data(json.utf8)) == nil)
+    }
+}
+
+extension RecordTests {
+    @Test("the sample's contact reads its cached system fields from PrivateSync's JSON, as a static Linux build writes")
+    func contactReadsJSONSystemFields() async throws {
+        let (_, saved) = try await Self.savedItem(["text": "1"])
+        var contact = Contact(id: "r", name: "n", userModificationDate: Date(timeIntervalSince1970: 0))
+        contact.lastKnownRecordData = saved.systemFieldsJSON()
+        let known = try #require(contact.lastKnownRecord)
+        #expect(known.recordChangeTag == saved.recordChangeTag)
+        #expect(known.recordID == saved.recordID)
     }
 }

@@ -16,8 +16,17 @@ extension PSSyncEngine {
     /// shortly after. A state not persisted when the app dies loses what changed since the last update.
     public final class State: Sendable, CustomStringConvertible {
         let contents: Mutex<StateContents>
-        /// Told of every change, with whether it added work to send; set once by the engine.
-        let changeObserver = Mutex<(@Sendable (_ addedWork: Bool) -> Void)?>(nil)
+        /// The engine told of every change, with whether it added work to send; set once by the engine.
+        ///
+        /// A reference, not a closure: a closure kept in a `Mutex` and read with `withLock { $0 }` comes back
+        /// wrapped in one more reabstraction thunk at every read (the inout write-back stores the wrapped one), so
+        /// that each change cost a call per change before it and, some ten thousand changes on, overflowed the
+        /// stack (`PendingChangeTests.manyChanges`; reproduced with the toolchain's `Mutex` alone).
+        let owner = Mutex(Owner())
+        /// A weak reference to the engine, for ``owner``.
+        struct Owner {
+            weak var engine: PSSyncEngine?
+        }
         /// The real CKSyncEngine's state, which every member forwards to when this one fronts it (the bridge's).
         let forwarded: (any ForwardedState)?
 
@@ -156,7 +165,7 @@ extension PSSyncEngine {
 
         private func notify(addedWork: Bool) {
             contents.withLock { $0.isDirty = true }
-            changeObserver.withLock { $0 }?(addedWork)
+            owner.withLock { $0.engine }?.stateDidChange(addedWork: addedWork)
         }
     }
 }

@@ -90,9 +90,7 @@ public final class PSSyncEngine: Sendable, CustomStringConvertible {
                     + "from nil, or from a state it wrote itself")
         }
         self.runtime = Mutex(runtime)
-        state.changeObserver.withLock { observer in
-            observer = { [weak self] addedWork in self?.stateDidChange(addedWork: addedWork) }
-        }
+        state.owner.withLock { $0.engine = self }
         scheduler.register(self)
         if automaticallySync {
             let now = scheduler.clock.now()

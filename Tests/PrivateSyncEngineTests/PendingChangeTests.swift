@@ -32,6 +32,17 @@ struct PendingChangeTests {
         #expect(state.pendingDatabaseChanges == [.deleteZone(zone.zoneID)])
     }
 
+    @Test("a state takes 50,000 changes, one at a time, each telling its engine once")
+    func manyChanges() throws {
+        let phone = try EngineHarness(cloud: SyncEngineTestCloud())
+        // Each add tells the engine through the state's owner; when that was a closure kept in a Mutex, each read
+        // wrapped it once more, and some ten thousand adds on a call through it overflowed the stack.
+        for index in 0..<50_000 {
+            phone.engine.state.add(pendingRecordZoneChanges: [.saveRecord(NotesDelegate.recordID("r\(index)"))])
+        }
+        #expect(phone.engine.state.pendingRecordZoneChanges.count == 50_000)
+    }
+
     @Test("what the server accepted leaves the lists")
     func successesLeave() async throws {
         let cloud = try SyncEngineTestCloud()

@@ -120,11 +120,15 @@ torture: build
 		PRIVATESYNC_TORTURE_RACES=200 PRIVATESYNC_TORTURE_SIGNALS=150 PRIVATESYNC_TORTURE_PROCESSES=8 \
 		$(SWIFT) test --filter 'Torture|CLIBadInputTests'
 
-## sweep: a long simulator sweep on the release build: 10,000 seeds in memory, then 1,000 on SQLite files.
+## sweep: a long simulator sweep on the release build: 10,000 seeds in memory, then 1,000 on SQLite files; then
+## the same for the delegate sweep of Apple's sample delegate (docs/simulator.md, "Sweeping your own delegate").
 sweep:
 	$(SWIFT) build -c release --static-swift-stdlib --product privatesync
+	$(SWIFT) build -c release --static-swift-stdlib --product privatesync-bench
 	.build/release/privatesync simulate --seeds 10000
 	.build/release/privatesync simulate --seeds 1000 --backend file
+	.build/release/privatesync-bench delegate-sweep 10000
+	.build/release/privatesync-bench delegate-sweep 1000 0/1 files
 
 ## mutants: each known bug of the engine, the launch code and the stores (Mutants/*.patch) applied to a scratch copy
 ## of the package, built, and caught by the simulator alone within 300 seeds by an invariant its header names

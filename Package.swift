@@ -69,11 +69,15 @@ let package = Package(
             swiftSettings: layering),
         .target(name: "PrivateSyncEngine", dependencies: ["PrivateCloud"], swiftSettings: layering),
         .target(
-            name: "PrivateSyncEngineTesting", dependencies: ["PrivateSyncEngine", "PrivateCloudFaults"],
+            name: "PrivateSyncEngineTesting",
+            dependencies: ["PrivateSyncEngine", "PrivateCloudFaults", "PrivateSyncDeterminism"],
             swiftSettings: layering),
         .target(
             name: "ContactsSample", dependencies: ["PrivateSyncEngine"], path: "Examples/ContactsSample",
             swiftSettings: layering),
+        .target(
+            name: "ContactsSampleSweep", dependencies: ["ContactsSample", "PrivateSyncEngineTesting"],
+            path: "Examples/ContactsSampleSweep", swiftSettings: layering),
         .target(name: "ArgumentParsing", swiftSettings: layering),
         .target(
             name: "Simulator",
@@ -92,7 +96,8 @@ let package = Package(
         .executableTarget(
             name: "PrivateSyncBench",
             dependencies: [
-                "Simulator", "SimulatedWorld", "PrivateSync", "ContactsSample", "PrivateSyncEngineTesting",
+                "Simulator", "SimulatedWorld", "PrivateSync", "ContactsSample", "ContactsSampleSweep",
+                "PrivateSyncEngineTesting",
                 "PrivateSyncEngine", "DeviceStore", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem",
             ],
             swiftSettings: layering),
@@ -124,7 +129,10 @@ let package = Package(
             swiftSettings: layering),
         .testTarget(
             name: "PrivateSyncEngineTests",
-            dependencies: ["PrivateSyncEngineTesting", "PrivateSyncEngine", "ContactsSample", "PrivateCloudFaults", "PrivateCloud"],
+            dependencies: [
+                "PrivateSyncEngineTesting", "PrivateSyncEngine", "ContactsSample", "ContactsSampleSweep",
+                "PrivateCloudFaults", "PrivateCloud",
+            ],
             swiftSettings: layering),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: layering),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "PrivateSyncTesting"], swiftSettings: layering),

@@ -107,6 +107,8 @@ extension Contact {
         }
     }
 
-    static let nameKey = "name"
-    static let userModificationDateKey = "userModificationDate"
+    /// The record's field of the contact's name (encrypted, as in Apple's sample).
+    public static let nameKey = "name"
+    /// The record's field of the date the user last edited the contact: what a conflict is settled by.
+    public static let userModificationDateKey = "userModificationDate"
 }

@@ -15,10 +15,10 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
     /// The device whose calls these are, so that faults can be aimed at one device.
     public let device: String?
     private let counts: Mutex<[FaultKind: Int]> = Mutex([:])
-    /// Zones a delayed delivery withheld a change of, by account: the change becomes visible later, so the next
+    /// Zones a delayed delivery withheld a change of: the change becomes visible later, so this device's next
     /// database-change fetch of that account reports the zone as changed, as CloudKit's own list would once the
     /// change shows. An engine that fetches only the zones the database reports (CKSyncEngine) learns of it there.
-    private let delayedZones: Mutex<[AccountID?: Set<ZoneID>]> = Mutex([:])
+    private let withheld: WithheldChanges
 
     /// Wraps a container.
     ///
@@ -27,8 +27,14 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
     ///   - faults: Decides which calls fail.
     ///   - session: The account session calls are made under, so that faults can be aimed at one account.
     ///   - device: The device making the calls, so that faults can be aimed at one device.
-    public init(base: Base, faults: any FaultSource, session: AccountSession? = nil, device: String? = nil) {
+    ///   - withheld: The changes delayed deliveries withheld, which outlive this handle: pass the cloud's own where a
+    ///     device is relaunched with a new container (the default keeps them for this handle only).
+    public init(
+        base: Base, faults: any FaultSource, session: AccountSession? = nil, device: String? = nil,
+        withheld: WithheldChanges = WithheldChanges()
+    ) {
         self.base = base
+        self.withheld = withheld
         self.faults = faults
         self.session = session
         self.device = device
@@ -113,10 +119,16 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
         case .databaseChanges(let token, let resultsLimit):
             if let fault = fault(for: .databaseChanges) { throw callError(fault, "fetching database changes") }
             var changes = try await base.databaseChanges(since: token, resultsLimit: resultsLimit)
-            let account = session?.account
-            let delayed = delayedZones.withLock { $0.removeValue(forKey: account) ?? [] }
+            let delayed = withheld.zones(device: device, account: session?.account)
+            guard !delayed.isEmpty else { return .databaseChanges(changes) }
+            // Only a zone that is there has a withheld change to show: one deleted since took it along.
+            let existing = Set(try await base.allZones().map(\.zoneID))
             let deleted = Set(changes.deletions.map(\.zoneID))
-            for zone in delayed.sorted() where !changes.modifiedZoneIDs.contains(zone) && !deleted.contains(zone) {
+            for zone in delayed where !existing.contains(zone) {
+                withheld.readToEnd(zone, by: device, account: session?.account)
+            }
+            for zone in delayed
+            where existing.contains(zone) && !changes.modifiedZoneIDs.contains(zone) && !deleted.contains(zone) {
                 changes.modifiedZoneIDs.append(zone)
             }
             return .databaseChanges(changes)
@@ -220,12 +232,24 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
                 throw callError(fault, "fetching changes in \(zoneID)")
             }
         }
-        let page = try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
+        let page: RecordZoneChanges
+        do {
+            page = try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
+        } catch {
+            if [.zoneNotFound, .userDeletedZone].contains(error.code) {
+                // The zone is gone, and what was withheld with it: the database's list reports its deletion.
+                withheld.readToEnd(zoneID, by: device, account: session?.account)
+            }
+            throw error
+        }
         let names = page.modifications.map(\.recordID.recordName) + page.deletions.map(\.recordID.recordName)
-        guard
-            !names.isEmpty,
-            let fault = fault(for: .zoneChangesDelivered(changes: names.count), records: Set(names))
-        else { return page }
+        let fault =
+            names.isEmpty ? nil : fault(for: .zoneChangesDelivered(changes: names.count), records: Set(names))
+        if fault?.kind != .delayedDelivery && !page.moreComing {
+            // Read to its end: nothing is withheld from this device any more.
+            withheld.readToEnd(zoneID, by: device, account: session?.account)
+        }
+        guard let fault else { return page }
         return try await deliver(page, with: fault, in: zoneID, since: token)
     }
 
@@ -245,8 +269,7 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
             let victim =
                 fault.record ?? page.modifications.last?.recordID.recordName
                 ?? page.deletions.last?.recordID.recordName
-            let account = session?.account
-            delayedZones.withLock { _ = $0[account, default: []].insert(zoneID) }
+            withheld.withhold(zoneID, from: device, account: session?.account)
             // Walk the page one change at a time, keeping what comes before the withheld change and the token
             // just before it, so that the next fetch starts with it.
             delivered = RecordZoneChanges(

@@ -136,6 +136,9 @@ struct Bench {
                     print("\(figure.name) \(format(figure.value)) \(figure.inputs)")
                 }
             }
+        case ("delegate-sweep", _, _):
+            // A sweep of Apple's sample delegate: `privatesync-bench delegate-sweep 10000 [0/2] [files]`.
+            await delegateSweep(Array(arguments.dropFirst()))
         case ("engine-profile", 1, _):
             // The engine's half of `engine_events_ratio`, ten times, for a profiler: `perf record privatesync-bench
             // engine-profile`.
@@ -308,6 +311,7 @@ struct Bench {
         // Apple's sample, ported.
         for figure in try await engineFigures() { report(figure) }
         report(try await appleSampleFigure())
+        for figure in try await delegateSweepFigures() { report(figure) }
 
         // Not a goal: what verifying a whole file costs, which the CLI does once per change of a file it opens; and
         // what the page reads alone (`quick_check`, the check before issue 22) cost, for the price of the comparison.

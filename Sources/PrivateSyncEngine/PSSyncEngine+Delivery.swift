@@ -5,12 +5,26 @@ extension PSSyncEngine {
     /// The engine whose delegate the current task is inside, if any.
     @TaskLocal static var delegateCallOf: ObjectIdentifier?
 
+    /// Runs `body` as if no engine's request or delegate call were under way on this task: what a test hook that
+    /// runs another device's work in the middle of a request needs, so that the request's account and delegate
+    /// marks do not leak into that device's calls (on a device, that work would run on a task of its own).
+    ///
+    /// - Parameter body: The work.
+    /// - Returns: What it returns.
+    package static func outsideEveryOperation<T: Sendable>(_ body: () async -> T) async -> T {
+        await AccountSession.$requestedFor.withValue(nil) {
+            await $delegateCallOf.withValue(nil) { await body() }
+        }
+    }
+
     /// Posts one event to the delegate and waits until it was handled.
     func deliver(_ event: Event) async {
-        _ = await callDelegate { delegate in
+        scheduler.note(.willDeliver(event), of: self)
+        let handled = await callDelegate { delegate in
             await delegate.handleEvent(event, syncEngine: self)
             return true
         }
+        if handled != nil { scheduler.note(.delivered(event), of: self) }
     }
 
     /// Calls the delegate, marking the task as inside it, so that a call back into the engine from there is caught.

@@ -53,6 +53,12 @@ extension PSSyncEngine.State {
             return nil
         }
 
+        /// The record changes the state holds, in order, or `nil` for the real CKSyncEngine's state: what a sweep
+        /// compares with the state an engine restores after a crash.
+        package var pendingRecordZoneChanges: [PSSyncEngine.PendingRecordZoneChange]? {
+            payload.map { StateContents($0).pendingRecordZoneChanges.changes }
+        }
+
         /// The real CKSyncEngine's serialization as JSON, or `nil` for the fake engine's.
         package var cloudKitJSON: Data? {
             if case .cloudKit(let json) = storage { return json }

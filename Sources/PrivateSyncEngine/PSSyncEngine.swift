@@ -54,6 +54,9 @@ public final class PSSyncEngine: Sendable, CustomStringConvertible {
     let runtime: Mutex<Runtime>
     /// The real CKSyncEngine the operations go to, when this engine fronts it (the bridge's).
     let forwarded: (any ForwardedEngine)?
+    /// The record changes pending in the state the engine was made from: what a sweep compares with the last state
+    /// its delegate was given before a crash.
+    package let restoredPendingRecordZoneChanges: [PendingRecordZoneChange]
 
     /// Creates an engine, as `CKSyncEngine(_:)`.
     ///
@@ -90,6 +93,7 @@ public final class PSSyncEngine: Sendable, CustomStringConvertible {
                     + "from nil, or from a state it wrote itself")
         }
         self.runtime = Mutex(runtime)
+        restoredPendingRecordZoneChanges = state.contents.withLock { $0.pendingRecordZoneChanges.changes }
         state.owner.withLock { $0.engine = self }
         scheduler.register(self)
         if automaticallySync {
@@ -113,6 +117,7 @@ public final class PSSyncEngine: Sendable, CustomStringConvertible {
         self.state = State(forwardingTo: state)
         self.forwarded = engine
         self.runtime = Mutex(Runtime())
+        self.restoredPendingRecordZoneChanges = []
     }
 
     /// The misuses reported so far (each also printed to standard error and thrown): an empty list is part of the
@@ -152,6 +157,13 @@ public final class PSSyncEngine: Sendable, CustomStringConvertible {
         await deliverStateUpdateIfNeeded()
         return try await body(generation)
     }
+
+    /// Whether the engine holds a database change token: whether a fetch of it can report a zone deleted since (one
+    /// from no token reports none, as CloudKit's).
+    package var hasDatabaseChangeToken: Bool { state.contents.withLock { $0.databaseToken != nil } }
+
+    /// Whether a fetch or send of this engine is under way: the scheduler leaves its due work for later.
+    package var isInOperation: Bool { runtime.withLock { $0.inOperation } }
 
     /// Whether ``cancelOperations()`` was called since the operation of `generation` began.
     func isCancelled(_ generation: Int) -> Bool {

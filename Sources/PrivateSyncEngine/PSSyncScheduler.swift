@@ -41,9 +41,31 @@ public final class PSSyncScheduler: Sendable {
         var runs = 0
     }
 
+    /// What an engine of this scheduler does that an observer is told of.
+    public enum Activity: Sendable {
+        /// The engine was made (an app makes one at launch, and may make another, after a sign-out say).
+        case engineCreated
+        /// The engine's delegate is about to handle the event.
+        case willDeliver(PSSyncEngine.Event)
+        /// The engine's delegate handled the event (its `handleEvent` returned).
+        case delivered(PSSyncEngine.Event)
+    }
+
     /// The clock due times are read from.
     public let clock: any WallClock
     private let state = Mutex(State())
+    /// The observer, in a box: a closure kept in a `Mutex` itself would gain a reabstraction thunk at every read
+    /// (see `PSSyncEngine.State.owner`).
+    private let observer = Mutex<ActivityObserver?>(nil)
+
+    /// An observer, held by reference.
+    private final class ActivityObserver: Sendable {
+        let observe: @Sendable (PSSyncEngine, Activity) -> Void
+
+        init(_ observe: @escaping @Sendable (PSSyncEngine, Activity) -> Void) {
+            self.observe = observe
+        }
+    }
 
     /// Creates a scheduler.
     ///
@@ -63,6 +85,10 @@ public final class PSSyncScheduler: Sendable {
     }
 
     /// Runs everything due now, one run at a time, until nothing is due (a run may schedule more, due now).
+    ///
+    /// An engine with a fetch or send under way is passed over, its work left due: a device runs one operation of
+    /// an engine at a time, and a run started from inside one (a test's hook in the middle of a request) would wait
+    /// for itself.
     ///
     /// - Parameter maximumRuns: The most runs before it stops, so that an engine that keeps asking cannot hold a
     ///   test for ever.
@@ -92,8 +118,10 @@ public final class PSSyncScheduler: Sendable {
         }
         var runs = 0
         while runs < maximumRuns {
-            runs += await runDue(maximumRuns: maximumRuns - runs)
-            guard let next = nextDueDate else { break }
+            let made = await runDue(maximumRuns: maximumRuns - runs)
+            runs += made
+            // Only work of engines under way may be left due now: it waits for them, not for the clock.
+            guard let next = nextDueDate, made > 0 || next > clock.now() else { break }
             manual.advance(to: next)
         }
         return runs
@@ -122,6 +150,22 @@ public final class PSSyncScheduler: Sendable {
         }
     }
 
+    /// Watches the engines of this scheduler: each one made, and every event each delivers, before and after its
+    /// delegate handles it. What a sweep checks the engine's contract with (one `did` per `will`, the last state a
+    /// delegate was given), and where it can crash a device between two events. PrivateSync's own; nothing in
+    /// CloudKit has it.
+    ///
+    /// - Parameter observer: Called with the engine and what it did, on the engine's task; `nil` stops.
+    public func observe(_ observer: (@Sendable (PSSyncEngine, Activity) -> Void)?) {
+        let box = observer.map(ActivityObserver.init)
+        self.observer.withLock { $0 = box }
+    }
+
+    /// Tells the observer, if one watches.
+    func note(_ activity: Activity, of engine: PSSyncEngine) {
+        observer.withLock { $0 }?.observe(engine, activity)
+    }
+
     // MARK: Engines
 
     /// Adds an engine; its work runs after that of the engines added before it, at equal times.
@@ -130,6 +174,7 @@ public final class PSSyncScheduler: Sendable {
             state.slots.removeAll { $0.engine == nil }
             state.slots.append(Slot(engine: engine))
         }
+        note(.engineCreated, of: engine)
     }
 
     /// Asks for `work` for `engine` at `date`, or earlier if it was asked for earlier.
@@ -154,9 +199,13 @@ public final class PSSyncScheduler: Sendable {
     }
 
     private func takeDue(before now: Date) -> (PSSyncEngine, Work)? {
-        state.withLock { state in
+        // Read outside the scheduler's lock: an engine takes its own lock, then may schedule.
+        let busy = Set(
+            state.withLock { $0.slots.compactMap(\.engine) }.filter(\.isInOperation).map(ObjectIdentifier.init))
+        return state.withLock { state in
             var best: (slot: Int, work: Work, date: Date)?
-            for (index, slot) in state.slots.enumerated() where slot.engine != nil {
+            for (index, slot) in state.slots.enumerated() {
+                guard let engine = slot.engine, !busy.contains(ObjectIdentifier(engine)) else { continue }
                 for (work, date) in slot.due where date <= now {
                     if let current = best, (current.date, current.slot, current.work) <= (date, index, work) {
                         continue

@@ -39,6 +39,8 @@ public final class SyncEngineTestCloud: Sendable {
     /// Faults scripted for the devices' calls: aim one at a device, an account or a record
     /// (`faults.add(Fault(.zoneBusy, retryAfter: 30), device: "phone")`).
     public let faults: ScriptedFaults
+    /// What delayed deliveries withheld from each device: the server's state, shared by every launch of a device.
+    let withheldChanges = WithheldChanges()
     /// The limits the databases enforce; CloudKit's by default.
     public let limits: CloudLimits
     let memory: MemoryCloud
@@ -76,7 +78,8 @@ public final class SyncEngineTestCloud: Sendable {
     public func device(_ name: String, signedInTo account: String?) throws(IdentifierError) -> TestDevice {
         let session = AccountSession(account: try account.map { name throws(IdentifierError) in try AccountID(name) })
         let faulty = FaultInjectingContainerFactory.make(
-            base: baseContainer(session: session), faults: faults, session: session, device: name)
+            base: baseContainer(session: session), faults: faults, session: session, device: name,
+            withheld: withheldChanges)
         return TestDevice(name: name, session: session, container: DeviceContainer(base: faulty), cloud: self)
     }
 
@@ -142,10 +145,10 @@ public final class SyncEngineTestCloud: Sendable {
 enum FaultInjectingContainerFactory {
     static func make(
         base: any PrivateContainer & ICloudSettingsControls, faults: any FaultSource, session: AccountSession,
-        device: String
+        device: String, withheld: WithheldChanges
     ) -> any PrivateContainer {
         func open<Base: PrivateContainer & ICloudSettingsControls>(_ base: Base) -> any PrivateContainer {
-            FaultInjectingContainer(base: base, faults: faults, session: session, device: device)
+            FaultInjectingContainer(base: base, faults: faults, session: session, device: device, withheld: withheld)
         }
         return open(base)
     }

@@ -196,15 +196,58 @@ struct TargetedFaultTests {
         #expect(script.remaining == 0)
     }
 
-    @Test("a zone a change was withheld from is reported as changed at the next database-change fetch")
+    @Test("a zone a change was withheld from is reported as changed until the device reads it to its end")
     func delayedDeliveryReportsTheZoneAgain() async throws {
         let (faulty, script) = try await makeFaulty(ContainerHarness(.memory), records: ["a", "b"])
         let token = try await faulty.databaseChanges(since: nil, resultsLimit: nil).changeToken
         #expect(try await faulty.databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs.isEmpty)
         script.add(Fault(.delayedDelivery, record: "b"))
-        _ = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
+        let withheld = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
         #expect(try await faulty.databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs == [syncZone])
+        // A device that crashed before it handled that report is told again.
+        #expect(try await faulty.databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs == [syncZone])
+        let rest = try await faulty.recordZoneChanges(in: syncZone, since: withheld.changeToken, resultsLimit: nil)
+        #expect(names(rest) == ["b"])
         #expect(try await faulty.databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs.isEmpty)
+    }
+
+    @Test("what a delayed delivery withheld is the server's: a relaunched device is told, another device is not")
+    func withheldChangesOutliveALaunch() async throws {
+        let harness = ContainerHarness(.memory)
+        let session = AccountSession(account: try AccountID("alice"))
+        let script = ScriptedFaults()
+        let withheld = WithheldChanges()
+        func launch(_ device: String) -> any PrivateContainer {
+            FaultInjectingContainer(
+                base: MemoryContainer(
+                    cloud: harness.cloud, identifier: harness.identifier, session: session, clock: harness.clock),
+                faults: script, session: session, device: device, withheld: withheld)
+        }
+        let first = launch("phone")
+        _ = try await first.saveZones([RecordZone(zoneID: syncZone)])
+        try await saveAll(["a", "b"].map { makeRecord($0) }, to: first)
+        let token = try await first.databaseChanges(since: nil, resultsLimit: nil).changeToken
+        script.add(Fault(.delayedDelivery, record: "b"))
+        _ = try await first.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
+        #expect(try await launch("tablet").databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs.isEmpty)
+        #expect(
+            try await launch("phone").databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs == [syncZone])
+    }
+
+    @Test("a zone deleted after a change of it was withheld is no longer reported once a fetch finds it gone")
+    func withheldChangesGoWithTheZone() async throws {
+        let (faulty, script) = try await makeFaulty(ContainerHarness(.memory), records: ["a", "b"])
+        script.add(Fault(.delayedDelivery, record: "b"))
+        _ = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
+        try await faulty.deleteZones([syncZone])
+        // A device that reads past the deletion (its token is after it) still hears of the withheld change…
+        let token = try await faulty.databaseChanges(since: nil, resultsLimit: nil).changeToken
+        // …until a fetch of the zone finds it gone.
+        await #expect(throws: CloudError.self) {
+            try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
+        }
+        let after = try await faulty.databaseChanges(since: token, resultsLimit: nil)
+        #expect(after.modifiedZoneIDs.isEmpty, "a zone that is gone has nothing withheld to tell of")
     }
 
     @Test("reordered pages deliver a page's records in reverse order")

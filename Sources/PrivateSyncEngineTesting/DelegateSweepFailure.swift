@@ -1,0 +1,73 @@
+/// A seed of a ``DelegateSweep`` that broke an invariant: which, where, and how to see it again.
+public struct DelegateSweepFailure: Sendable, CustomStringConvertible {
+    /// What a sweep checks after each run.
+    public enum Invariant: String, Sendable, CaseIterable, CustomStringConvertible {
+        /// After faults stop and every device syncs, each device's snapshot equals its account's on the server.
+        case convergence
+        /// Every write the app acknowledged is on the server at the end, unless a rule removed it (a later write or
+        /// delete of the item, a deletion of the zone by the app or the user, an account change before it went up).
+        case noLostWrites
+        /// What the user deleted from iCloud settings (a zone purged) does not come back, unless written again.
+        case purgedStaysDeleted
+        /// Nothing written under one account reaches another account's database.
+        case privacy
+        /// One `did…` per `will…` of each engine.
+        case eventsPaired
+        /// Once faults stop, every engine has nothing left pending within the heal's rounds.
+        case quiescence
+        /// No engine reported a misuse (an engine awaited from inside its own delegate's `handleEvent`, a released
+        /// delegate, a foreign state).
+        case noMisuse
+        /// After a crash, the engine restored holds the pending changes of the last state its delegate was given.
+        case stateRestored
+        /// The app threw where it should not (its factory, an action).
+        case appFailed
+
+        /// The invariant's name.
+        public var description: String { rawValue }
+    }
+
+    /// The seed.
+    public let seed: UInt64
+    /// The invariant broken.
+    public let invariant: Invariant
+    /// What was wrong, in words.
+    public let message: String
+    /// The run's timeline, a line per step and event, up to the failure.
+    public let timeline: [String]
+
+    /// The call that replays the seed.
+    public var replay: String { "try await sweep.run(seed: \(seed))" }
+
+    /// The seed, the invariant, the message and the replay call.
+    public var description: String {
+        "seed \(seed) broke \(invariant): \(message)\n  replay: \(replay)"
+    }
+
+    /// The timeline as a page to open in a browser: one row a step, the device and what happened.
+    public var timelinePage: String {
+        func escaped(_ text: String) -> String {
+            var out = ""
+            for character in text {
+                switch character {
+                case "&": out += "&amp;"
+                case "<": out += "&lt;"
+                case ">": out += "&gt;"
+                default: out.append(character)
+                }
+            }
+            return out
+        }
+        let rows = timeline.map { "<tr><td>\(escaped($0))</td></tr>" }.joined(separator: "\n")
+        return """
+            <!doctype html>
+            <html><head><meta charset="utf-8"><title>Seed \(seed): \(invariant)</title>
+            <style>body{font:14px system-ui;margin:2em}td{font:12px ui-monospace,monospace;padding:2px 6px}
+            tr:nth-child(even){background:#f3f3f3}h1{font-size:18px}</style></head><body>
+            <h1>Seed \(seed) broke \(invariant)</h1><p>\(escaped(message))</p><p><code>\(escaped(replay))</code></p>
+            <table>
+            \(rows)
+            </table></body></html>
+            """
+    }
+}

@@ -1,0 +1,40 @@
+/// What a ``DelegateSweep`` over many seeds found, and what it did.
+public struct DelegateSweepReport: Sendable, CustomStringConvertible {
+    /// How many seeds ran.
+    public var seeds = 0
+    /// Steps taken, over every seed (heal rounds not counted).
+    public var steps = 0
+    /// Devices crashed and relaunched.
+    public var crashes = 0
+    /// Faults scripted.
+    public var faults = 0
+    /// Simulated seconds, over every seed.
+    public var simulatedSeconds = 0.0
+    /// Every seed that broke an invariant.
+    public var failures: [DelegateSweepFailure] = []
+
+    /// Creates an empty report.
+    public init() {}
+
+    /// Adds another report's counts and failures (the shards of one sweep).
+    ///
+    /// - Parameter other: The other report.
+    public mutating func merge(_ other: DelegateSweepReport) {
+        seeds += other.seeds
+        steps += other.steps
+        crashes += other.crashes
+        faults += other.faults
+        simulatedSeconds += other.simulatedSeconds
+        failures += other.failures
+    }
+
+    /// The counts, then each failure.
+    public var description: String {
+        var lines = [
+            "\(seeds) seed(s), \(steps) steps, \(crashes) crashes, \(faults) faults, "
+                + "\(Int(simulatedSeconds)) simulated seconds, \(failures.count) failure(s)"
+        ]
+        lines += failures.map(\.description)
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,56 @@
+import Synchronization
+
+/// One launch of one device's handle on the cloud, in a ``DelegateSweep``: it lets the sweep crash the device at a
+/// request (before it reaches the server, or after the server applied it), run another device's step in the middle
+/// of it, and refuse every request once the launch is over (a crashed process makes none).
+final class SweepContainer: InterceptingContainer {
+    let base: any PrivateContainer
+    let device: Int
+    let generation: Int
+    private let hooks: SweepHooks
+    private let dead = Mutex(false)
+
+    init(base: any PrivateContainer, device: Int, generation: Int, hooks: SweepHooks) {
+        self.base = base
+        self.device = device
+        self.generation = generation
+        self.hooks = hooks
+    }
+
+    var identifier: ContainerIdentifier { base.identifier }
+
+    /// Whether the launch this handle belongs to is over.
+    var isDead: Bool { dead.withLock { $0 } }
+
+    /// Ends the launch: every later request of it fails, as a dead process's would never be made.
+    func kill() {
+        dead.withLock { $0 = true }
+    }
+
+    func intercept(_ call: InterceptedCall) async throws(CloudError) -> InterceptedCall.Reply {
+        if case .accountStatus = call { return try await base.perform(call) }
+        try checkAlive()
+        if await hooks.beforeRequest(device: device, generation: generation) {
+            throw CloudError(.networkFailure, "the device crashed before its request left")
+        }
+        try checkAlive()
+        let reply = try await base.perform(call)
+        if await hooks.afterRequest(device: device, generation: generation) {
+            throw CloudError(.networkFailure, "the device crashed after the server applied its request")
+        }
+        return reply
+    }
+
+    private func checkAlive() throws(CloudError) {
+        if isDead { throw CloudError(.networkUnavailable, "the device crashed: its process makes no request") }
+    }
+}
+
+/// What a ``SweepContainer`` asks of its run around each request: whether to crash, and a chance to run another
+/// device's step first.
+protocol SweepHooks: AnyObject, Sendable {
+    /// Before a request: may run another device's step; returns whether the device crashes here.
+    func beforeRequest(device: Int, generation: Int) async -> Bool
+    /// After the server answered: returns whether the device crashes here, its answer lost.
+    func afterRequest(device: Int, generation: Int) async -> Bool
+}

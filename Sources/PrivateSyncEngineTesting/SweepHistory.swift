@@ -1,0 +1,294 @@
+/// The oracle of a ``DelegateSweep``: a small model of what the users wrote, independent of any engine or delegate,
+/// and the rules that may remove a write; from it, what each account's server may hold at the end.
+///
+/// Every write names its parent: the value the device showed for the item when the user wrote (`nil` when it showed
+/// none). A write whose value is an ancestor of another write of the item was seen and overwritten by the user; the
+/// writes no other write descends from are the item's *concurrent* latest writes, and a delegate may settle them any
+/// way it likes (last writer wins, server wins, a delete wins), so the server must end holding one of them, never an
+/// overwritten one nor nothing. The rules that forgive a write (the server may end without it):
+/// - its device left the account (signed out, switched) before the write went up, or the write was made after the
+///   account changed and before the app heard of it;
+/// - a zone of the account was deleted after it (by an app, or the user in Settings), or before it, on a device that
+///   had not yet learned of the deletion (the delegate deletes what it holds when it learns);
+/// - the server lost it in an encrypted-data reset and no device signed into the account held it then, or the last
+///   to hold it left the account before it learned of the reset.
+/// A value a device held at a reset may come back whatever came after (each holder uploads its copy again, as a new
+/// record; a copy that finds the item deleted since brings it back).
+/// A zone deleted by the user (`purged`) adds one more: the values the server held then may not come back.
+/// A save its device was not told had landed (the answer lost, or the process gone before it handled it) may land
+/// again later, when the device retries it, over what others wrote since (at-least-once, as Jepsen's indeterminate
+/// operations): until its device hears the server has it, its value may come back after it was overwritten.
+/// Values must be unique across a run (``SweepRandom/name()`` draws one): they are how a write is recognised.
+package struct SweepHistory: Sendable {
+    /// One write the app acknowledged.
+    struct Write: Sendable {
+        let index: Int
+        /// The account it was made under; `nil` while the device was signed into none (it becomes the account the
+        /// device's engine next reports a sign-in to, which the app uploads it to).
+        var account: String?
+        let device: Int
+        let key: String
+        /// Its value, or `nil` for a deletion.
+        let value: String?
+        /// What the device showed for the item when the user wrote.
+        let parent: String?
+        let step: Int
+        /// Why the server may end without it, if a rule says so.
+        var forgiven: String?
+        /// Whether its device was told the server took it (a delete, in a `sentRecordZoneChanges`).
+        var confirmed = false
+        /// For a save, how many writes there were when its device first heard the server held it (its save came
+        /// back saved, or a fetch brought it); `nil` until then.
+        var heardUpAt: Int?
+    }
+
+    /// A zone deletion of an account: where it falls among the writes, and what it allows.
+    struct ZoneDeletion: Sendable {
+        let boundary: Int
+        let step: Int
+        let reason: PSDatabase.DatabaseChange.Deletion.Reason
+    }
+
+    /// What the server of an account holds at the end that it should not, and which invariant that breaks.
+    package struct Verdict: Sendable {
+        package let invariant: DelegateSweepFailure.Invariant
+        package let message: String
+    }
+
+    private(set) var writes: [Write] = []
+
+    /// An empty history.
+    package init() {}
+    private var byValue: [String: Int] = [:]
+    private var deletions: [String: [ZoneDeletion]] = [:]
+    /// Per account, the values the user deleted from iCloud settings, and the step.
+    private var purged: [String: [String: Int]] = [:]
+    /// Per account, the values each device held at an encrypted-data reset: the values it is to upload again, until
+    /// it leaves the account.
+    private var resetHolds: [String: [Int: Set<String>]] = [:]
+    /// Per account and device, how many writes there were when the device last learned of a zone deletion.
+    private var learnedUpTo: [String: [Int: Int]] = [:]
+    /// Per account, every value a device held at a reset: each holder uploads its copy again as a new record, so a
+    /// copy can come back even after a later delete (the item was gone from the server when it went up).
+    private var heldAtReset: [String: Set<String>] = [:]
+
+    /// Records a write.
+    package mutating func record(
+        account: String?, device: Int, key: String, value: String?, parent: String?, step: Int, forgiven: String? = nil
+    ) {
+        let index = writes.count
+        writes.append(
+            Write(
+                index: index, account: account, device: device, key: key, value: value, parent: parent, step: step,
+                forgiven: forgiven))
+        if let value { byValue[value] = index }
+    }
+
+    /// Gives a device's writes made while signed into no account to the account it signed into.
+    package mutating func attribute(device: Int, to account: String) {
+        for index in writes.indices where writes[index].device == device && writes[index].account == nil {
+            writes[index].account = account
+        }
+    }
+
+    /// Notes that a device heard the server holds a value of an item: its own save of it came back saved, or a
+    /// fetch brought it. The device will not send that save again, so it may not come back once overwritten.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - key: The item.
+    ///   - value: The value the server holds.
+    package mutating func heardUp(device: Int, key: String, value: String) {
+        guard let index = byValue[value], writes[index].device == device, writes[index].key == key,
+            writes[index].heardUpAt == nil
+        else { return }
+        writes[index].heardUpAt = writes.count
+    }
+
+    /// Notes that the server confirmed a device's delete of an item: a delete is up only when confirmed (an item
+    /// missing from the server may be missing for another reason, a zone reset, and come back).
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - key: The item.
+    ///   - foundNothing: Whether the server answered `unknownItem`: the item was already gone (a zone reset, another
+    ///     device's delete), so the delete removed nothing, and a device that held the item may bring it back.
+    package mutating func confirmDelete(device: Int, key: String, foundNothing: Bool) {
+        if let index = writes.lastIndex(where: { $0.device == device && $0.key == key && $0.value == nil }) {
+            writes[index].confirmed = true
+            if foundNothing, writes[index].forgiven == nil {
+                writes[index].forgiven = "the server had nothing to delete (unknownItem)"
+            }
+        }
+    }
+
+    /// Forgives the writes of a device in an account that had not gone up when it left the account: a save whose
+    /// value the server holds no descendant of, a delete the server did not confirm.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - account: The account it left.
+    ///   - server: The account's items on the server when it left.
+    ///   - step: The step.
+    package mutating func deviceLeft(_ device: Int, account: String, server: [String: String], step: Int) {
+        for index in writes.indices
+        where writes[index].device == device && writes[index].account == account && writes[index].forgiven == nil {
+            let write = writes[index]
+            let isUp: Bool =
+                if let value = write.value {
+                    server[write.key].map { descends($0, from: value) } ?? false
+                } else {
+                    write.confirmed
+                }
+            if !isUp { writes[index].forgiven = "its device left \(account) at step \(step) before it went up" }
+        }
+        // What only this device held through a reset, and had not uploaded again, leaves with it.
+        guard let values = resetHolds[account]?.removeValue(forKey: device) else { return }
+        let stillHeld = resetHolds[account, default: [:]].values.reduce(into: Set<String>()) { $0.formUnion($1) }
+        for value in values where !stillHeld.contains(value) {
+            guard let index = byValue[value], writes[index].forgiven == nil else { continue }
+            if let held = server[writes[index].key], descends(held, from: value) { continue }
+            writes[index].forgiven =
+                "an encrypted-data reset lost it; device-\(device), the last to hold it, left \(account) at step "
+                + "\(step) before it uploaded it again"
+        }
+    }
+
+    /// Records a zone deletion of an account.
+    ///
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - reason: Why it was deleted.
+    ///   - step: The step.
+    ///   - server: The account's items on the server just before.
+    ///   - heldByDevices: For an encrypted-data reset, the values each device signed into the account showed (a
+    ///     device that can learn of it: one whose engine holds a database change token).
+    package mutating func zoneDeleted(
+        account: String, reason: PSDatabase.DatabaseChange.Deletion.Reason, step: Int, server: [String: String],
+        heldByDevices: [Int: Set<String>]
+    ) {
+        let held = heldByDevices.values.reduce(into: Set<String>()) { $0.formUnion($1) }
+        if reason == .encryptedDataReset {
+            for (device, values) in heldByDevices {
+                resetHolds[account, default: [:]][device, default: []].formUnion(values)
+            }
+            heldAtReset[account, default: []].formUnion(held)
+        }
+        deletions[account, default: []].append(ZoneDeletion(boundary: writes.count, step: step, reason: reason))
+        for index in writes.indices where writes[index].account == account && writes[index].forgiven == nil {
+            switch reason {
+            case .deleted, .purged:
+                writes[index].forgiven = "the zone was deleted (\(reason)) at step \(step)"
+            case .encryptedDataReset:
+                if let value = writes[index].value, held.contains(value) { continue }
+                writes[index].forgiven = "an encrypted-data reset at step \(step) lost it, and no device held it"
+            }
+        }
+        if reason == .purged {
+            for value in server.values { purged[account, default: [:]][value] = step }
+        }
+    }
+
+    /// A device learned of a zone deletion of its account (deleted, or purged): its writes since the first such
+    /// deletion it had not learned of, made before it knew, are forgiven (the delegate deletes what it holds).
+    package mutating func deviceLearnedOfDeletion(_ device: Int, account: String, step: Int) {
+        let known = learnedUpTo[account]?[device] ?? 0
+        learnedUpTo[account, default: [:]][device] = writes.count
+        guard
+            let first = deletions[account]?.first(where: {
+                $0.reason != .encryptedDataReset && $0.boundary >= known
+            })
+        else { return }
+        for index in writes.indices.dropFirst(first.boundary)
+        where writes[index].device == device && writes[index].account == account && writes[index].forgiven == nil {
+            writes[index].forgiven = "made before its device learned, at step \(step), of the zone's deletion"
+        }
+    }
+
+    /// Whether `value` is `ancestor` or was written over it, through the writes' parents.
+    package func descends(_ value: String, from ancestor: String) -> Bool {
+        var current: String? = value
+        var hops = 0
+        while let known = current, hops <= writes.count {
+            if known == ancestor { return true }
+            current = byValue[known].flatMap { writes[$0].parent }
+            hops += 1
+        }
+        return false
+    }
+
+    /// What is wrong with an account's items on the server at the end.
+    ///
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - server: Its items on the server.
+    ///   - refused: Items the server refused for good (not judged).
+    /// - Returns: The first wrong item's verdict, or `nil`.
+    package func verdict(account: String, server: [String: String], refused: Set<String>) -> Verdict? {
+        var byKey: [String: [Write]] = [:]
+        for write in writes where write.account == account { byKey[write.key, default: []].append(write) }
+        let keys = Set(byKey.keys).union(server.keys).subtracting(refused).sorted()
+        for key in keys {
+            let held = server[key]
+            if let held, let step = purged[account]?[held] {
+                return Verdict(
+                    invariant: .purgedStaysDeleted,
+                    message: "\(account)'s \(key) = \(held) came back after the user deleted it from iCloud settings "
+                        + "at step \(step)")
+            }
+            if let held, let origin = byValue[held].map({ writes[$0] }), origin.account != account {
+                return Verdict(
+                    invariant: .privacy,
+                    message: "\(account)'s server holds \(key) = \(held), written on device-\(origin.device) under "
+                        + "\(origin.account ?? "no account") at step \(origin.step)")
+            }
+            let itemWrites = byKey[key] ?? []
+            if itemWrites.isEmpty, let held {
+                return Verdict(
+                    invariant: .privacy,
+                    message: "\(account)'s server holds \(key) = \(held), which no device wrote under \(account)")
+            }
+            var allowed = allowedValues(itemWrites)
+            for write in itemWrites where write.value.map({ heldAtReset[account]?.contains($0) ?? false }) ?? false {
+                allowed.insert(write.value)
+            }
+            guard !allowed.contains(held) else { continue }
+            let expected = allowed.map { $0 ?? "nothing" }.sorted().joined(separator: " or ")
+            let latest = itemWrites.filter { $0.forgiven == nil && allowed.contains($0.value) }
+                .map { "device-\($0.device) at step \($0.step)" }.joined(separator: ", ")
+            return Verdict(
+                invariant: .noLostWrites,
+                message: "\(account)'s \(key) ends as \(held ?? "nothing") on the server, but the writes that stand "
+                    + "make it \(expected) (\(latest))")
+        }
+        return nil
+    }
+
+    /// The values an item may end with: its concurrent latest writes that no rule forgave, any forgiven write's, and
+    /// nothing when no write stands.
+    private func allowedValues(_ itemWrites: [Write]) -> Set<String?> {
+        let standing = itemWrites.filter { $0.forgiven == nil }
+        var overwritten: Set<String> = []
+        for write in standing {
+            var parent = write.parent
+            var hops = 0
+            while let value = parent, hops <= writes.count, !overwritten.contains(value) {
+                overwritten.insert(value)
+                parent = byValue[value].flatMap { writes[$0].parent }
+                hops += 1
+            }
+        }
+        var allowed = Set(standing.filter { $0.value.map { !overwritten.contains($0) } ?? true }.map(\.value))
+        for write in itemWrites where write.forgiven != nil { allowed.insert(write.value) }
+        for write in standing {
+            // A save another device overwrote before its own device heard it was up may be sent again, and land
+            // over what came after. (Its own device overwriting it sends its newer value instead.)
+            guard let value = write.value, overwritten.contains(value),
+                let over = itemWrites.first(where: { $0.parent == value && $0.device != write.device })
+            else { continue }
+            if (write.heardUpAt ?? Int.max) > over.index { allowed.insert(value) }
+        }
+        if standing.isEmpty { allowed.insert(nil) }
+        return allowed
+    }
+}

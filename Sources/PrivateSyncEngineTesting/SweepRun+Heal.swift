@@ -1,0 +1,99 @@
+import Synchronization
+
+extension SweepRun {
+    /// The faults stop for good and every device signed in syncs, round after round, until no engine has anything
+    /// pending or the rounds run out; then one more fetch each, so that the last sends reach everyone.
+    func heal() async {
+        faults.stop()
+        state.withLock { state in
+            state.quiet += 1
+            for index in state.devices.indices {
+                state.devices[index].crashAtRequest = nil
+                state.devices[index].crashAtEvent = nil
+            }
+        }
+        note("heal: the faults stop; every device signed in syncs")
+        let devices = state.withLock { $0.devices.indices }
+        for _ in 0..<sweep.configuration.healRounds {
+            for device in devices where account(of: device) != nil {
+                guard let engine = await engine(device) else { return }
+                try? await engine.fetchChanges()
+                try? await engine.sendChanges()
+            }
+            await cloud.scheduler.runUntilIdle(maximumRuns: 2_000)
+            checkMisuses()
+            if failed { return }
+            if await pendingWork().isEmpty { break }
+        }
+        if let (device, pending) = await pendingWork().first {
+            fail(
+                .quiescence,
+                "device-\(device) still has \(pending) pending after \(sweep.configuration.healRounds) rounds of "
+                    + "syncs with no fault")
+            return
+        }
+        for device in devices where account(of: device) != nil {
+            guard let engine = await engine(device) else { return }
+            try? await engine.fetchChanges()
+        }
+        checkMisuses()
+    }
+
+    /// The devices signed in whose engines still hold changes, and what they hold.
+    func pendingWork() async -> [(Int, String)] {
+        var found: [(Int, String)] = []
+        let count = state.withLock { $0.devices.count }
+        for device in 0..<count where account(of: device) != nil {
+            guard let engine = await engine(device) else { continue }
+            let records = engine.state.pendingRecordZoneChanges
+            let zones = engine.state.pendingDatabaseChanges
+            if !records.isEmpty || !zones.isEmpty {
+                let some = (records.map(\.description) + zones.map(\.description)).prefix(3).joined(separator: ", ")
+                found.append((device, "\(records.count + zones.count) change(s) (\(some))"))
+            }
+        }
+        return found
+    }
+
+    // MARK: The checks at the end
+
+    /// The engine's contract, then each account's server against the history, then each device against its server.
+    func checkFinalState() async {
+        let open = state.withLock { state -> String? in
+            for record in state.engines.values where record.engine != nil {
+                for (name, count) in record.open where count != 0 {
+                    return "\(state.devices[record.device].name)'s engine ended with \(name) open (\(count))"
+                }
+            }
+            return nil
+        }
+        if let open {
+            fail(.eventsPaired, open)
+            return
+        }
+        let refused = faults.refused
+        var servers: [String: [String: String]] = [:]
+        for account in sweep.configuration.accounts {
+            guard let server = serverSnapshot(of: account) else { return }
+            servers[account] = server
+            let verdict = state.withLock { $0.history.verdict(account: account, server: server, refused: refused) }
+            if let verdict {
+                fail(verdict.invariant, verdict.message)
+                return
+            }
+        }
+        let count = state.withLock { $0.devices.count }
+        for device in 0..<count {
+            guard let account = account(of: device), let app = await app(device) else { continue }
+            let shown = await app.snapshot().filter { !refused.contains($0.key) }
+            let server = (servers[account] ?? [:]).filter { !refused.contains($0.key) }
+            guard shown != server else { continue }
+            let key = Set(shown.keys).union(server.keys).sorted().first { shown[$0] != server[$0] } ?? "?"
+            fail(
+                .convergence,
+                "device-\(device) shows \(key) = \(shown[key] ?? "nothing"), but \(account)'s server holds "
+                    + "\(server[key] ?? "nothing") (\(shown.count) item(s) shown, \(server.count) on the server)")
+            return
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Synchronization
+
+extension SweepRun {
+    // MARK: Around each request
+
+    func beforeRequest(device: Int, generation: Int) async -> Bool {
+        let (crash, interleave) = state.withLock { state -> (Bool, Bool) in
+            guard state.devices[device].generation == generation, state.quiet == 0 else { return (false, false) }
+            var crash = false
+            if var armed = state.devices[device].crashAtRequest, armed.remaining > 0 {
+                armed.remaining -= 1
+                state.devices[device].crashAtRequest = armed
+                if armed.remaining == 0 {
+                    crash = !armed.afterApply
+                    if crash { state.devices[device].crashAtRequest = nil }
+                }
+            }
+            let interleave = !crash && !state.nested && state.random.chance(sweep.configuration.interleaving)
+            if interleave { state.nested = true }
+            return (crash, interleave)
+        }
+        if crash {
+            self.crash(device, "before its request left")
+            return true
+        }
+        if interleave {
+            note("its request waits: another device's step runs first", device: device)
+            await PSSyncEngine.outsideEveryOperation { await takeStep(besides: device) }
+            state.withLock { $0.nested = false }
+        }
+        return false
+    }
+
+    func afterRequest(device: Int, generation: Int) async -> Bool {
+        let crash = state.withLock { state -> Bool in
+            guard state.devices[device].generation == generation, state.quiet == 0,
+                let armed = state.devices[device].crashAtRequest, armed.remaining == 0, armed.afterApply
+            else { return false }
+            state.devices[device].crashAtRequest = nil
+            return true
+        }
+        if crash { self.crash(device, "after the server applied its request, before the answer arrived") }
+        return crash
+    }
+
+    // MARK: Around each event
+
+    /// What an engine does: made (an app may replace its engine: the new one's state is what the app persists
+    /// now), and what it tells its delegate: pairs of `will…` and `did…`, the last state a delegate handled, deletes
+    /// the server confirmed, deletions a device learned of, and crashes armed at an event. A launch that is over is
+    /// not watched.
+    func note(_ activity: PSSyncScheduler.Activity, of engine: PSSyncEngine) {
+        guard let container = engine.database.container as? SweepContainer, !container.isDead else { return }
+        let device = container.device
+        let time = elapsed
+        var crashNow = false
+        var unpaired: String?
+        state.withLock { state in
+            guard state.devices[device].generation == container.generation else { return }
+            let key = ObjectIdentifier(engine)
+            if state.engines[key]?.engine !== engine {
+                state.engines[key] = EngineRecord(engine: engine, device: device, generation: container.generation)
+            }
+            switch activity {
+            case .engineCreated:
+                state.devices[device].currentEngine = key
+                state.devices[device].lastHandledPending = engine.restoredPendingRecordZoneChanges
+            case .willDeliver(let event):
+                state.timeline.append(.event(step: state.step, time: time, device: device, event))
+                if let pair = Self.pair(of: event) {
+                    let before = state.engines[key]?.open[pair.name] ?? 0
+                    let open = before + (pair.opens ? 1 : -1)
+                    state.engines[key]?.open[pair.name] = open
+                    if open < 0 || open > 1 {
+                        unpaired =
+                            "\(state.devices[device].name)'s engine posted \(event) with \(before) \(pair.name) open"
+                    }
+                }
+                if state.quiet == 0, let remaining = state.devices[device].crashAtEvent {
+                    state.devices[device].crashAtEvent = remaining > 1 ? remaining - 1 : nil
+                    crashNow = remaining <= 1
+                }
+            case .delivered(let event):
+                noteDelivered(event, device: device, engine: key, &state)
+            }
+        }
+        if case .willDeliver(let event) = activity { sweep.configuration.trace?("  device-\(device) event \(event)") }
+        if let unpaired { fail(.eventsPaired, unpaired) }
+        if crashNow { crash(device, "before its delegate handled the event") }
+    }
+
+    /// What a handled event tells the oracle.
+    private func noteDelivered(
+        _ event: PSSyncEngine.Event, device: Int, engine key: ObjectIdentifier, _ state: inout State
+    ) {
+        switch event {
+        case .stateUpdate(let update) where state.devices[device].currentEngine == key:
+            state.devices[device].lastHandledPending = update.stateSerialization.pendingRecordZoneChanges
+        case .accountChange(let change):
+            let account = state.devices[device].session.account?.rawValue
+            switch change.changeType {
+            case .signIn:
+                // What the user wrote signed into no account is the app's to upload to the account it sees signed
+                // in next (the device may have passed through others while the app was not running).
+                if let account { state.history.attribute(device: device, to: account) }
+                state.devices[device].appAccount = .some(account)
+            case .switchAccounts:
+                state.devices[device].appAccount = .some(account)
+            case .signOut:
+                state.devices[device].appAccount = .some(nil)
+            }
+        case .sentRecordZoneChanges(let sent):
+            for (key, value) in sweep.serverSnapshot(sent.savedRecords) {
+                state.history.heardUp(device: device, key: key, value: value)
+            }
+            if let account = state.devices[device].session.account?.rawValue,
+                sent.failedRecordSaves.contains(where: { $0.error.code == .userDeletedZone })
+            {
+                // A save refused because the user deleted the zone is news of the deletion, as a fetch's would be.
+                state.history.deviceLearnedOfDeletion(device, account: account, step: state.step)
+            }
+            for id in sent.deletedRecordIDs {
+                state.history.confirmDelete(device: device, key: id.recordName, foundNothing: false)
+            }
+            for (id, error) in sent.failedRecordDeletes where error.code == .unknownItem {
+                state.history.confirmDelete(device: device, key: id.recordName, foundNothing: true)
+            }
+        case .fetchedRecordZoneChanges(let fetched):
+            for (key, value) in sweep.serverSnapshot(fetched.modifications.map(\.record)) {
+                state.history.heardUp(device: device, key: key, value: value)
+            }
+        case .fetchedDatabaseChanges(let changes):
+            guard let account = state.devices[device].session.account?.rawValue else { return }
+            if changes.deletions.contains(where: { $0.reason != .encryptedDataReset }) {
+                state.history.deviceLearnedOfDeletion(device, account: account, step: state.step)
+            }
+        default:
+            break
+        }
+    }
+
+    /// The pair an event opens or closes, if any.
+    static func pair(of event: PSSyncEngine.Event) -> (name: String, opens: Bool)? {
+        switch event {
+        case .willFetchChanges: ("fetch", true)
+        case .didFetchChanges: ("fetch", false)
+        case .willSendChanges: ("send", true)
+        case .didSendChanges: ("send", false)
+        case .willFetchRecordZoneChanges(let zone): ("fetch of zone \(zone.zoneID.zoneName)", true)
+        case .didFetchRecordZoneChanges(let zone): ("fetch of zone \(zone.zoneID.zoneName)", false)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,257 @@
+import Synchronization
+
+extension SweepRun {
+    /// Takes one step on a device drawn by the seed. Inside another device's request (`besides`), the clock moves
+    /// a second, as a user's tap would.
+    func takeStep(besides waiting: Int? = nil) async {
+        let (kind, device) = state.withLock { state -> (SweepStepKind, Int) in
+            var roll = state.random.int(below: SweepStepKind.totalWeight)
+            var kind = SweepStepKind.action
+            for candidate in SweepStepKind.allCases {
+                if roll < candidate.weight {
+                    kind = candidate
+                    break
+                }
+                roll -= candidate.weight
+            }
+            return (kind, state.random.int(below: state.devices.count))
+        }
+        if waiting != nil { cloud.clock.advance(by: 1) }
+        switch kind {
+        case .action: await act(on: device)
+        case .twoDevicesAct: await actOnTwoDevices(first: device)
+        case .send: await sync(device, sending: true)
+        case .fetch: await sync(device, sending: false)
+        case .tick: await tick()
+        case .armCrash: armCrash(device)
+        case .crashNow: crash(device, "between two steps")
+        case .account: await changeAccount(of: device)
+        case .zoneDeletion: await deleteZones()
+        case .refusal: refuseARecord()
+        }
+    }
+
+    // MARK: The user
+
+    /// The user does one of the app's actions; what it wrote is recorded with what the device showed before.
+    func act(on device: Int) async {
+        guard let app = await app(device), !sweep.actions.isEmpty else { return }
+        let before = await app.snapshot()
+        let (action, actionSeed) = state.withLock { state -> (SweepAction<App>, UInt64) in
+            let total = sweep.actions.reduce(0) { $0 + $1.weight }
+            var roll = state.random.int(below: total)
+            for action in sweep.actions {
+                if roll < action.weight { return (action, state.random.next()) }
+                roll -= action.weight
+            }
+            return (sweep.actions[0], state.random.next())
+        }
+        var random = SweepRandom(seed: actionSeed)
+        let writes: [SweepWrite]
+        do {
+            writes = try await action.perform(app, &random)
+        } catch {
+            fail(.appFailed, "\(action.name) threw on device-\(device): \(error)")
+            return
+        }
+        let account = account(of: device)
+        state.withLock { state in
+            // Made after the account changed and before the app heard of it: the app may take it for the previous
+            // account's, and delete it with that account's data when it hears.
+            let stale = state.devices[device].appAccount.map { $0 != account } ?? false
+            for write in writes {
+                state.history.record(
+                    account: account, device: device, key: write.key, value: write.value, parent: before[write.key],
+                    step: state.step,
+                    forgiven: stale ? "made before the app heard that its account changed" : nil)
+                state.keys.append(write.key)
+            }
+        }
+        note(
+            "\(action.name): \(writes.isEmpty ? "nothing to do" : writes.map(\.description).joined(separator: ", "))",
+            device: device)
+    }
+
+    /// Two devices of one account act one after the other, before either syncs: what makes the same item edited
+    /// in two places, and so conflicts (an app's actions that favour what was edited last make it likelier).
+    func actOnTwoDevices(first: Int) async {
+        let other = state.withLock { state -> Int? in
+            let account = state.devices[first].session.account
+            let others = state.devices.indices.filter {
+                $0 != first && account != nil && state.devices[$0].session.account == account
+            }
+            return others.isEmpty ? nil : others[state.random.int(below: others.count)]
+        }
+        await act(on: first)
+        guard let other else { return }
+        // A moment later: two edits at one instant are a tie no real clock makes.
+        cloud.clock.advance(by: 1)
+        await act(on: other)
+    }
+
+    // MARK: Syncs
+
+    /// A sync the app asks for: a send or a fetch.
+    func sync(_ device: Int, sending: Bool) async {
+        guard let engine = await engine(device) else { return }
+        guard !engine.isInOperation else {
+            // Inside this engine's own request: a call now would wait for the request that waits for it.
+            note("\(sending ? "sendChanges" : "fetchChanges") waits: an operation is under way", device: device)
+            return
+        }
+        note(sending ? "sendChanges()" : "fetchChanges()", device: device)
+        do {
+            if sending { try await engine.sendChanges() } else { try await engine.fetchChanges() }
+        } catch {
+            note("\(sending ? "sendChanges" : "fetchChanges") threw \(error)", device: device)
+        }
+    }
+
+    /// Time passes, and the scheduler runs what is due: the automatic syncs, retries and state updates.
+    func tick() async {
+        cloud.clock.advance(by: Double(draw { $0.int(below: 300) }))
+        note("the scheduler runs what is due")
+        await cloud.scheduler.runDue(maximumRuns: 500)
+    }
+
+    // MARK: Crashes
+
+    /// Arms a crash of a device: at one of its next requests (before it leaves, or after the server applied it), or
+    /// before its delegate handles one of the next events.
+    func armCrash(_ device: Int) {
+        let what = state.withLock { state -> String in
+            if state.random.chance(0.5) {
+                let remaining = 1 + state.random.int(below: 4)
+                let afterApply = state.random.chance(0.5)
+                state.devices[device].crashAtRequest = (remaining, afterApply)
+                return
+                    "a crash armed at its request \(remaining) from now, \(afterApply ? "after" : "before") it applies"
+            }
+            let remaining = 1 + state.random.int(below: 8)
+            state.devices[device].crashAtEvent = remaining
+            return "a crash armed before its delegate handles the event \(remaining) from now"
+        }
+        note(what, device: device)
+    }
+
+    // MARK: Accounts
+
+    /// The user signs in, out, or into the other account; the app reacts at once, as to `CKAccountChanged`.
+    func changeAccount(of device: Int) async {
+        let accounts = sweep.configuration.accounts
+        let current = account(of: device)
+        let next = draw { random -> String? in
+            guard let current else { return random.element(of: accounts) }
+            let others = accounts.filter { $0 != current }
+            return random.chance(0.4) || others.isEmpty ? nil : random.element(of: others)
+        }
+        if let current {
+            let server = serverSnapshot(of: current) ?? [:]
+            state.withLock { $0.history.deviceLeft(device, account: current, server: server, step: $0.step) }
+        }
+        let session = state.withLock { $0.devices[device].session }
+        if let next, let id = try? AccountID(next) {
+            session.signIn(id)
+        } else {
+            session.signOut()
+        }
+        note(next.map { "signs into \($0)" } ?? "signs out", device: device)
+        if let app = state.withLock({ $0.devices[device].app }) { await react(app) }
+        cloud.scheduler.scheduleAccountChecks()
+    }
+
+    /// An app's reaction to an account change: a fetch with its engine, and with the new engine it made if it made
+    /// one while handling the change (as Apple's sample does after a switch). An engine in the middle of a request
+    /// (this step runs inside it) notices at its next one.
+    func react(_ app: App) async {
+        var fetched: Set<ObjectIdentifier> = []
+        for _ in 0..<3 {
+            let engine = await app.syncEngine
+            guard fetched.insert(ObjectIdentifier(engine)).inserted else { return }
+            guard !engine.isInOperation else {
+                // The change came in the middle of this engine's request: the app reacts once it is over.
+                if let device = device(of: engine) { state.withLock { $0.devices[device].reactionDue = true } }
+                return
+            }
+            if let error = await quietly({ try await engine.fetchChanges() }) {
+                note("its fetch after the change threw \(error)", device: device(of: engine))
+            }
+        }
+    }
+
+    /// The reactions to account changes that came in the middle of a device's own request, once it is over.
+    func reactWhereDue() async {
+        let due = state.withLock { state in
+            state.devices.indices.filter { state.devices[$0].reactionDue }.map { index in
+                state.devices[index].reactionDue = false
+                return (index, state.devices[index].app)
+            }
+        }
+        for (_, app) in due {
+            if let app { await react(app) }
+        }
+    }
+
+    /// The device an engine syncs for, from its container.
+    func device(of engine: PSSyncEngine) -> Int? {
+        (engine.database.container as? SweepContainer)?.device
+    }
+
+    // MARK: The server
+
+    /// Every zone of an account is deleted, with one reason: by an app (`deleted`), by the user in Settings
+    /// (`purged`), or by an encrypted-data reset.
+    func deleteZones() async {
+        let accounts = sweep.configuration.accounts
+        let (account, reason) = draw { random in
+            (
+                random.element(of: accounts) ?? "alice",
+                [PSDatabase.DatabaseChange.Deletion.Reason.deleted, .purged, .encryptedDataReset][random.int(below: 3)]
+            )
+        }
+        guard let id = try? AccountID(account),
+            let zones = try? await PSDatabase(container: cloud.baseContainer(session: AccountSession(account: id)))
+                .allRecordZones().map(\.zoneID).filter({ $0 != .default }),
+            !zones.isEmpty
+        else { return }
+        var held: [Int: Set<String>] = [:]
+        if reason == .encryptedDataReset {
+            let count = state.withLock { $0.devices.count }
+            // Only a device that can learn of the reset counts: a fetch from no database token reports no deletion.
+            for device in 0..<count where self.account(of: device) == account {
+                if let app = await app(device), await app.syncEngine.hasDatabaseChangeToken {
+                    held[device] = Set(await app.snapshot().values)
+                }
+            }
+        }
+        let server = serverSnapshot(of: account) ?? [:]
+        state.withLock {
+            $0.history.zoneDeleted(
+                account: account, reason: reason, step: $0.step, server: server, heldByDevices: held)
+        }
+        note("\(account)'s zones \(zones.map(\.zoneName).sorted()) deleted (\(reason))")
+        for zone in zones {
+            try? await cloud.deleteZone(zone, reason: reason, account: account)
+        }
+    }
+
+    /// The server refuses one written item for good from now on (`serverRejectedRequest` at every save).
+    func refuseARecord() {
+        let key = state.withLock { state in
+            state.keys.isEmpty ? nil : state.keys[state.random.int(below: state.keys.count)]
+        }
+        guard let key else { return }
+        faults.refuseForGood(key)
+        note("the server refuses \(key) for good from now on")
+    }
+
+    /// An account's items on the server, as the app shows them, or `nil` (and a failed run) if they cannot be read.
+    func serverSnapshot(of account: String) -> [String: String]? {
+        do {
+            return sweep.serverSnapshot(try cloud.records(of: account))
+        } catch {
+            fail(.convergence, "\(account)'s database could not be read: \(error)")
+            return nil
+        }
+    }
+}

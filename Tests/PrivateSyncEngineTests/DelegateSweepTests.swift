@@ -1,0 +1,40 @@
+import ContactsSampleSweep
+import PrivateSyncEngineTesting
+import Testing
+
+/// The delegate sweep: Apple's sample passes it, and each flawed delegate is found, with the invariant it breaks.
+@Suite("Delegate sweeps: seeded faults, crashes and accounts over a team's own delegate")
+struct DelegateSweepTests {
+    @Test("Apple's sample delegate, as fixed here, passes 100 seeds in memory (make sweep: 10,000)")
+    func samplePassesInMemory() async {
+        let report = await SweptContacts.sweep().sweep(seeds: 0..<100)
+        #expect(report.failures.isEmpty, "\(report)")
+        #expect(report.seeds == 100)
+        #expect(report.crashes > 0 && report.faults > 0)
+    }
+
+    @Test("Apple's sample delegate passes 20 seeds on SQLite files")
+    func samplePassesOnFiles() async {
+        var configuration = DelegateSweep<SweptContacts>.Configuration()
+        configuration.storage = .files
+        let report = await SweptContacts.sweep(configuration: configuration).sweep(seeds: 0..<20)
+        #expect(report.failures.isEmpty, "\(report)")
+    }
+
+    @Test("a flawed delegate is found within 300 seeds, naming what it breaks", arguments: FlawedFront.Flaw.allCases)
+    func flawFound(_ flaw: FlawedFront.Flaw) async throws {
+        let sweep = SweptContacts.sweep(front: { FlawedFront(flaw) })
+        let failure = try #require(await sweep.firstFailure(seeds: 0..<300))
+        #expect(flaw.brokenInvariants.contains(failure.invariant), "\(failure)")
+    }
+
+    @Test("a seed replays exactly: the same run, the same failure, the same timeline")
+    func seedReplays() async throws {
+        let sweep = SweptContacts.sweep(front: { FlawedFront(.takesPurgeForReset) })
+        let failure = try #require(await sweep.firstFailure(seeds: 0..<300))
+        let again = try #require(await sweep.run(seed: failure.seed).failure)
+        #expect(again.invariant == failure.invariant)
+        #expect(again.message == failure.message)
+        #expect(again.timeline == failure.timeline)
+    }
+}

@@ -1,0 +1,104 @@
+import PrivateSyncEngineTesting
+import Testing
+
+/// The delegate sweep's oracle on its own: what each account's server may hold at the end, from the writes the users
+/// made and the rules that remove one. Small histories, each written out.
+@Suite("The delegate sweep's oracle")
+struct SweepHistoryTests {
+    /// Device 0 creates `k` = v1 in alice and hears it went up, device 1 edits it to v2 having seen v1.
+    func edited() -> SweepHistory {
+        var history = SweepHistory()
+        history.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
+        history.heardUp(device: 0, key: "k", value: "v1")
+        history.record(account: "alice", device: 1, key: "k", value: "v2", parent: "v1", step: 1)
+        return history
+    }
+
+    @Test(
+        "an overwritten value, or nothing, is a lost write; the latest value is not",
+        arguments: [("v2", nil), ("v1", .noLostWrites), (nil, .noLostWrites)]
+            as [(String?, DelegateSweepFailure.Invariant?)])
+    func overwritten(server: String?, broken: DelegateSweepFailure.Invariant?) {
+        let verdict = edited().verdict(account: "alice", server: server.map { ["k": $0] } ?? [:], refused: [])
+        #expect(verdict?.invariant == broken)
+    }
+
+    @Test("two edits made without seeing each other may settle either way, and no other way")
+    func concurrentEdits() {
+        var history = SweepHistory()
+        history.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
+        history.heardUp(device: 0, key: "k", value: "v1")
+        history.record(account: "alice", device: 0, key: "k", value: "a", parent: "v1", step: 1)
+        history.record(account: "alice", device: 1, key: "k", value: "b", parent: "v1", step: 2)
+        for held in ["a", "b"] { #expect(history.verdict(account: "alice", server: ["k": held], refused: []) == nil) }
+        #expect(history.verdict(account: "alice", server: ["k": "v1"], refused: [])?.invariant == .noLostWrites)
+    }
+
+    @Test("an edit that never went up is forgiven when its device leaves the account; one that went up is not")
+    func deviceLeft() {
+        var history = edited()
+        history.deviceLeft(1, account: "alice", server: ["k": "v1"], step: 2)
+        #expect(history.verdict(account: "alice", server: ["k": "v1"], refused: []) == nil)
+        var upThenLeft = edited()
+        upThenLeft.deviceLeft(1, account: "alice", server: ["k": "v2"], step: 2)
+        #expect(upThenLeft.verdict(account: "alice", server: ["k": "v1"], refused: [])?.invariant == .noLostWrites)
+    }
+
+    @Test("what the user deleted from iCloud settings may not come back; a later write may")
+    func purgedStaysDeleted() {
+        var history = edited()
+        history.zoneDeleted(account: "alice", reason: .purged, step: 2, server: ["k": "v2"], heldByDevices: [:])
+        #expect(history.verdict(account: "alice", server: [:], refused: []) == nil)
+        #expect(history.verdict(account: "alice", server: ["k": "v2"], refused: [])?.invariant == .purgedStaysDeleted)
+        history.record(account: "alice", device: 0, key: "k", value: "v3", parent: "v2", step: 3)
+        #expect(history.verdict(account: "alice", server: ["k": "v3"], refused: []) == nil)
+    }
+
+    @Test("an encrypted-data reset forgives what no device held, and not what one did, until it leaves")
+    func encryptedDataReset() {
+        var history = edited()
+        history.zoneDeleted(
+            account: "alice", reason: .encryptedDataReset, step: 2, server: ["k": "v2"], heldByDevices: [1: ["v2"]])
+        #expect(history.verdict(account: "alice", server: [:], refused: [])?.invariant == .noLostWrites)
+        history.deviceLeft(1, account: "alice", server: [:], step: 3)
+        #expect(history.verdict(account: "alice", server: [:], refused: []) == nil)
+    }
+
+    @Test("a value written under one account found in another's database breaks privacy")
+    func privacy() {
+        let history = edited()
+        #expect(history.verdict(account: "bob", server: ["k": "v2"], refused: [])?.invariant == .privacy)
+        #expect(history.verdict(account: "bob", server: ["x": "y"], refused: [])?.invariant == .privacy)
+    }
+
+    @Test("a write made signed out belongs to the account its app next sees signed in")
+    func signedOutWrite() {
+        var history = SweepHistory()
+        history.record(account: nil, device: 0, key: "k", value: "v1", parent: nil, step: 0)
+        #expect(history.verdict(account: "bob", server: ["k": "v1"], refused: [])?.invariant == .privacy)
+        history.attribute(device: 0, to: "bob")
+        #expect(history.verdict(account: "bob", server: ["k": "v1"], refused: []) == nil)
+    }
+
+    @Test("an item the server refuses for good is not judged")
+    func refused() {
+        #expect(edited().verdict(account: "alice", server: [:], refused: ["k"]) == nil)
+    }
+
+    @Test("a save overwritten elsewhere before its device heard it was up may land again; one it heard of may not")
+    func unheardSaveMayLandAgain() {
+        var unheard = SweepHistory()
+        unheard.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
+        unheard.record(account: "alice", device: 1, key: "k", value: nil, parent: "v1", step: 1)
+        #expect(unheard.verdict(account: "alice", server: ["k": "v1"], refused: []) == nil)
+        var heard = SweepHistory()
+        heard.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
+        heard.heardUp(device: 0, key: "k", value: "v1")
+        heard.record(account: "alice", device: 1, key: "k", value: nil, parent: "v1", step: 1)
+        #expect(heard.verdict(account: "alice", server: ["k": "v1"], refused: [])?.invariant == .noLostWrites)
+        var ownOverwrite = SweepHistory()
+        ownOverwrite.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
+        ownOverwrite.record(account: "alice", device: 0, key: "k", value: "v2", parent: "v1", step: 1)
+        #expect(ownOverwrite.verdict(account: "alice", server: ["k": "v1"], refused: [])?.invariant == .noLostWrites)
+    }
+}

@@ -31,6 +31,7 @@ let package = Package(
         .target(name: "PrivateSyncSQLite", dependencies: ["CSQLite", "PrivateSyncFileSystem"], swiftSettings: layering),
         .target(name: "PrivateSyncJSON", swiftSettings: layering),
         .target(name: "PrivateSyncDeterminism", swiftSettings: layering),
+        .target(name: "PrivateSyncHTML", swiftSettings: layering),
         .target(
             name: "PrivateCloud",
             dependencies: ["PrivateSyncDeterminism", "PrivateSyncJSON", "PrivateSyncSQLite", "PrivateSyncFileSystem"],
@@ -56,7 +57,7 @@ let package = Package(
         .target(
             name: "SimulatedWorld",
             dependencies: [
-                "PrivateSync", "DemoSchema", "DeviceStore", "PrivateCloudFaults", "PrivateCloud",
+                "PrivateSync", "DemoSchema", "DeviceStore", "PrivateCloudFaults", "PrivateCloud", "PrivateSyncHTML",
                 "PrivateSyncJSON", "PrivateSyncSQLite", "PrivateSyncFileSystem",
             ],
             swiftSettings: layering),
@@ -70,7 +71,7 @@ let package = Package(
         .target(name: "PrivateSyncEngine", dependencies: ["PrivateCloud"], swiftSettings: layering),
         .target(
             name: "PrivateSyncEngineTesting",
-            dependencies: ["PrivateSyncEngine", "PrivateCloudFaults", "PrivateSyncDeterminism"],
+            dependencies: ["PrivateSyncEngine", "PrivateCloudFaults", "PrivateSyncDeterminism", "PrivateSyncHTML"],
             swiftSettings: layering),
         .target(
             name: "ContactsSample", dependencies: ["PrivateSyncEngine"], path: "Examples/ContactsSample",

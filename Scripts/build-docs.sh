@@ -12,12 +12,14 @@ cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 # The modules of the library products (PrivateCloud, PrivateCloudFaults, DeviceStore, PrivateSync, PrivateSyncTesting,
 # PrivateSyncEngine, PrivateSyncEngineTesting)
-# and every module whose public types their APIs name: PrivateSyncDeterminism (the clocks), DemoSchema,
+# and every module whose public types their APIs name: PrivateSyncDeterminism (the clocks), PrivateSyncHTML (the
+# pages' escaper, which SimulatedWorld re-exports), DemoSchema,
 # DeviceSimulation, SimulatedWorld (PrivateSyncTesting's), and the one public type each of PrivateSyncFileSystem and
 # PrivateSyncSQLite has (FileSystemError, Durability, which the products re-export). Each has a catalog,
 # Sources/<module>/<module>.docc, and they are built in dependency order. PrivateSyncJSON is all `package`.
-MODULES=(PrivateSyncFileSystem PrivateSyncSQLite PrivateSyncDeterminism PrivateCloud PrivateCloudFaults DeviceStore
-    DemoSchema DeviceSimulation PrivateSync SimulatedWorld PrivateSyncTesting PrivateSyncEngine PrivateSyncEngineTesting)
+MODULES=(PrivateSyncFileSystem PrivateSyncSQLite PrivateSyncDeterminism PrivateSyncHTML PrivateCloud PrivateCloudFaults
+    DeviceStore DemoSchema DeviceSimulation PrivateSync SimulatedWorld PrivateSyncTesting PrivateSyncEngine
+    PrivateSyncEngineTesting)
 COVERED=("${MODULES[@]}")
 
 if [ -z "${DOCC:-}" ]; then

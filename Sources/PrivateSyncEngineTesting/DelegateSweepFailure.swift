@@ -1,3 +1,5 @@
+import PrivateSyncHTML
+
 /// A seed of a ``DelegateSweep`` that broke an invariant: which, where, and how to see it again.
 public struct DelegateSweepFailure: Sendable, CustomStringConvertible {
     /// What a sweep checks after each run.
@@ -46,28 +48,21 @@ public struct DelegateSweepFailure: Sendable, CustomStringConvertible {
 
     /// The timeline as a page to open in a browser: one row a step, the device and what happened.
     public var timelinePage: String {
-        func escaped(_ text: String) -> String {
-            var out = ""
-            for character in text {
-                switch character {
-                case "&": out += "&amp;"
-                case "<": out += "&lt;"
-                case ">": out += "&gt;"
-                default: out.append(character)
-                }
-            }
-            return out
-        }
-        let rows = timeline.map { "<tr><td>\(escaped($0))</td></tr>" }.joined(separator: "\n")
-        return """
-            <!doctype html>
-            <html><head><meta charset="utf-8"><title>Seed \(seed): \(invariant)</title>
-            <style>body{font:14px system-ui;margin:2em}td{font:12px ui-monospace,monospace;padding:2px 6px}
-            tr:nth-child(even){background:#f3f3f3}h1{font-size:18px}</style></head><body>
-            <h1>Seed \(seed) broke \(invariant)</h1><p>\(escaped(message))</p><p><code>\(escaped(replay))</code></p>
-            <table>
-            \(rows)
-            </table></body></html>
-            """
+        let rows = timeline.map { "<tr><td>\(HTMLText.escape($0))</td></tr>" }.joined(separator: "\n")
+        return HTMLText.document(
+            title: "Seed \(seed): \(invariant)",
+            style: """
+                body{font:14px system-ui;margin:2em}td{font:12px ui-monospace,monospace;padding:2px 6px}
+                tr:nth-child(even){background:#f3f3f3}h1{font-size:18px}
+                """,
+            body: """
+                <h1>Seed \(seed) broke \(invariant)</h1>
+                <p>\(HTMLText.escape(message))</p>
+                <p><code>\(HTMLText.escape(replay))</code></p>
+                <table>
+                \(rows)
+                </table>
+                """)
     }
+
 }

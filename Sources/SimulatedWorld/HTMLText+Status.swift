@@ -1,4 +1,5 @@
 public import PrivateSync
+public import PrivateSyncHTML
 
 extension HTMLText {
     /// The colour class of a status, shared by the world page and the timeline: `off`, `uptodate` (on and up to

@@ -182,13 +182,19 @@ extension AppleSampleTests {
         #expect(try cloud.records(of: "alice").isEmpty)
     }
 
-    @Test("a device that has not heard of the purge brings back nothing it held; a later contact goes up")
-    func purgeMeetsAnUnsentEdit() async throws {
+    /// Device B, which fetched the contact device A saved: the start of the purge tests below.
+    func secondDeviceHoldingAContactFromTheServer() async throws -> SyncedDatabase {
         let databaseA = try newTestDatabase()
         let databaseB = try newTestDatabase()
         await databaseA.saveContacts([Contact(name: "on the server", userModificationDate: now)])
         try await databaseA.syncEngine.sendChanges()
         try await databaseB.syncEngine.fetchChanges()
+        return databaseB
+    }
+
+    @Test("a device that has not heard of the purge brings back nothing it held; a later contact goes up")
+    func purgeMeetsAnUnsentEdit() async throws {
+        let databaseB = try await secondDeviceHoldingAContactFromTheServer()
         var renamed = try #require(await databaseB.appData.contacts.values.first)
         renamed.name = "renamed before the purge"
         renamed.userModificationDate = now
@@ -211,11 +217,7 @@ extension AppleSampleTests {
 
     @Test("a contact that never reached the server outlives the news of a purge, and goes up into the zone made again")
     func purgeSparesWhatNeverWentUp() async throws {
-        let databaseA = try newTestDatabase()
-        let databaseB = try newTestDatabase()
-        await databaseA.saveContacts([Contact(name: "on the server", userModificationDate: now)])
-        try await databaseA.syncEngine.sendChanges()
-        try await databaseB.syncEngine.fetchChanges()
+        let databaseB = try await secondDeviceHoldingAContactFromTheServer()
         try await cloud.deleteZone(PSRecordZone.ID(zoneName: Contact.zoneName), reason: .purged, account: "alice")
         // B hears of the purge from its refused save, not from a fetch: the contact it held from the server goes,
         // the one it made and never sent stays.

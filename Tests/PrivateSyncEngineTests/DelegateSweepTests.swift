@@ -1,6 +1,7 @@
 import ContactsSampleSweep
-import PrivateSyncEngineTesting
 import Testing
+
+@testable import PrivateSyncEngineTesting
 
 /// The delegate sweep: Apple's sample passes it, and each flawed delegate is found, with the invariant it breaks.
 @Suite("Delegate sweeps: seeded faults, crashes and accounts over a team's own delegate")
@@ -36,5 +37,17 @@ struct DelegateSweepTests {
         #expect(again.invariant == failure.invariant)
         #expect(again.message == failure.message)
         #expect(again.timeline == failure.timeline)
+    }
+
+    @Test("a failing seed's timeline page shows what a hostile record holds as text, never as markup")
+    func timelinePageEscapes() {
+        let hostile = "<script>alert('x')</script>\u{0}\"&"
+        let failure = DelegateSweepFailure(
+            seed: 7, invariant: .privacy, message: hostile, timeline: ["device-0 fetched \(hostile)"])
+        let page = failure.timelinePage
+        #expect(!page.contains("<script>"))
+        #expect(!page.contains("\u{0}"))
+        #expect(page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"))
+        #expect(page.contains("Seed 7 broke privacy"))
     }
 }

@@ -15,7 +15,8 @@ public struct DelegateSweepFailure: Sendable, CustomStringConvertible {
         case privacy
         /// One `did…` per `will…` of each engine.
         case eventsPaired
-        /// Once faults stop, every engine has nothing left pending within the heal's rounds.
+        /// Once faults stop, every engine has nothing left pending within the heal's rounds, and a round after
+        /// everyone synced finds nothing to do: nothing pending, no record written again.
         case quiescence
         /// No engine reported a misuse (an engine awaited from inside its own delegate's `handleEvent`, a released
         /// delegate, a foreign state).

@@ -2,7 +2,8 @@ import Synchronization
 
 extension SweepRun {
     /// The faults stop for good and every device signed in syncs, round after round, until no engine has anything
-    /// pending or the rounds run out; then one more fetch each, so that the last sends reach everyone.
+    /// pending or the rounds run out; then one more fetch each, so that the last sends reach everyone; then one more
+    /// round, which must find nothing to do (``settled()``).
     func heal() async {
         faults.stop()
         state.withLock { state in
@@ -37,6 +38,55 @@ extension SweepRun {
             try? await engine.fetchChanges()
         }
         checkMisuses()
+        if !failed { await settled() }
+    }
+
+    /// Once everyone has synced everything, a round of syncs has nothing to do: no device finds work after its
+    /// fetch, and no record on the server is written again (a delegate that sends what the server already holds,
+    /// at each fetch, never rests and writes for ever; its values would not show it).
+    func settled() async {
+        guard let before = changeTags() else { return }
+        let devices = state.withLock { $0.devices.indices }
+        for device in devices where account(of: device) != nil {
+            guard let engine = await engine(device) else { return }
+            try? await engine.fetchChanges()
+            try? await engine.sendChanges()
+        }
+        await cloud.scheduler.runUntilIdle(maximumRuns: 2_000)
+        checkMisuses()
+        if failed { return }
+        if let (device, pending) = await pendingWork().first {
+            fail(.quiescence, "device-\(device) found \(pending) to send in a round with nothing new")
+            return
+        }
+        guard let after = changeTags() else { return }
+        for account in sweep.configuration.accounts {
+            let old = before[account] ?? [:]
+            let new = after[account] ?? [:]
+            guard old != new else { continue }
+            let key = Set(old.keys).union(new.keys).sorted().first { old[$0] != new[$0] } ?? "?"
+            fail(
+                .quiescence,
+                "a round of syncs with nothing new wrote \(account)'s \(key) again (change tag \(old[key] ?? "none") "
+                    + "became \(new[key] ?? "none"))")
+            return
+        }
+    }
+
+    /// Each account's records' change tags, by record name: what a write changes even when the values stay.
+    private func changeTags() -> [String: [String: String]]? {
+        var tags: [String: [String: String]] = [:]
+        for account in sweep.configuration.accounts {
+            do {
+                tags[account] = Dictionary(
+                    try cloud.records(of: account).map { ($0.recordID.recordName, $0.recordChangeTag ?? "") },
+                    uniquingKeysWith: { first, _ in first })
+            } catch {
+                fail(.convergence, "\(account)'s database could not be read: \(error)")
+                return nil
+            }
+        }
+        return tags
     }
 
     /// The devices signed in whose engines still hold changes, and what they hold.

@@ -22,6 +22,9 @@ final class FlawedFront: SweptContactsFront {
         case readdsRefusedSavesForever
         /// Awaits `sendChanges()` from inside `handleEvent`, after each fetch.
         case sendsInsideHandleEvent
+        /// Sends again, after each fetch, every contact the server just told it about: the values never change,
+        /// but the writes never stop.
+        case resendsWhatItFetched
 
         var testDescription: String { rawValue }
 
@@ -34,6 +37,7 @@ final class FlawedFront: SweptContactsFront {
             case .ignoresAccountSwitches: [.privacy, .convergence]
             case .readdsRefusedSavesForever: [.quiescence]
             case .sendsInsideHandleEvent: [.noMisuse]
+            case .resendsWhatItFetched: [.quiescence]
             }
         }
     }
@@ -81,6 +85,9 @@ final class FlawedFront: SweptContactsFront {
             syncEngine.state.add(pendingRecordZoneChanges: refused.map { .saveRecord($0.record.recordID) })
         case (.sendsInsideHandleEvent, .didFetchChanges):
             try? await syncEngine.sendChanges()
+        case (.resendsWhatItFetched, .fetchedRecordZoneChanges(let fetched)):
+            syncEngine.state.add(
+                pendingRecordZoneChanges: fetched.modifications.map { .saveRecord($0.record.recordID) })
         default:
             break
         }

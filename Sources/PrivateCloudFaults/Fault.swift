@@ -161,6 +161,9 @@ public struct CallTarget: Sendable, Hashable {
     public var device: String?
     /// The names of the records the call saves, deletes or fetches, or that a delivered page holds.
     public var recordNames: Set<String>
+    /// The names of the records the call saves: those of ``recordNames`` a fault about a record's values (a record
+    /// the server refuses) may aim at, and a delete may not.
+    public var savedRecordNames: Set<String>
 
     /// Creates a target.
     ///
@@ -168,10 +171,14 @@ public struct CallTarget: Sendable, Hashable {
     ///   - account: The account, if any.
     ///   - device: The device, if known.
     ///   - recordNames: The records the call names.
-    public init(account: AccountID?, device: String? = nil, recordNames: Set<String> = []) {
+    ///   - savedRecordNames: The records among them the call saves.
+    public init(
+        account: AccountID?, device: String? = nil, recordNames: Set<String> = [], savedRecordNames: Set<String> = []
+    ) {
         self.account = account
         self.device = device
         self.recordNames = recordNames
+        self.savedRecordNames = savedRecordNames
     }
 }
 

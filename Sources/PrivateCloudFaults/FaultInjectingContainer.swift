@@ -46,8 +46,9 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
     public var injectedFaults: [FaultKind: Int] { counts.withLock { $0 } }
 
     /// The fault for `call`, naming `records`, counted, or `nil`.
-    private func fault(for call: ContainerCall, records: Set<String> = []) -> Fault? {
-        let target = CallTarget(account: session?.account, device: device, recordNames: records)
+    private func fault(for call: ContainerCall, records: Set<String> = [], saved: Set<String> = []) -> Fault? {
+        let target = CallTarget(
+            account: session?.account, device: device, recordNames: records, savedRecordNames: saved)
         guard let fault = faults.nextFault(for: call, target: target) else { return nil }
         counts.withLock { $0[fault.kind, default: 0] += 1 }
         return fault
@@ -144,7 +145,10 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
     {
         let what = "a modify request of \(saving.count) save(s) and \(deleting.count) delete(s)"
         let named = Set(saving.map(\.recordID.recordName) + deleting.map(\.recordName))
-        guard let fault = fault(for: .modifyRecords(saves: saving.count, deletes: deleting.count), records: named)
+        let saved = Set(saving.map(\.recordID.recordName))
+        guard
+            let fault = fault(
+                for: .modifyRecords(saves: saving.count, deletes: deleting.count), records: named, saved: saved)
         else {
             return try await base.modifyRecords(
                 saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically)

@@ -69,8 +69,9 @@ final class SweepFaults: FaultSource {
     func nextFault(for call: ContainerCall, target: CallTarget) -> Fault? {
         let (held, refused) = state.withLock { ($0.holds > 0 || $0.stopped, $0.refused) }
         var fault: Fault?
+        // A refusal of a record's values: its saves fail, its delete goes through.
         if case .modifyRecords(let saves, _) = call, saves > 0,
-            let name = target.recordNames.intersection(refused).sorted().first
+            let name = target.savedRecordNames.intersection(refused).sorted().first
         {
             fault = Fault(.partialFailure, record: name)
         } else if !held {

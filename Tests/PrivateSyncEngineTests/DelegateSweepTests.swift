@@ -50,4 +50,16 @@ struct DelegateSweepTests {
         #expect(page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"))
         #expect(page.contains("Seed 7 broke privacy"))
     }
+
+    @Test("a record the server refuses for good has its saves refused, never its delete")
+    func refusalSparesDeletes() throws {
+        let faults = SweepFaults(seed: 0, storminess: 0)
+        faults.refuseForGood("r")
+        let call = ContainerCall.modifyRecords(saves: 1, deletes: 1)
+        let alice = try AccountID("alice")
+        let deletingIt = CallTarget(account: alice, recordNames: ["r", "s"], savedRecordNames: ["s"])
+        #expect(faults.nextFault(for: call, target: deletingIt) == nil)
+        let savingIt = CallTarget(account: alice, recordNames: ["r", "s"], savedRecordNames: ["r"])
+        #expect(faults.nextFault(for: call, target: savingIt) == Fault(.partialFailure, record: "r"))
+    }
 }

@@ -478,7 +478,7 @@ public final actor SyncedDatabase: PSSyncEngineDelegate {
     private func forgetWhatMayBeOnTheServer(
         heardFromRefusal: Bool = false, syncEngine: PSSyncEngine
     ) -> Set<Contact.ID> {
-        let gone = self.mayBeOnServer().intersection(appData.contacts.keys)
+        let gone = mayBeOnServer()
         for id in gone {
             appData.contacts[id] = nil
             appData.unsentChanges[id] = nil

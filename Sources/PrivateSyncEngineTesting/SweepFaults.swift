@@ -47,9 +47,6 @@ final class SweepFaults: FaultSource {
     /// Stops the storm for good: the heal.
     func stop() { state.withLock { $0.stopped = true } }
 
-    /// Whether no storm fault can strike now.
-    var isHeld: Bool { state.withLock { $0.holds > 0 || $0.stopped } }
-
     /// Makes the server refuse every later save of a record (`serverRejectedRequest`), as CloudKit refuses a record
     /// whose values it cannot take.
     ///

@@ -14,13 +14,8 @@ extension SweepRun {
             }
         }
         note("heal: the faults stop; every device signed in syncs")
-        let devices = state.withLock { $0.devices.indices }
         for _ in 0..<sweep.configuration.healRounds {
-            for device in devices where account(of: device) != nil {
-                guard let engine = await engine(device) else { return }
-                try? await engine.fetchChanges()
-                try? await engine.sendChanges()
-            }
+            guard await everyDeviceSyncs(sending: true) else { return }
             await cloud.scheduler.runUntilIdle(maximumRuns: 2_000)
             checkMisuses()
             if failed { return }
@@ -33,25 +28,30 @@ extension SweepRun {
                     + "syncs with no fault")
             return
         }
-        for device in devices where account(of: device) != nil {
-            guard let engine = await engine(device) else { return }
-            try? await engine.fetchChanges()
-        }
+        guard await everyDeviceSyncs(sending: false) else { return }
         checkMisuses()
         if !failed { await settled() }
+    }
+
+    /// Each device signed in fetches, then sends if asked, in turn.
+    ///
+    /// - Parameter sending: Whether each sends after its fetch.
+    /// - Returns: `false` when a device had no engine to sync with (its app failed, and the run with it).
+    private func everyDeviceSyncs(sending: Bool) async -> Bool {
+        let devices = state.withLock { $0.devices.indices }
+        for device in devices where account(of: device) != nil {
+            guard let engine = await engine(device) else { return false }
+            try? await engine.fetchChanges()
+            if sending { try? await engine.sendChanges() }
+        }
+        return true
     }
 
     /// Once everyone has synced everything, a round of syncs has nothing to do: no device finds work after its
     /// fetch, and no record on the server is written again (a delegate that sends what the server already holds,
     /// at each fetch, never rests and writes for ever; its values would not show it).
     func settled() async {
-        guard let before = changeTags() else { return }
-        let devices = state.withLock { $0.devices.indices }
-        for device in devices where account(of: device) != nil {
-            guard let engine = await engine(device) else { return }
-            try? await engine.fetchChanges()
-            try? await engine.sendChanges()
-        }
+        guard let before = changeTags(), await everyDeviceSyncs(sending: true) else { return }
         await cloud.scheduler.runUntilIdle(maximumRuns: 2_000)
         checkMisuses()
         if failed { return }
@@ -77,14 +77,10 @@ extension SweepRun {
     private func changeTags() -> [String: [String: String]]? {
         var tags: [String: [String: String]] = [:]
         for account in sweep.configuration.accounts {
-            do {
-                tags[account] = Dictionary(
-                    try cloud.records(of: account).map { ($0.recordID.recordName, $0.recordChangeTag ?? "") },
-                    uniquingKeysWith: { first, _ in first })
-            } catch {
-                fail(.convergence, "\(account)'s database could not be read: \(error)")
-                return nil
-            }
+            guard let records = serverRecords(of: account) else { return nil }
+            tags[account] = Dictionary(
+                records.map { ($0.recordID.recordName, $0.recordChangeTag ?? "") },
+                uniquingKeysWith: { first, _ in first })
         }
         return tags
     }

@@ -247,8 +247,13 @@ extension SweepRun {
 
     /// An account's items on the server, as the app shows them, or `nil` (and a failed run) if they cannot be read.
     func serverSnapshot(of account: String) -> [String: String]? {
+        serverRecords(of: account).map(sweep.serverSnapshot)
+    }
+
+    /// An account's records on the server; `nil`, and the run failed, when its database cannot be read.
+    func serverRecords(of account: String) -> [PSRecord]? {
         do {
-            return sweep.serverSnapshot(try cloud.records(of: account))
+            return try cloud.records(of: account)
         } catch {
             fail(.convergence, "\(account)'s database could not be read: \(error)")
             return nil

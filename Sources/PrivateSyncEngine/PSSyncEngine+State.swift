@@ -129,7 +129,10 @@ extension PSSyncEngine {
         ) {
             guard !changes.isEmpty else { return }
             let removed = contents.withLock { contents in
-                changes.reduce(false) { $0 || contents[keyPath: list].remove($1) }
+                // Every change is removed: a `||` that stops at the first one removed would leave the rest.
+                var removed = false
+                for change in changes where contents[keyPath: list].remove(change) { removed = true }
+                return removed
             }
             if removed { notify(addedWork: false) }
         }

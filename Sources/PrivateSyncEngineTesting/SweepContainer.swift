@@ -7,7 +7,9 @@ final class SweepContainer: InterceptingContainer {
     let base: any PrivateContainer
     let device: Int
     let generation: Int
-    private let hooks: SweepHooks
+    /// Weak: the run holds its devices' containers, and a container that held its run kept every run of a sweep
+    /// alive, with its apps and their open files (the partition mirror's sweep ran out of file descriptors).
+    private weak let hooks: (any SweepHooks)?
     private let dead = Mutex(false)
 
     init(base: any PrivateContainer, device: Int, generation: Int, hooks: SweepHooks) {
@@ -30,12 +32,12 @@ final class SweepContainer: InterceptingContainer {
     func intercept(_ call: InterceptedCall) async throws(CloudError) -> InterceptedCall.Reply {
         if case .accountStatus = call { return try await base.perform(call) }
         try checkAlive()
-        if await hooks.beforeRequest(device: device, generation: generation) {
+        if await hooks?.beforeRequest(device: device, generation: generation) == true {
             throw CloudError(.networkFailure, "the device crashed before its request left")
         }
         try checkAlive()
         let reply = try await base.perform(call)
-        if await hooks.afterRequest(device: device, generation: generation) {
+        if await hooks?.afterRequest(device: device, generation: generation) == true {
             throw CloudError(.networkFailure, "the device crashed after the server applied its request")
         }
         return reply

@@ -1,4 +1,5 @@
 import ContactsSampleSweep
+import Synchronization
 import Testing
 
 @testable import PrivateSyncEngineTesting
@@ -27,6 +28,24 @@ struct DelegateSweepTests {
         let sweep = SweptContacts.sweep(front: { FlawedFront(flaw) })
         let failure = try #require(await sweep.firstFailure(seeds: 0..<300))
         #expect(flaw.brokenInvariants.contains(failure.invariant), "\(failure)")
+    }
+
+    @Test("a finished run keeps none of its apps alive (nor their engines, files, or open databases)")
+    func runsReleaseTheirApps() async {
+        let launched = Mutex<[WeakApp]>([])
+        let sweep = DelegateSweep(
+            makeApp: { device in
+                let app = SweptContacts(device: device)
+                launched.withLock { $0.append(WeakApp(app)) }
+                return app
+            },
+            actions: SweptContacts.actions, serverSnapshot: SweptContacts.serverSnapshot)
+        for seed in UInt64(0)..<5 { _ = await sweep.run(seed: seed) }
+        // A device's container held its run, and the run its devices: every run stayed, with every app it launched
+        // (the partition mirror's sweep ran out of file descriptors after some 2,700 seeds).
+        let alive = launched.withLock { $0.filter { $0.app != nil }.count }
+        #expect(launched.withLock { $0.count } >= 10)
+        #expect(alive == 0)
     }
 
     @Test("a seed replays exactly: the same run, the same failure, the same timeline")
@@ -61,5 +80,14 @@ struct DelegateSweepTests {
         #expect(faults.nextFault(for: call, target: deletingIt) == nil)
         let savingIt = CallTarget(account: alice, recordNames: ["r", "s"], savedRecordNames: ["r"])
         #expect(faults.nextFault(for: call, target: savingIt) == Fault(.partialFailure, record: "r"))
+    }
+}
+
+/// An app a test watches go, without keeping it.
+final class WeakApp: Sendable {
+    weak let app: SweptContacts?
+
+    init(_ app: SweptContacts) {
+        self.app = app
     }
 }

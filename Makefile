@@ -121,7 +121,8 @@ torture: build
 		$(SWIFT) test --filter 'Torture|CLIBadInputTests'
 
 ## sweep: a long simulator sweep on the release build: 10,000 seeds in memory, then 1,000 on SQLite files; then
-## the same for the delegate sweep of Apple's sample delegate (docs/simulator.md, "Sweeping your own delegate").
+## the same for the delegate sweep of Apple's sample delegate, and for the demo app through the CKSyncEngine-shaped
+## engine (docs/simulator.md, "Sweeping your own delegate" and "The demo app through the CKSyncEngine-shaped engine").
 sweep:
 	$(SWIFT) build -c release --static-swift-stdlib --product privatesync
 	$(SWIFT) build -c release --static-swift-stdlib --product privatesync-bench
@@ -129,6 +130,8 @@ sweep:
 	.build/release/privatesync simulate --seeds 1000 --backend file
 	.build/release/privatesync-bench delegate-sweep 10000
 	.build/release/privatesync-bench delegate-sweep 1000 0/1 files
+	.build/release/privatesync simulate --engine cksyncengine --seeds 10000
+	.build/release/privatesync simulate --engine cksyncengine --seeds 1000 --backend file
 
 ## mutants: each known bug of the engine, the launch code and the stores (Mutants/*.patch) applied to a scratch copy
 ## of the package, built, and caught by the simulator alone within 300 seeds by an invariant its header names

@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "PrivateSyncTesting", targets: ["PrivateSyncTesting"]),
         .library(name: "PrivateSyncEngine", targets: ["PrivateSyncEngine"]),
         .library(name: "PrivateSyncEngineTesting", targets: ["PrivateSyncEngineTesting"]),
+        .library(name: "PartitionMirror", targets: ["PartitionMirror"]),
         .executable(name: "privatesync", targets: ["PrivateSyncCLI"]),
         .executable(name: "privatesync-bench", targets: ["PrivateSyncBench"]),
     ],
@@ -74,6 +75,14 @@ let package = Package(
             dependencies: ["PrivateSyncEngine", "PrivateCloudFaults", "PrivateSyncDeterminism", "PrivateSyncHTML"],
             swiftSettings: layering),
         .target(
+            name: "PartitionMirror",
+            dependencies: ["PrivateSyncEngine", "PrivateSync", "DeviceStore", "PrivateSyncFileSystem"],
+            swiftSettings: layering),
+        .target(
+            name: "PartitionMirrorSweep",
+            dependencies: ["PartitionMirror", "PrivateSyncEngineTesting", "DemoSchema"],
+            swiftSettings: layering),
+        .target(
             name: "ContactsSample", dependencies: ["PrivateSyncEngine"], path: "Examples/ContactsSample",
             swiftSettings: layering),
         .target(
@@ -90,7 +99,8 @@ let package = Package(
         .executableTarget(
             name: "PrivateSyncCLI",
             dependencies: [
-                "ArgumentParsing", "Simulator", "SimulatedWorld", "PrivateSync", "DemoSchema", "DeviceSimulation",
+                "ArgumentParsing", "Simulator", "SimulatedWorld", "PartitionMirrorSweep", "PrivateSyncEngineTesting",
+                "PrivateSync", "DemoSchema", "DeviceSimulation",
                 "DeviceStore", "PrivateCloudFaults", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem",
             ],
             swiftSettings: layering),
@@ -98,7 +108,7 @@ let package = Package(
             name: "PrivateSyncBench",
             dependencies: [
                 "Simulator", "SimulatedWorld", "PrivateSync", "ContactsSample", "ContactsSampleSweep",
-                "PrivateSyncEngineTesting",
+                "PartitionMirrorSweep", "PrivateSyncEngineTesting",
                 "PrivateSyncEngine", "DeviceStore", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem",
             ],
             swiftSettings: layering),
@@ -134,6 +144,10 @@ let package = Package(
                 "PrivateSyncEngineTesting", "PrivateSyncEngine", "ContactsSample", "ContactsSampleSweep",
                 "PrivateCloudFaults", "PrivateCloud",
             ],
+            swiftSettings: layering),
+        .testTarget(
+            name: "PartitionMirrorTests",
+            dependencies: ["PartitionMirrorSweep", "PartitionMirror", "PrivateSyncEngineTesting", "DemoSchema"],
             swiftSettings: layering),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: layering),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "PrivateSyncTesting"], swiftSettings: layering),

@@ -19,7 +19,7 @@ SWIFT=${SWIFT:-swift}
 # Sources/<module>/<module>.docc, and they are built in dependency order. PrivateSyncJSON is all `package`.
 MODULES=(PrivateSyncFileSystem PrivateSyncSQLite PrivateSyncDeterminism PrivateSyncHTML PrivateCloud PrivateCloudFaults
     DeviceStore DemoSchema DeviceSimulation PrivateSync SimulatedWorld PrivateSyncTesting PrivateSyncEngine
-    PrivateSyncEngineTesting)
+    PrivateSyncEngineTesting PartitionMirror)
 COVERED=("${MODULES[@]}")
 
 if [ -z "${DOCC:-}" ]; then

@@ -8,6 +8,28 @@ import PrivateSyncSQLite
     import Foundation
 #endif
 
+extension RecordStore {
+    /// Writes a copy of the whole store, as last committed, into a new file: SQLite makes it (`VACUUM INTO`), so no
+    /// other code opens the store's file, its `-wal` or its `-shm` while a connection to them may exist.
+    ///
+    /// What a test keeps of a device at the instant it "crashes" (a delegate sweep's next launch starts from the
+    /// copy), or a backup.
+    ///
+    /// - Parameter path: The copy; it must not exist.
+    /// - Throws: ``StoreError`` when the copy cannot be made (a file already at `path` among the causes); the store
+    ///   is not changed either way.
+    public func copy(to path: String) throws(StoreError) {
+        guard !FileSystem.exists(path) else {
+            throw StoreError(.storage, "cannot copy \(self.path) to \(path): a file is already there")
+        }
+        do {
+            try Connection(path: database.path, mode: .readWrite).run("VACUUM INTO ?", .text(path))
+        } catch {
+            throw StoreError.from(error, store: self.path)
+        }
+    }
+}
+
 extension RecordStore where Kind == UserCreated {
     /// Copies the records written under `user` into a new store file at `path`, with their unsent changes (and
     /// every unsent delete, whose record is gone and cannot be attributed), and no sync state: the data of an

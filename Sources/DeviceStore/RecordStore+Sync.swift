@@ -414,6 +414,51 @@ public struct SyncTransaction {
         try connection.run(literal: "DELETE FROM records WHERE origin_user = ?", .text(user.recordName))
     }
 
+    /// Deletes every record and every pending change: what an app does with the data of an account the device left.
+    ///
+    /// - Throws: `SQLiteError` when the store cannot be written.
+    public func removeAllRecords() throws {
+        try connection.execute(
+            """
+            DELETE FROM records;
+            DELETE FROM pending_changes;
+            DELETE FROM refetch_seen
+            """)
+    }
+
+    /// The names of every record.
+    ///
+    /// - Returns: The names.
+    /// - Throws: `SQLiteError` when the store cannot be read.
+    public func recordNames() throws -> Set<String> {
+        Set(try connection.query(literal: "SELECT record_name FROM records") { $0.text(0) })
+    }
+
+    /// Drops every unsent delete.
+    ///
+    /// - Throws: `SQLiteError` when the store cannot be written.
+    public func removePendingDeletes() throws {
+        try connection.run(literal: "DELETE FROM pending_changes WHERE kind = 'delete'")
+    }
+
+    /// Queues a save of every record no change waits for, in creation order: what a device uploads when it signs
+    /// into an account, keeping the change tags it has (a record the server holds is then merged, never duplicated).
+    ///
+    /// - Returns: The names queued.
+    /// - Throws: `SQLiteError` when the store cannot be written.
+    @discardableResult
+    public func queueRecordsWithoutPendingChange() throws -> [String] {
+        let rows = try connection.query(
+            literal: """
+                SELECT record_name, record_type FROM records
+                    WHERE record_name NOT IN (SELECT record_name FROM pending_changes)
+                ORDER BY created_at, record_name
+                """
+        ) { ($0.text(0), $0.text(1)) }
+        for (name, type) in rows { try queue(.save, name: name, type: type) }
+        return rows.map(\.0)
+    }
+
     /// Whether any record of `user` was ever confirmed by `user`'s container.
     public func hasSyncedRecords(of user: UserRecordID) throws -> Bool {
         try connection.scalarInt(
@@ -437,15 +482,27 @@ public struct SyncTransaction {
     /// `unknownItem`, or only came late, as a delayed delivery makes a full fetch miss it); returns their names.
     ///
     /// Only records of `user` are considered: a full fetch of `user`'s container says nothing about records that
-    /// belong to another account (restored from an archive, say), whatever their change tags.
-    public func deleteSyncedRecordsNotSeen(of user: UserRecordID) throws -> [String] {
-        let names = try connection.query(
-            literal: """
-                SELECT record_name FROM records WHERE server_change_tag IS NOT NULL AND origin_user = ?
-                    AND record_name NOT IN (SELECT record_name FROM refetch_seen)
-                    AND record_name NOT IN (SELECT record_name FROM pending_changes WHERE kind = 'save')
-                """, .text(user.recordName)
-        ) { $0.text(0) }
+    /// belong to another account (restored from an archive, say), whatever their change tags. With `user` `nil`,
+    /// every record is: a store that holds one account's records only (the partition mirror deletes the others').
+    public func deleteSyncedRecordsNotSeen(of user: UserRecordID?) throws -> [String] {
+        let names =
+            if let user {
+                try connection.query(
+                    literal: """
+                        SELECT record_name FROM records WHERE server_change_tag IS NOT NULL AND origin_user = ?
+                            AND record_name NOT IN (SELECT record_name FROM refetch_seen)
+                            AND record_name NOT IN (SELECT record_name FROM pending_changes WHERE kind = 'save')
+                        """, .text(user.recordName)
+                ) { $0.text(0) }
+            } else {
+                try connection.query(
+                    literal: """
+                        SELECT record_name FROM records WHERE server_change_tag IS NOT NULL
+                            AND record_name NOT IN (SELECT record_name FROM refetch_seen)
+                            AND record_name NOT IN (SELECT record_name FROM pending_changes WHERE kind = 'save')
+                        """
+                ) { $0.text(0) }
+            }
         for name in names {
             try connection.run(literal: "DELETE FROM records WHERE record_name = ?", .text(name))
             try connection.run(literal: "DELETE FROM pending_changes WHERE record_name = ?", .text(name))

@@ -12,12 +12,12 @@ import PrivateCloud
 /// The fields go across as they are, plus one reserved string field, `syncFieldVersions`, that carries each
 /// field's version so that every device can resolve conflicts per field. A record that lacks it (written by
 /// another client) counts as written entirely at its modification date, by "server".
-enum RecordMapping {
+package enum RecordMapping {
     static let versionsKey = Schema.reservedFieldName
     static let createdAtKey = Schema.reservedCreatedAtFieldName
 
     /// The CloudKit record to save for `record`, based on the server version it was last confirmed as.
-    static func cloudRecord(for record: StoredRecord, zone: ZoneID, basedOn server: SystemFields?) -> Record {
+    package static func cloudRecord(for record: StoredRecord, zone: ZoneID, basedOn server: SystemFields?) -> Record {
         var cloud = Record(
             recordType: record.type, recordID: RecordID(uncheckedName: record.name, zoneID: zone), systemFields: server)
         for (key, value) in record.fields { cloud[key] = value }
@@ -48,7 +48,7 @@ enum RecordMapping {
 
     /// What of a record's reserved values (`syncFieldVersions`, `syncCreatedAt`) this device cannot use, in words,
     /// or `nil` when it can use them all, or the record has none (a record of another client).
-    static func unusableReservedValue(of cloud: Record) -> String? {
+    package static func unusableReservedValue(of cloud: Record) -> String? {
         if let value = cloud[versionsKey], usableVersions(of: cloud) == nil {
             guard case .string(let text) = value, let versions = FieldVersions(encoded: text) else {
                 return "its \(versionsKey) cannot be read"
@@ -75,7 +75,7 @@ enum RecordMapping {
     ///   - origin: The account it came from.
     ///   - existing: This device's version, if it has one.
     /// - Returns: The device record.
-    static func storedRecord(
+    package static func storedRecord(
         from cloud: Record, origin: UserRecordID?, existing: StoredRecord?
     ) -> StoredRecord {
         var fields = cloud.fields

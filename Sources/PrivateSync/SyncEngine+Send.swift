@@ -402,7 +402,7 @@ extension StoredRecord {
     ///
     /// - Parameter server: The server's version, as this device reads it.
     /// - Returns: Whether the server already holds this record.
-    func matchesForUpload(_ server: StoredRecord) -> Bool {
+    package func matchesForUpload(_ server: StoredRecord) -> Bool {
         fields == server.fields && fieldVersions == server.fieldVersions && createdAt == server.createdAt
     }
 }

@@ -113,15 +113,25 @@ extension SweepRun {
     /// Crashes a device now: its launch ends (its handle refuses every request, its engines' events go unwatched),
     /// its folder is kept as it is this instant, and the next use launches it again from a copy.
     func crash(_ index: Int, _ why: String) {
-        let (container, generation, due) = state.withLock { state in
+        let (container, generation, due, running) = state.withLock { state in
             let device = state.devices[index]
-            return (device.container, device.generation, device.lastHandledPending)
+            return (device.container, device.generation, device.lastHandledPending, device.app)
         }
         container.kill()
         let from = launchFolder(index, generation: generation)
         let to = launchFolder(index, generation: generation + 1)
         if FileManager.default.fileExists(atPath: from.path) {
-            try? FileManager.default.copyItem(at: from, to: to)
+            do {
+                // The app that ran copies its own files (its databases through their library); with none running,
+                // nothing has them open.
+                if let running {
+                    try running.preserve(from, into: to)
+                } else {
+                    try FileManager.default.copyItem(at: from, to: to)
+                }
+            } catch {
+                fail(.appFailed, "device-\(index)'s files could not be kept at its crash: \(error)")
+            }
         }
         let session = state.withLock { $0.devices[index].session }
         let next = makeContainer(device: index, generation: generation + 1, session: session)

@@ -18,13 +18,16 @@ struct SimulateCommand: RunnableCommand {
             discussion: """
                 Each seed fixes a whole run: devices, accounts, user actions, launches, crashes, account changes, \
                 faults, then a heal phase. A failing seed prints the invariant broken, its last steps, and the \
-                command that replays it. Exit 1 when any seed fails. See docs/simulator.md.
+                command that replays it. Exit 1 when any seed fails. With --engine cksyncengine the demo app syncs \
+                as a delegate of the CKSyncEngine-shaped engine (PartitionMirror) and the delegate sweep checks it. \
+                See docs/simulator.md.
                 """,
             examples: [
                 "privatesync simulate --seeds 1000", "privatesync simulate --seed 42 --trace",
                 "privatesync simulate --seeds 10000 --shard 3/8",
                 "privatesync simulate --seeds 1000000 --shard env --json > shard.json",
                 "privatesync simulate --seed 42 --timeline seed-42.html",
+                "privatesync simulate --engine cksyncengine --seeds 1000",
             ],
             subcommands: [Merge.self], runsWithoutSubcommand: true)
     }
@@ -58,12 +61,24 @@ struct SimulateCommand: RunnableCommand {
             "Write the timeline page: with --seed, to the file PATH; with a sweep, PATH/seed-S.html for every failing seed (PATH a folder)."
     )
     var timeline: String?
+    @Option(
+        valueName: "app|cksyncengine",
+        help:
+            "What syncs the demo app: its own engine (app, the default) or the CKSyncEngine-shaped engine with the app as its delegate (cksyncengine).",
+        parsing: .oneOf([("app", .app), ("cksyncengine", .cksyncengine)]))
+    var engine: SimulatedEngine?
     @Flag(help: "Print every step of the run (with --seed).") var trace: Bool
     @Flag(help: CommandHelp.json) var json: Bool
     @Flag(help: CommandHelp.coverage) var coverage: Bool
 
     func validate() throws {
         if seed != nil && seeds != nil { throw CLIError(.usage, "give --seed or --seeds, not both") }
+        if engine == .cksyncengine && coverage {
+            throw CLIError(.usage, "--coverage counts the app engine's paths; not with --engine cksyncengine")
+        }
+        if engine == .cksyncengine, let devices, devices < 2 {
+            throw CLIError(.usage, "the delegate sweep (--engine cksyncengine) runs 2 to 4 devices, not \(devices)")
+        }
     }
 
     nonisolated func run(_ cli: CLI) async throws -> ExitCode {
@@ -89,6 +104,7 @@ struct SimulateCommand: RunnableCommand {
                 try PageFile.checkFolder(timeline, option: "--timeline")
             }
         }
+        if engine == .cksyncengine { return try await runDelegateSweep(shard: shard) }
         let template = SimulationOptions(
             seed: 0, devices: devices, steps: steps, backend: backend, keepFullTrace: trace)
 

@@ -1,0 +1,39 @@
+public import PrivateSyncEngine
+
+/// What the partition mirror keeps beside the store, in one JSON file written atomically: the engine's state and
+/// what the mirror knows of the account and the zone. The records and their unsent changes live in the store.
+///
+/// Every field but ``stateSerialization`` is a lesson of the delegate sweep of Apple's sample (docs/cksyncengine.md),
+/// kept with the same meaning.
+public struct MirrorBookkeeping: Codable, Sendable, Equatable {
+    /// The engine's last state, from its last `stateUpdate`.
+    public var stateSerialization: PSSyncEngine.State.Serialization?
+    /// The user record name of the account the store's records belong to, once the engine reported one.
+    public var accountRecordName: String?
+    /// Records made on this device whose save never left it (or left and was refused): the only ones that cannot be
+    /// on the server. Whatever else the device holds may be, whether it carries a change tag or not (an
+    /// encrypted-data reset clears the tags of records other devices upload again).
+    public var neverSent: Set<String> = []
+    /// Records whose first save left without an answer: they may be on the server although they carry no change tag.
+    public var firstSendUnanswered: Set<String> = []
+    /// Among ``firstSendUnanswered``, the records a save of which ended without telling whether it landed (a lost
+    /// answer, an internal error, or the process gone while it was in flight): a later refusal of another save of
+    /// them proves nothing of that one.
+    public var firstSendMayHaveLanded: Set<String> = []
+    /// The user deleted the zone in Settings (`purged`) and the mirror has not seen it created again.
+    public var zonePurgedByUser = false
+    /// The mirror created the zone again after it heard of the purge from a refused save: the database's list still
+    /// reports that purge, and it is old news then.
+    public var zoneCreatedSinceHeard = false
+    /// The purge was first heard of from a refused save (`userDeletedZone`), not from the database's list.
+    public var purgeHeardFromRefusal = false
+
+    /// A zone deletion came that may be one this device already heard of or a new one (the user deleted the zone in
+    /// Settings, the device heard of it from a refused save and created the zone again, and the database's list
+    /// now reports a purge and a zone created since): the engine fetches the zone whole, and at its end the records
+    /// the server confirmed once and did not return are deleted here, as a new purge would have them.
+    public var reconcileOnFullFetch = false
+
+    /// Nothing known: a first launch, or after the account's data was deleted.
+    public init() {}
+}

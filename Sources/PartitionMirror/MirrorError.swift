@@ -1,0 +1,16 @@
+public import DeviceStore
+
+/// The kinds of ``MirrorError``. Numbered from 1 in the order declared; a new kind is added at the end, so a number
+/// never changes.
+public enum MirrorErrorCode: Int, Sendable, Hashable {
+    /// The mirror's bookkeeping file is there but cannot be read: damaged, hand-edited or another program's. It is
+    /// left as it is.
+    case damagedBookkeeping = 1
+    /// The bookkeeping file cannot be written; the change that needed it is in the store, and is sent again.
+    case bookkeepingNotWritten
+    /// The store refused the write (its error is the underlying one).
+    case store
+}
+
+/// What the partition mirror could not do, naming the file or the record.
+public typealias MirrorError = CodedError<MirrorErrorCode>

@@ -1,0 +1,47 @@
+import PrivateSyncFileSystem
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+extension PartitionMirror {
+    /// Reads the bookkeeping file; a missing one is a first launch.
+    ///
+    /// - Parameter path: The file.
+    /// - Returns: What it holds.
+    /// - Throws: ``MirrorError`` `damagedBookkeeping` for a file that cannot be read or decoded; it is left as it is.
+    static func readBookkeeping(at path: String) throws(MirrorError) -> MirrorBookkeeping {
+        guard FileSystem.exists(path) else { return MirrorBookkeeping() }
+        do {
+            let bytes = try FileSystem.read(path)
+            return try JSONDecoder().decode(MirrorBookkeeping.self, from: Data(bytes))
+        } catch {
+            throw MirrorError(
+                .damagedBookkeeping, "\(path) cannot be read as the mirror's bookkeeping; it was left unchanged",
+                underlying: error)
+        }
+    }
+
+    /// Writes the bookkeeping file whole, in place of the old one (never half of it).
+    func persistBookkeeping() {
+        // A record whose first save was answered, or fetched, is no longer one whose save may have landed unheard.
+        bookkeeping.firstSendMayHaveLanded.formIntersection(bookkeeping.firstSendUnanswered)
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let data = try encoder.encode(bookkeeping)
+            switch durability {
+            case .survivesPowerLoss:
+                try FileSystem.writeAtomically(Array(data), to: bookkeepingPath)
+            case .survivesProcessCrash:
+                // A new file renamed over the old: a killed process leaves one or the other, whole.
+                try data.write(to: URL(fileURLWithPath: bookkeepingPath), options: .atomic)
+            }
+        } catch {
+            persistenceErrors.append(
+                MirrorError(.bookkeepingNotWritten, "could not write \(bookkeepingPath)", underlying: error))
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import DeviceStore
+import PrivateSync
+import PrivateSyncEngine
+
+extension PartitionMirror {
+    /// Takes the server's records into the store: a record this device has no unsent change of is taken as it is,
+    /// one it has is merged per field (the last writer wins), a local delete waits to be sent, and a deletion
+    /// deletes.
+    ///
+    /// - Parameter event: The changes.
+    func handleFetchedRecordZoneChanges(_ event: PSSyncEngine.Event.FetchedRecordZoneChanges) {
+        let user = bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
+        let partition = store.partition
+        let resolver = resolver
+        let zoneName = zoneID.zoneName
+        let modifications = event.modifications.map(\.record).filter { $0.recordID.zoneID.zoneName == zoneName }
+        let deletions = event.deletions.map(\.recordID).filter { $0.zoneID.zoneName == zoneName }
+        let reconciling = bookkeeping.reconcileOnFullFetch
+        let problems = write("store the fetched records") { transaction -> [String] in
+            var problems: [String] = []
+            for fetched in modifications {
+                let cloud = fetched.containerRecord
+                if reconciling { try transaction.markSeen(cloud.recordID.recordName) }
+                // Only user-created types belong in this store; anything else in the zone is not ours to take.
+                guard partition.partition(of: cloud.recordType) == .userCreated else { continue }
+                let name = cloud.recordID.recordName
+                let pending = try transaction.pendingChange(named: name)
+                if pending?.kind == .delete { continue }  // A local delete wins; it is sent next.
+                let local = try transaction.record(named: name)
+                // The server's copy of a version this device already has (its own save, come back).
+                if local != nil, try transaction.serverChangeTag(of: name) == cloud.recordChangeTag { continue }
+                let server = RecordMapping.storedRecord(from: cloud, origin: user, existing: local)
+                // Other clients write the container too: a record this device cannot store is left on the server.
+                if let problem = server.storageProblem(serverFields: cloud.systemFields) {
+                    problems.append("\(name): \(problem)")
+                    continue
+                }
+                guard let local, let pending else {
+                    try transaction.putRecord(server, serverFields: cloud.systemFields)
+                    continue
+                }
+                let merged = resolver.resolve(local: local, server: server)
+                try transaction.putRecord(merged, serverFields: cloud.systemFields)
+                if merged.matchesForUpload(server) {
+                    try transaction.removePendingChange(named: name, ifRevision: pending.revision)
+                }
+            }
+            for deletion in deletions {
+                try transaction.deleteRecord(named: deletion.recordName)
+                try transaction.removePendingChange(named: deletion.recordName, ifRevision: nil)
+            }
+            return problems
+        }
+        for problem in problems ?? [] {
+            persistenceErrors.append(MirrorError(.store, "a fetched record was not stored: \(problem)"))
+        }
+        let fetched = Set(modifications.map(\.recordID.recordName) + deletions.map(\.recordName))
+        if !bookkeeping.firstSendUnanswered.isDisjoint(with: fetched)
+            || !bookkeeping.neverSent.isDisjoint(with: fetched)
+        {
+            bookkeeping.firstSendUnanswered.subtract(fetched)
+            bookkeeping.neverSent.subtract(fetched)
+            persistBookkeeping()
+        }
+    }
+
+    /// The end of a fetch of the zone: when a purge may have been a second one, the records the server confirmed
+    /// once and did not return (and that wait for no save) are deleted.
+    ///
+    /// - Parameter event: The end of the fetch.
+    func handleDidFetchRecordZoneChanges(_ event: PSSyncEngine.Event.DidFetchRecordZoneChanges) {
+        guard bookkeeping.reconcileOnFullFetch, event.zoneID.zoneName == zoneID.zoneName, event.error == nil else {
+            return
+        }
+        let removed = write("delete what the zone no longer holds") { try $0.deleteSyncedRecordsNotSeen(of: nil) }
+        guard let removed else { return }
+        bookkeeping.reconcileOnFullFetch = false
+        bookkeeping.firstSendUnanswered.subtract(removed)
+        persistBookkeeping()
+    }
+
+    /// A deletion of the zone: by an app, everything here goes; by the user in Settings, what may have been on the
+    /// server goes; in an encrypted-data reset, everything here goes up again.
+    ///
+    /// - Parameters:
+    ///   - event: The database's changes.
+    ///   - syncEngine: The engine.
+    func handleFetchedDatabaseChanges(_ event: PSSyncEngine.Event.FetchedDatabaseChanges, syncEngine: PSSyncEngine) {
+        var changed = false
+        for deletion in event.deletions where deletion.zoneID.zoneName == zoneID.zoneName {
+            let createdAgain = event.modifications.contains { $0.zoneID == deletion.zoneID }
+            switch deletion.reason {
+            case .purged where createdAgain && bookkeeping.zoneCreatedSinceHeard:
+                // The deletion this device heard of from a refused save and its own creation of the zone after, or a
+                // second purge since: the engine fetches the zone whole (it forgot its token), and what the server
+                // no longer holds of what it confirmed goes at the end of that fetch. Deleting it all now would
+                // lose what went up since the first; keeping it all would keep what a second purge took.
+                bookkeeping.zoneCreatedSinceHeard = false
+                bookkeeping.purgeHeardFromRefusal = false
+                bookkeeping.reconcileOnFullFetch = true
+                write("start remembering what the zone's fetch returns") { try $0.clearSeenRecords() }
+            case .purged:
+                forgetWhatMayBeOnTheServer(syncEngine: syncEngine)
+            case .deleted:
+                write("delete the records of the deleted zone") { try $0.removeAllRecords() }
+                bookkeeping.neverSent = []
+                bookkeeping.firstSendUnanswered = []
+                bookkeeping.reconcileOnFullFetch = false
+                bookkeeping.zonePurgedByUser = false
+                bookkeeping.zoneCreatedSinceHeard = false
+                bookkeeping.purgeHeardFromRefusal = false
+            case .encryptedDataReset:
+                // The server lost them; this device still has them: upload them all again, as new records, into
+                // the zone created again.
+                write("queue everything again after the reset") { transaction in
+                    try transaction.clearServerFields()
+                    try transaction.queueRecordsWithoutPendingChange()
+                }
+                bookkeeping.firstSendUnanswered = []
+                bookkeeping.zonePurgedByUser = false
+                syncEngine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: deletion.zoneID))])
+                addUnsentChanges(to: syncEngine)
+            }
+            changed = true
+        }
+        // A zone changed after its deletion was created again (by this device or another): it is there now.
+        let deleted = Set(event.deletions.map(\.zoneID))
+        let zoneThere = event.modifications.contains {
+            $0.zoneID.zoneName == zoneID.zoneName && !deleted.contains($0.zoneID)
+        }
+        if zoneThere && bookkeeping.zonePurgedByUser {
+            bookkeeping.zonePurgedByUser = false
+            changed = true
+        }
+        if zoneThere && bookkeeping.zoneCreatedSinceHeard {
+            // The list is past the deletion (it lists changes in order): its report is not to come.
+            bookkeeping.zoneCreatedSinceHeard = false
+            bookkeeping.purgeHeardFromRefusal = false
+            changed = true
+        }
+        if changed { persistBookkeeping() }
+    }
+
+    /// Deletes, here, the records that may have been on the server when the user deleted the zone in Settings (all
+    /// but those made here whose save never left), and every unsent delete; the records that never went up stay,
+    /// and create the zone again.
+    ///
+    /// - Parameters:
+    ///   - heardFromRefusal: Whether the news came from a refused save (the database's list reports it later).
+    ///   - syncEngine: The engine, whose pending saves of those records go too.
+    /// - Returns: The names deleted.
+    @discardableResult
+    func forgetWhatMayBeOnTheServer(heardFromRefusal: Bool = false, syncEngine: PSSyncEngine) -> Set<String> {
+        let neverSent = bookkeeping.neverSent
+        let gone =
+            write("delete what the purged zone held") { transaction -> Set<String> in
+                let gone = try transaction.recordNames().subtracting(neverSent)
+                for name in gone {
+                    try transaction.deleteRecord(named: name)
+                    try transaction.removePendingChange(named: name, ifRevision: nil)
+                }
+                try transaction.removePendingDeletes()
+                return gone
+            } ?? []
+        bookkeeping.firstSendUnanswered = []
+        bookkeeping.zonePurgedByUser = true
+        bookkeeping.zoneCreatedSinceHeard = false
+        bookkeeping.purgeHeardFromRefusal = heardFromRefusal
+        persistBookkeeping()
+        syncEngine.state.remove(pendingRecordZoneChanges: gone.map { .saveRecord(recordID($0)) })
+        return gone
+    }
+}

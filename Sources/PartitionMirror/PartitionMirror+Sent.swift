@@ -1,0 +1,163 @@
+import DeviceStore
+import PrivateSync
+import PrivateSyncEngine
+
+extension PartitionMirror {
+    /// The codes of a failed save that do not say whether the server applied it: CloudKit's `serverResponseLost`
+    /// is "applied, but the answer was lost"; an internal error says nothing.
+    static let failuresThatMayHaveLanded: Set<PSError.Code> = [.serverResponseLost, .internalError]
+
+    /// What a send's answer teaches: saves and deletes confirmed leave the store's queue (unless written again
+    /// since), a conflict is merged, a zone gone is created again, a record gone is deleted unless an edit made here
+    /// waits for it, a save refused for good is not sent again.
+    ///
+    /// - Parameters:
+    ///   - event: The answer.
+    ///   - syncEngine: The engine.
+    func handleSentRecordZoneChanges(_ event: PSSyncEngine.Event.SentRecordZoneChanges, syncEngine: PSSyncEngine) {
+        var newRecordChanges: [PSSyncEngine.PendingRecordZoneChange] = []
+        var newDatabaseChanges: [PSSyncEngine.PendingDatabaseChange] = []
+        if !event.savedRecords.isEmpty && bookkeeping.zonePurgedByUser {
+            // A save landed: the zone is there again, and a later deletion is news.
+            bookkeeping.zonePurgedByUser = false
+        }
+        bookkeeping.firstSendUnanswered.subtract(event.savedRecords.map(\.recordID.recordName))
+        bookkeeping.firstSendMayHaveLanded.subtract(event.savedRecords.map(\.recordID.recordName))
+        for failed in event.failedRecordSaves {
+            let name = failed.record.recordID.recordName
+            guard bookkeeping.firstSendUnanswered.contains(name) else { continue }
+            if Self.failuresThatMayHaveLanded.contains(failed.error.code) {
+                bookkeeping.firstSendMayHaveLanded.insert(name)
+            } else if !bookkeeping.firstSendMayHaveLanded.contains(name) {
+                // This save did not land, and no earlier one may have: the record is still one that never went up.
+                // (After an attempt whose outcome is unknown, a later refusal proves nothing of that attempt.)
+                bookkeeping.firstSendUnanswered.remove(name)
+                bookkeeping.neverSent.insert(name)
+            }
+        }
+        let user = bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
+        let resolver = resolver
+        var heardOfPurge = false
+        var goneHere: [String] = []
+        let purgedBefore = bookkeeping.zonePurgedByUser
+        write("record what the server answered") { transaction in
+            for saved in event.savedRecords {
+                let name = saved.recordID.recordName
+                guard let local = try transaction.record(named: name) else { continue }
+                let cloud = saved.containerRecord
+                guard let fields = cloud.systemFields else { continue }
+                let landed = RecordMapping.storedRecord(from: cloud, origin: user, existing: local)
+                if let pending = try transaction.pendingChange(named: name), pending.kind == .save,
+                    local.matchesForUpload(landed)
+                {
+                    try transaction.removePendingChange(named: name, ifRevision: pending.revision)
+                }
+                // The change tag the next save must carry (an edit made since goes up on top of it).
+                try transaction.setServerFields(fields, of: name)
+            }
+            for deleted in event.deletedRecordIDs {
+                if try transaction.pendingChange(named: deleted.recordName)?.kind == .delete {
+                    try transaction.removePendingChange(named: deleted.recordName, ifRevision: nil)
+                }
+            }
+            for (deleted, error) in event.failedRecordDeletes where error.code == .unknownItem {
+                // Already gone: the delete is done.
+                if try transaction.pendingChange(named: deleted.recordName)?.kind == .delete {
+                    try transaction.removePendingChange(named: deleted.recordName, ifRevision: nil)
+                }
+            }
+            for failed in event.failedRecordSaves {
+                let id = failed.record.recordID
+                let name = id.recordName
+                var clearServerFields = false
+                switch failed.error.code {
+                case .serverRecordChanged:
+                    guard let serverRecord = failed.error.serverRecord, let local = try transaction.record(named: name)
+                    else { continue }
+                    let cloud = serverRecord.containerRecord
+                    let server = RecordMapping.storedRecord(from: cloud, origin: user, existing: local)
+                    guard server.storageProblem(serverFields: cloud.systemFields) == nil else { continue }
+                    let merged = resolver.resolve(local: local, server: server)
+                    try transaction.putRecord(merged, serverFields: cloud.systemFields)
+                    let pending = try transaction.pendingChange(named: name)
+                    if merged.matchesForUpload(server) {
+                        // The server's edit was the later one and is now ours: nothing of ours is left to send.
+                        if let pending, pending.kind == .save {
+                            try transaction.removePendingChange(named: name, ifRevision: pending.revision)
+                        }
+                    } else {
+                        if pending == nil { try transaction.queue(.save, name: name, type: local.type) }
+                        newRecordChanges.append(.saveRecord(id))
+                    }
+                case .zoneNotFound:
+                    // The zone is gone: create it again and send the record again, without its stale change tag.
+                    newDatabaseChanges.append(.saveZone(PSRecordZone(zoneID: id.zoneID)))
+                    newRecordChanges.append(.saveRecord(id))
+                    clearServerFields = true
+                case .userDeletedZone where purgedBefore:
+                    // The user deleted the zone, this device dropped what it held then, and this is a later edit:
+                    // the zone may be created again for it.
+                    newDatabaseChanges.append(.saveZone(PSRecordZone(zoneID: id.zoneID)))
+                    newRecordChanges.append(.saveRecord(id))
+                    clearServerFields = true
+                case .userDeletedZone:
+                    // The first news of it here: what may have been on the server goes (below), as when a fetch
+                    // brings the deletion; a record that never reached it creates it again.
+                    // Its change tag, if any, is what tells that record from one that never went up: kept.
+                    heardOfPurge = true
+                    newDatabaseChanges.append(.saveZone(PSRecordZone(zoneID: id.zoneID)))
+                    newRecordChanges.append(.saveRecord(id))
+                case .unknownItem:
+                    if try transaction.pendingChange(named: name)?.kind == .save,
+                        try transaction.containsRecord(named: name)
+                    {
+                        // Deleted on the server, edited here: upload the edit again, as a new record.
+                        newRecordChanges.append(.saveRecord(id))
+                        clearServerFields = true
+                    } else {
+                        // Deleted on the server, and nothing here is newer than what was deleted: the delete wins.
+                        goneHere.append(name)
+                        try transaction.deleteRecord(named: name)
+                        try transaction.removePendingChange(named: name, ifRevision: nil)
+                    }
+                case .networkFailure, .networkUnavailable, .zoneBusy, .serviceUnavailable, .notAuthenticated,
+                    .operationCancelled:
+                    // The engine retries these by itself.
+                    break
+                case .serverRejectedRequest, .limitExceeded:
+                    // Refused for good: sending it again would be refused again. The record stays on the device.
+                    try transaction.removePendingChange(named: name, ifRevision: nil)
+                default:
+                    // Dropped by the engine (quota, a lost answer, a failed batch): still in the store's queue, it
+                    // goes again after the next fetch.
+                    break
+                }
+                if clearServerFields, let local = try transaction.record(named: name) {
+                    try transaction.putRecord(local, serverFields: nil)
+                }
+            }
+        }
+        bookkeeping.neverSent.subtract(goneHere)
+        if heardOfPurge {
+            let gone = forgetWhatMayBeOnTheServer(heardFromRefusal: true, syncEngine: syncEngine)
+            newRecordChanges.removeAll { change in
+                if case .saveRecord(let id) = change { gone.contains(id.recordName) } else { false }
+            }
+            if newRecordChanges.isEmpty { newDatabaseChanges.removeAll() }
+        }
+        syncEngine.state.add(pendingDatabaseChanges: newDatabaseChanges)
+        syncEngine.state.add(pendingRecordZoneChanges: newRecordChanges)
+        persistBookkeeping()
+    }
+
+    /// The zone created again after the user deleted it: a later `userDeletedZone` is news again.
+    ///
+    /// - Parameter event: The answer.
+    func handleSentDatabaseChanges(_ event: PSSyncEngine.Event.SentDatabaseChanges) {
+        guard bookkeeping.zonePurgedByUser, event.savedZones.contains(where: { $0.zoneID.zoneName == zoneID.zoneName })
+        else { return }
+        bookkeeping.zonePurgedByUser = false
+        bookkeeping.zoneCreatedSinceHeard = bookkeeping.purgeHeardFromRefusal
+        persistBookkeeping()
+    }
+}

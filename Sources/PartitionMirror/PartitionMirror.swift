@@ -1,0 +1,305 @@
+public import DeviceStore
+import PrivateSync
+public import PrivateSyncEngine
+import PrivateSyncFileSystem
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The demo app's sync written as a CKSyncEngine delegate: the user-created store of a device, mirrored to the
+/// user's private database through `PSSyncEngine`, as an app on a device would mirror it through `CKSyncEngine`.
+///
+/// The store is the truth: each write of a user-created record commits with its pending change (``RecordStore``
+/// queues it in the record's own transaction), and the engine is handed those changes at every launch and after
+/// every fetch. Only the user-created store is mirrored; the local-only store is a type the mirror cannot be given
+/// (``RecordStore`` of ``LocalOnly``), and a fetched record of a type outside the user-created partition is never
+/// stored. Records go up with their field versions (`syncFieldVersions`), and a conflict is merged per field, the
+/// last writer winning (``FieldLevelLastWriterWins``), as the app's own engine does.
+///
+/// What the sweep of Apple's sample taught (docs/cksyncengine.md) is kept, with the same meaning: the engine's
+/// events of an engine replaced after a sign-out are ignored; the data of an account left is deleted; a zone
+/// deleted by an app deletes what the device holds, a zone the user deleted in Settings deletes what may have been
+/// on the server and keeps what never went up, an encrypted-data reset uploads everything again; a save refused
+/// for good is not retried; a record deleted on the server is deleted here unless an edit made here waits for it.
+public final actor PartitionMirror: PSSyncEngineDelegate {
+    /// The store mirrored: the device's user-created store.
+    public nonisolated let store: RecordStore<UserCreated>
+    /// The database the engine syncs with.
+    public nonisolated let database: PSDatabase
+    /// The zone the records live in.
+    public nonisolated let zoneID: PSRecordZone.ID
+    /// The file the bookkeeping lives in.
+    public nonisolated let bookkeepingPath: String
+    /// Whether the engine syncs by itself.
+    public nonisolated let automaticallySync: Bool
+    /// Where automatic syncs are scheduled, or `nil` for the engine's own scheduler.
+    public nonisolated let scheduler: PSSyncScheduler?
+    /// How much a write of the bookkeeping survives (a sweep's scratch disk needs no fsync).
+    public nonisolated let durability: Durability
+    /// The engine's state and what the mirror knows of the account and the zone.
+    public internal(set) var bookkeeping: MirrorBookkeeping
+    /// Every write that failed, in order (the store's or the bookkeeping's): a real app would tell the user.
+    public internal(set) var persistenceErrors: [MirrorError] = []
+    var engine: PSSyncEngine?
+    let engineDelegate: (any PSSyncEngineDelegate)?
+    /// How a conflict is merged.
+    let resolver: any ConflictResolver = FieldLevelLastWriterWins()
+
+    /// The zone the app's own engine syncs into, which the mirror uses too.
+    public static let defaultZoneName = SyncEngine.defaultZoneName
+
+    /// Opens the mirror of a store, reading its bookkeeping (a missing file starts from nothing).
+    ///
+    /// - Parameters:
+    ///   - store: The user-created store.
+    ///   - database: The private database to sync with.
+    ///   - bookkeepingPath: The bookkeeping file, beside the store.
+    ///   - zoneName: The zone; the app's own engine's by default.
+    ///   - automaticallySync: Whether the engine syncs by itself.
+    ///   - scheduler: Where automatic syncs run, or `nil` for the engine's own scheduler.
+    ///   - durability: How much a write of the bookkeeping survives.
+    ///   - engineDelegate: The engine's delegate when an object fronts this one (a test's flawed delegate, which
+    ///     passes the events on); `nil` makes the mirror the delegate. The engine holds its delegate weakly.
+    /// - Throws: ``MirrorError`` `damagedBookkeeping` for a bookkeeping file that cannot be read, which is left as
+    ///   it is.
+    public init(
+        store: RecordStore<UserCreated>, database: PSDatabase, bookkeepingPath: String,
+        zoneName: String = PartitionMirror.defaultZoneName, automaticallySync: Bool = true,
+        scheduler: PSSyncScheduler? = nil, durability: Durability = .survivesPowerLoss,
+        engineDelegate: (any PSSyncEngineDelegate)? = nil
+    ) throws(MirrorError) {
+        self.store = store
+        self.database = database
+        self.zoneID = PSRecordZone.ID(zoneName: zoneName)
+        self.bookkeepingPath = bookkeepingPath
+        self.automaticallySync = automaticallySync
+        self.scheduler = scheduler
+        self.durability = durability
+        self.engineDelegate = engineDelegate
+        var bookkeeping = try Self.readBookkeeping(at: bookkeepingPath)
+        // A first save in flight when the last launch ended may have landed: nothing will say so.
+        bookkeeping.firstSendMayHaveLanded.formUnion(bookkeeping.firstSendUnanswered)
+        self.bookkeeping = bookkeeping
+    }
+
+    /// The engine, made at first use from the last state.
+    public var syncEngine: PSSyncEngine {
+        if let engine { return engine }
+        return initializeSyncEngine()
+    }
+
+    @discardableResult
+    func initializeSyncEngine() -> PSSyncEngine {
+        var configuration = PSSyncEngine.Configuration(
+            database: database, stateSerialization: bookkeeping.stateSerialization, delegate: engineDelegate ?? self)
+        configuration.automaticallySync = automaticallySync
+        configuration.scheduler = scheduler
+        let engine = PSSyncEngine(configuration)
+        self.engine = engine
+        // What the last state may not hold: changes written after it, or dropped by the engine on an error.
+        addUnsentChanges(to: engine)
+        return engine
+    }
+
+    // MARK: The user's writes
+
+    /// Adds a user-created record and queues its upload.
+    ///
+    /// - Parameters:
+    ///   - type: Its type, of the user-created partition.
+    ///   - fields: Its fields.
+    ///   - name: Its name, or `nil` for the store's next one.
+    /// - Returns: The record as stored.
+    /// - Throws: ``MirrorError`` `store`, wrapping what the store refused; nothing is written then.
+    @discardableResult
+    public func insert(
+        _ type: ModelType<UserCreated>, fields: [String: FieldValue], name: String? = nil
+    ) throws(MirrorError) -> StoredRecord {
+        let record: StoredRecord
+        do {
+            record = try store.insert(type, fields: fields, writtenUnder: nil, name: name)
+        } catch {
+            throw MirrorError(.store, "could not add the \(type.name)", underlying: error)
+        }
+        bookkeeping.neverSent.insert(record.name)
+        persistBookkeeping()
+        syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID(record.name))])
+        return record
+    }
+
+    /// Changes fields of a record and queues its upload; `nil` clears a field.
+    ///
+    /// - Parameters:
+    ///   - name: The record's name.
+    ///   - changes: The fields to set or clear.
+    /// - Returns: The record as stored now.
+    /// - Throws: ``MirrorError`` `store`, wrapping what the store refused (`recordNotFound` among them).
+    @discardableResult
+    public func update(_ name: String, setting changes: [String: FieldValue?]) throws(MirrorError) -> StoredRecord {
+        let record: StoredRecord
+        do {
+            record = try store.update(name, setting: changes)
+        } catch {
+            throw MirrorError(.store, "could not change \(name)", underlying: error)
+        }
+        syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID(name))])
+        return record
+    }
+
+    /// Deletes a record and queues its deletion on the server.
+    ///
+    /// - Parameter name: The record's name.
+    /// - Returns: The record as it was.
+    /// - Throws: ``MirrorError`` `store`, wrapping what the store refused (`recordNotFound` among them).
+    @discardableResult
+    public func delete(_ name: String) throws(MirrorError) -> StoredRecord {
+        let record: StoredRecord
+        do {
+            record = try store.delete(name)
+        } catch {
+            throw MirrorError(.store, "could not delete \(name)", underlying: error)
+        }
+        if bookkeeping.neverSent.remove(name) != nil { persistBookkeeping() }
+        syncEngine.state.add(pendingRecordZoneChanges: [.deleteRecord(recordID(name))])
+        return record
+    }
+
+    // MARK: PSSyncEngineDelegate
+
+    /// Handles one event of the engine.
+    ///
+    /// - Parameters:
+    ///   - event: The event.
+    ///   - syncEngine: The engine.
+    public func handleEvent(_ event: PSSyncEngine.Event, syncEngine: PSSyncEngine) async {
+        // An engine replaced after a sign-out or a switch may still finish what it was doing: its state and its
+        // changes belong to the account left.
+        guard syncEngine === engine else { return }
+        switch event {
+        case .stateUpdate(let event):
+            bookkeeping.stateSerialization = event.stateSerialization
+            persistBookkeeping()
+        case .accountChange(let event):
+            handleAccountChange(event)
+        case .fetchedDatabaseChanges(let event):
+            handleFetchedDatabaseChanges(event, syncEngine: syncEngine)
+        case .fetchedRecordZoneChanges(let event):
+            handleFetchedRecordZoneChanges(event)
+        case .sentRecordZoneChanges(let event):
+            handleSentRecordZoneChanges(event, syncEngine: syncEngine)
+        case .sentDatabaseChanges(let event):
+            handleSentDatabaseChanges(event)
+        case .didFetchChanges:
+            // A change an error took out of the engine goes again, now that the fetch brought any deletion of the
+            // zone.
+            addUnsentChanges(to: syncEngine)
+        case .didFetchRecordZoneChanges(let event):
+            handleDidFetchRecordZoneChanges(event)
+        case .willFetchChanges, .willFetchRecordZoneChanges, .willSendChanges, .didSendChanges:
+            break
+        }
+    }
+
+    /// The next batch: the engine's pending changes that the store still holds, each save read from the store.
+    ///
+    /// - Parameters:
+    ///   - context: Why and how the send runs.
+    ///   - syncEngine: The engine.
+    /// - Returns: The batch, or `nil` when nothing is left.
+    public func nextRecordZoneChangeBatch(
+        _ context: PSSyncEngine.SendChangesContext, syncEngine: PSSyncEngine
+    ) async -> PSSyncEngine.RecordZoneChangeBatch? {
+        let scope = context.options.scope
+        let inScope = syncEngine.state.pendingRecordZoneChanges.filter { scope.contains($0) }
+        guard !inScope.isEmpty else { return nil }
+        let zone = ZoneID(uncheckedName: zoneID.zoneName)
+        let read: (rows: [String: PendingChangeKind], records: [String: (StoredRecord, SystemFields?)])
+        do {
+            read = try store.syncSnapshot { transaction in
+                var rows: [String: PendingChangeKind] = [:]
+                for row in try transaction.pendingChanges(limit: Int.max) { rows[row.recordName] = row.kind }
+                var records: [String: (StoredRecord, SystemFields?)] = [:]
+                for change in inScope {
+                    guard case .saveRecord(let id) = change, rows[id.recordName] == .save,
+                        let record = try transaction.record(named: id.recordName)
+                    else { continue }
+                    records[id.recordName] = (record, try transaction.serverFields(of: id.recordName)?.systemFields)
+                }
+                return (rows, records)
+            }
+        } catch {
+            persistenceErrors.append(MirrorError(.store, "could not read the changes to send", underlying: error))
+            return nil
+        }
+        // The store says what is still to send: a change it no longer holds was confirmed, or its record deleted.
+        var stale: [PSSyncEngine.PendingRecordZoneChange] = []
+        let changes = inScope.filter { change in
+            let keep =
+                switch change {
+                case .saveRecord(let id): read.records[id.recordName] != nil
+                case .deleteRecord(let id): read.rows[id.recordName] == .delete
+                }
+            if !keep { stale.append(change) }
+            return keep
+        }
+        if !stale.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: stale) }
+        let records = read.records
+        let batch = await PSSyncEngine.RecordZoneChangeBatch(pendingChanges: changes) { id in
+            guard let (record, serverFields) = records[id.recordName] else { return nil }
+            return PSRecord(RecordMapping.cloudRecord(for: record, zone: zone, basedOn: serverFields))
+        }
+        // Written down before the request leaves: if its answer is lost, the record may be on the server.
+        let first = Set((batch?.recordsToSave ?? []).map(\.recordID.recordName)).intersection(bookkeeping.neverSent)
+        if !first.isEmpty {
+            bookkeeping.neverSent.subtract(first)
+            bookkeeping.firstSendUnanswered.formUnion(first)
+            persistBookkeeping()
+        }
+        return batch
+    }
+
+    // MARK: Helpers
+
+    /// The engine's identifier of a record of the mirrored zone.
+    func recordID(_ name: String) -> PSRecord.ID {
+        PSRecord.ID(recordName: name, zoneID: zoneID)
+    }
+
+    /// Gives the engine every change the store holds (adding a change the engine holds changes nothing).
+    ///
+    /// Not the zone's save: a zone that is gone is created again where a save fails for it, never on the guess that
+    /// it may be gone, which would bring back, into a zone the user deleted, what this device held before it heard.
+    func addUnsentChanges(to engine: PSSyncEngine) {
+        let rows: [PendingChangeRow]
+        do {
+            rows = try store.pendingChanges()
+        } catch {
+            persistenceErrors.append(MirrorError(.store, "could not read the unsent changes", underlying: error))
+            return
+        }
+        guard !rows.isEmpty else { return }
+        engine.state.add(
+            pendingRecordZoneChanges: rows.map { row in
+                row.kind == .delete ? .deleteRecord(recordID(row.recordName)) : .saveRecord(recordID(row.recordName))
+            })
+    }
+
+    /// Runs a write of the store; a failure is kept in ``persistenceErrors``.
+    ///
+    /// - Parameters:
+    ///   - what: What the write does, for the error.
+    ///   - body: The write.
+    /// - Returns: What `body` returned, or `nil` when the write failed.
+    @discardableResult
+    func write<T: Sendable>(_ what: String, _ body: (SyncTransaction) throws -> T) -> T? {
+        do {
+            return try store.syncTransaction(body)
+        } catch {
+            persistenceErrors.append(MirrorError(.store, "could not \(what)", underlying: error))
+            return nil
+        }
+    }
+}

@@ -1,0 +1,210 @@
+import DemoSchema
+public import PartitionMirror
+public import PrivateSyncEngineTesting
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// The demo app, syncing through ``PartitionMirror`` (the CKSyncEngine-shaped engine), made ready for a
+/// ``DelegateSweep``: its two stores opened from the device's folder, the user's actions on them, and what the user
+/// sees.
+///
+/// ```swift
+/// let report = await SweptPartitionMirror.sweep().sweep(seeds: 0..<300)
+/// #expect(report.failures.isEmpty, "\(report)")
+/// ```
+///
+/// The user writes journal entries (user-created: they sync) and measures baselines (local-only: they never leave
+/// the device). An item of the sweep is a journal entry, shown as its `note`. The server's snapshot shows every
+/// record of a type outside the user-created partition as an item no one wrote, which the sweep's history refuses:
+/// a local-only record on the server fails the run.
+public final class SweptPartitionMirror: SweptApp {
+    /// The device's two stores.
+    public let stores: DeviceStores
+    /// The mirror of the user-created store.
+    public let mirror: PartitionMirror
+    /// The clock the user's edits are dated by: the sweep's, never the system's.
+    let clock: ManualClock
+    /// An object that fronts the mirror as the engine's delegate, kept alive here (the engine holds its delegate
+    /// weakly).
+    let front: (any PSSyncEngineDelegate)?
+
+    /// The name of the bookkeeping file in a device's folder.
+    public static let bookkeepingName = "mirror.json"
+    /// The container the user-created store mirrors to.
+    static let container: ContainerIdentifier = {
+        do {
+            return try ContainerIdentifier("iCloud.com.example.privatesync.sweep")
+        } catch {
+            preconditionFailure("the sweep's container identifier is invalid: \(error)")
+        }
+    }()
+
+    /// Launches the app on a device of a sweep: its stores and bookkeeping in the device's folder, its engine over
+    /// the device's database and the sweep's scheduler.
+    ///
+    /// - Parameters:
+    ///   - device: The device's launch.
+    ///   - front: The engine's delegate when an object fronts the mirror; `nil` for the mirror itself.
+    /// - Throws: What opening the stores or the bookkeeping throws (``StoreError``, ``MirrorError``).
+    public init(device: SweepDevice, front: (any PSSyncEngineDelegate)? = nil) throws {
+        let folder = device.folder.path
+        stores = try DeviceStores.open(
+            localOnly: StoreConfiguration(
+                name: StoreConfiguration.localOnlyName, directory: folder, cloudKitDatabase: .none),
+            userCreated: StoreConfiguration(
+                name: StoreConfiguration.userCreatedName, directory: folder, cloudKitDatabase: .private(Self.container)),
+            partition: .demoHealth, deviceID: device.name, clock: device.clock, names: UUIDRecordNames(),
+            durability: .survivesProcessCrash, crashSwitch: nil)
+        mirror = try PartitionMirror(
+            store: stores.userCreated, database: device.database,
+            bookkeepingPath: folder + "/" + Self.bookkeepingName, automaticallySync: device.automaticallySync,
+            scheduler: device.scheduler, durability: .survivesProcessCrash, engineDelegate: front)
+        clock = device.clock
+        self.front = front
+    }
+
+    /// The engine the mirror syncs with now (it makes a new one after a sign-out).
+    public var syncEngine: PSSyncEngine {
+        get async { await mirror.syncEngine }
+    }
+
+    /// Each journal entry's note, by record name.
+    ///
+    /// - Returns: What the user sees.
+    public func snapshot() async -> [String: String] {
+        let records = (try? stores.userCreated.records()) ?? []
+        return Dictionary(records.map { ($0.name, Self.shown($0.fields)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Copies the two stores through SQLite (`VACUUM INTO`) and the bookkeeping file, as they are this instant.
+    ///
+    /// - Parameters:
+    ///   - folder: This launch's folder.
+    ///   - next: The next launch's folder.
+    /// - Throws: What a copy throws.
+    public func preserve(_ folder: URL, into next: URL) throws {
+        try FileManager.default.createDirectory(at: next, withIntermediateDirectories: true)
+        try stores.userCreated.copy(to: next.path + "/" + StoreConfiguration.userCreatedName + ".store")
+        try stores.localOnly.copy(to: next.path + "/" + StoreConfiguration.localOnlyName + ".store")
+        let bookkeeping = folder.appending(path: Self.bookkeepingName)
+        if FileManager.default.fileExists(atPath: bookkeeping.path) {
+            try FileManager.default.copyItem(at: bookkeeping, to: next.appending(path: Self.bookkeepingName))
+        }
+    }
+
+    /// What the user sees of an account's records on the server: each user-created record's note, by record name;
+    /// a record of any other type shows as an item no one wrote (`local-only on the server: …`).
+    ///
+    /// - Parameter records: The account's records.
+    /// - Returns: The notes, by record name.
+    public static func serverSnapshot(_ records: [PSRecord]) -> [String: String] {
+        var shown: [String: String] = [:]
+        for record in records {
+            let name = record.recordID.recordName
+            guard SyncPartition.demoHealth.partition(of: record.recordType) == .userCreated else {
+                shown["local-only on the server: \(name)"] = record.recordType
+                continue
+            }
+            shown[name] = Self.shown(record.containerRecord.fields)
+        }
+        return shown
+    }
+
+    /// An entry as the user sees it: its note.
+    static func shown(_ fields: [String: FieldValue]) -> String {
+        if case .string(let note)? = fields[noteKey] { return note }
+        return ""
+    }
+
+    static let noteKey = "note"
+    static let journal: ModelType<UserCreated> = {
+        do {
+            return try SyncPartition.demoHealth.userCreatedType("Journal")
+        } catch {
+            preconditionFailure("the demo schema has no Journal: \(error)")
+        }
+    }()
+    static let baseline: ModelType<LocalOnly> = {
+        do {
+            return try SyncPartition.demoHealth.localOnlyType("Baseline")
+        } catch {
+            preconditionFailure("the demo schema has no Baseline: \(error)")
+        }
+    }()
+
+    /// What the user does: write a journal entry (often), import several, edit one, delete one, and measure a
+    /// baseline, which stays on the device.
+    public static let actions: [SweepAction<SweptPartitionMirror>] = [
+        SweepAction("write a journal entry", weight: 4) { app, random in
+            try await app.add(count: 1, &random)
+        },
+        SweepAction("import journal entries", weight: 1) { app, random in
+            try await app.add(count: 2 + random.int(below: 6), &random)
+        },
+        SweepAction("edit a journal entry", weight: 4) { app, random in
+            let records = try app.stores.userCreated.records()
+            // Half the time the entry edited last (here, or elsewhere and fetched): two devices editing one entry
+            // is what makes conflicts.
+            let latest = records.max { ($0.modifiedAt, $0.name) < ($1.modifiedAt, $1.name) }?.name
+            let picked = random.chance(0.5) ? latest : random.element(of: records.map(\.name).sorted())
+            guard let name = picked else { return [] }
+            let note = "note-" + random.name()
+            try await app.mirror.update(name, setting: [noteKey: .string(note)])
+            return [SweepWrite(key: name, value: note)]
+        },
+        SweepAction("delete a journal entry", weight: 2) { app, random in
+            let names = try app.stores.userCreated.recordNames().sorted()
+            guard let name = random.element(of: names) else { return [] }
+            try await app.mirror.delete(name)
+            return [SweepWrite(key: name, value: nil)]
+        },
+        SweepAction("measure a baseline", weight: 2) { app, random in
+            try app.stores.localOnly.insert(
+                baseline,
+                fields: [
+                    "metric": .string("resting heart rate"), "value": .double(Double(50 + random.int(below: 40))),
+                    "computedAt": .date(app.clock.now()), "windowDays": .int64(7),
+                ], writtenUnder: nil, name: "baseline-" + random.name())
+            return []
+        },
+    ]
+
+    /// A sweep of the demo app, with ``actions`` and ``serverSnapshot(_:)``.
+    ///
+    /// - Parameters:
+    ///   - configuration: How a run is made.
+    ///   - front: Makes an object to front the mirror on each launch (a test's flawed delegate), given the mirror
+    ///     once it exists; `nil` for the mirror alone.
+    /// - Returns: The sweep.
+    public static func sweep(
+        configuration: DelegateSweep<SweptPartitionMirror>.Configuration = .init(),
+        front: (@Sendable () -> any SweptPartitionMirrorFront)? = nil
+    ) -> DelegateSweep<SweptPartitionMirror> {
+        DelegateSweep(
+            configuration: configuration,
+            makeApp: { device in
+                guard let front = front?() else { return try SweptPartitionMirror(device: device) }
+                let app = try SweptPartitionMirror(device: device, front: front)
+                front.attach(app.mirror)
+                return app
+            },
+            actions: actions, serverSnapshot: serverSnapshot)
+    }
+
+    private func add(count: Int, _ random: inout SweepRandom) async throws -> [SweepWrite] {
+        var writes: [SweepWrite] = []
+        for _ in 0..<count {
+            let name = "entry-" + random.name()
+            let note = "note-" + random.name()
+            try await mirror.insert(
+                Self.journal, fields: ["date": .date(clock.now()), "body": .string("today"), "note": .string(note)],
+                name: name)
+            writes.append(SweepWrite(key: name, value: note))
+        }
+        return writes
+    }
+}

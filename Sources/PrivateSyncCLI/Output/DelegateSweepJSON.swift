@@ -1,0 +1,40 @@
+import PrivateSyncEngineTesting
+
+/// `privatesync simulate --engine cksyncengine --json`: the counts of the sweep, each failure with its replay, and the
+/// shard it ran.
+struct DelegateSweepJSON: Encodable {
+    /// One failing seed.
+    struct Failure: Encodable {
+        let seed: UInt64
+        let invariant: String
+        let message: String
+        let replay: String
+    }
+
+    let engine = SimulatedEngine.cksyncengine.rawValue
+    let seeds: Int
+    let steps: Int
+    let crashes: Int
+    let faults: Int
+    let simulatedSeconds: Double
+    let failures: [Failure]
+    let shard: [String: Int]
+
+    /// The JSON of a report.
+    ///
+    /// - Parameters:
+    ///   - report: The sweep's report.
+    ///   - shard: The shard it ran.
+    ///   - replay: The replay command of a seed.
+    init(_ report: DelegateSweepReport, shard: (index: Int, count: Int), replay: (UInt64) -> String) {
+        seeds = report.seeds
+        steps = report.steps
+        crashes = report.crashes
+        faults = report.faults
+        simulatedSeconds = report.simulatedSeconds
+        failures = report.failures.map {
+            Failure(seed: $0.seed, invariant: $0.invariant.rawValue, message: $0.message, replay: replay($0.seed))
+        }
+        self.shard = ["index": shard.index, "count": shard.count]
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// `simulate --engine cksyncengine`: the demo app as a delegate of the CKSyncEngine-shaped engine, under the
+/// delegate sweep, from the command line.
+@Suite("CLI: simulate through the CKSyncEngine-shaped engine")
+struct CLISimulateEngineTests {
+    @Test("a sweep's shards add up to the whole sweep, each naming its shard and engine in JSON")
+    func shardsAddUp() throws {
+        let cli = CLIRunner.fresh()
+        let arguments = ["simulate", "--engine", "cksyncengine", "--seeds", "6", "--steps", "20", "--json"]
+        let whole = try cli.run(arguments, home: false)
+        #expect(whole.status == 0, "\(whole.standardError)")
+        #expect(whole.json["engine"] as? String == "cksyncengine")
+        #expect(whole.json["seeds"] as? Int == 6)
+        #expect(whole.json["steps"] as? Int == 120)
+        #expect((whole.json["failures"] as? [Any])?.isEmpty == true)
+        var seeds = 0
+        var steps = 0
+        var crashes = 0
+        for index in 0..<2 {
+            let shard = try cli.run(arguments + ["--shard", "\(index)/2"], home: false)
+            #expect(shard.status == 0, "\(shard.standardError)")
+            #expect(shard.json["shard"] as? [String: Int] == ["index": index, "count": 2])
+            seeds += shard.json["seeds"] as? Int ?? 0
+            steps += shard.json["steps"] as? Int ?? 0
+            crashes += shard.json["crashes"] as? Int ?? 0
+        }
+        #expect(seeds == 6)
+        #expect(steps == whole.json["steps"] as? Int)
+        #expect(crashes == whole.json["crashes"] as? Int)
+    }
+
+    @Test("one seed traced prints its timeline and its summary, and replays the same way")
+    func oneSeedTraces() throws {
+        let cli = CLIRunner.fresh()
+        let arguments = ["simulate", "--engine", "cksyncengine", "--seed", "3", "--steps", "20", "--trace"]
+        let first = try cli.run(arguments, home: false)
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput.contains("event accountChange"))
+        #expect(first.standardOutput.contains("Simulated 1 seed(s) through the CKSyncEngine-shaped engine"))
+        let again = try cli.run(arguments, home: false)
+        #expect(again.standardOutput == first.standardOutput)
+    }
+
+    @Test(
+        "what the delegate sweep does not do is refused as a usage error",
+        arguments: [
+            (["--coverage"], "--coverage counts the app engine's paths"),
+            (["--devices", "1"], "runs 2 to 4 devices"),
+            (["--engine", "swiftdata"], "not a valid value"),
+        ])
+    func refusals(_ extra: [String], message: String) throws {
+        let cli = CLIRunner.fresh()
+        let run = try cli.run(["simulate", "--engine", "cksyncengine", "--seeds", "2"] + extra, home: false)
+        #expect(run.status == 64)
+        #expect(run.standardError.contains(message), "\(run.standardError)")
+    }
+}

@@ -1,0 +1,103 @@
+import PrivateCloud
+import PrivateSyncFileSystem
+import Testing
+
+@testable import DeviceStore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What the partition mirror asks of the user-created store beyond what the app's engine does: a copy made by
+/// SQLite, whole-store deletions and queues, and a full fetch's reconciliation across every account.
+@Suite("The store's operations for the partition mirror")
+struct MirrorSupportTests {
+    @Test("a copy holds what was committed, opens as a store, and never overwrites a file")
+    func copyHoldsWhatWasCommitted() throws {
+        try withUserStore { store, folder in
+            try store.insertCheckIn(mood: 3, name: "a")
+            try store.insertCheckIn(mood: 4, name: "b")
+            let copyFolder = folder + "/next"
+            try FileSystem.createDirectory(copyFolder, permissions: 0o700)
+            try store.copy(to: copyFolder + "/UserCreated.store")
+            let copy = try userStore(in: copyFolder)
+            #expect(try copy.recordNames() == ["a", "b"])
+            #expect(try copy.pendingChanges().map(\.recordName) == ["a", "b"])
+            let error = #expect(throws: StoreError.self) { try store.copy(to: copyFolder + "/UserCreated.store") }
+            #expect(error?.code == .storage)
+            #expect(try copy.recordNames() == ["a", "b"])
+        }
+    }
+
+    @Test("removing every record removes their changes and the unsent deletes too")
+    func removeAllRecords() throws {
+        try withUserStore { store, _ in
+            try store.insertCheckIn(mood: 3, name: "a")
+            try store.insertCheckIn(mood: 4, name: "b")
+            try store.delete("b")
+            try store.syncTransaction { try $0.removeAllRecords() }
+            #expect(try store.recordNames().isEmpty)
+            #expect(try store.pendingChangeCount() == 0)
+        }
+    }
+
+    @Test("a sign-in queues a save of each record that waits for nothing, keeping its change tag")
+    func queueRecordsWithoutPendingChange() throws {
+        try withUserStore { store, _ in
+            try store.insertCheckIn(mood: 3, name: "a")
+            try store.insertCheckIn(mood: 4, name: "b")
+            let fields = SystemFields(
+                changeTag: "t1", creationDate: Date(timeIntervalSinceReferenceDate: 0),
+                modificationDate: Date(timeIntervalSinceReferenceDate: 0),
+                creatorUserRecordID: UserRecordID(recordName: "_u"),
+                lastModifiedUserRecordID: UserRecordID(recordName: "_u"))
+            let queued = try store.syncTransaction { transaction -> [String] in
+                try transaction.setServerFields(fields, of: "a")
+                try transaction.removePendingChange(named: "a", ifRevision: nil)
+                return try transaction.queueRecordsWithoutPendingChange()
+            }
+            #expect(queued == ["a"])
+            #expect(try store.pendingChanges().map(\.recordName).sorted() == ["a", "b"])
+            #expect(try store.syncSnapshot { try $0.serverChangeTag(of: "a") } == "t1")
+        }
+    }
+
+    @Test("a purge's bookkeeping: every record's name, and the unsent deletes dropped")
+    func namesAndPendingDeletes() throws {
+        try withUserStore { store, _ in
+            try store.insertCheckIn(mood: 3, name: "a")
+            try store.insertCheckIn(mood: 4, name: "b")
+            try store.delete("b")
+            #expect(try store.syncSnapshot { try $0.recordNames() } == ["a"])
+            try store.syncTransaction { try $0.removePendingDeletes() }
+            #expect(try store.pendingChanges().map(\.recordName) == ["a"])
+        }
+    }
+
+    @Test("a full fetch's reconciliation without an account deletes every confirmed record it did not see")
+    func reconcileWithoutAccount() throws {
+        try withUserStore { store, _ in
+            try store.insertCheckIn(mood: 3, name: "seen")
+            try store.insertCheckIn(mood: 4, name: "gone")
+            try store.insertCheckIn(mood: 5, name: "unsent")
+            let fields = SystemFields(
+                changeTag: "t1", creationDate: Date(timeIntervalSinceReferenceDate: 0),
+                modificationDate: Date(timeIntervalSinceReferenceDate: 0),
+                creatorUserRecordID: UserRecordID(recordName: "_u"),
+                lastModifiedUserRecordID: UserRecordID(recordName: "_u"))
+            let removed = try store.syncTransaction { transaction -> [String] in
+                for name in ["seen", "gone"] {
+                    try transaction.setServerFields(fields, of: name)
+                    try transaction.removePendingChange(named: name, ifRevision: nil)
+                }
+                try transaction.clearSeenRecords()
+                try transaction.markSeen("seen")
+                return try transaction.deleteSyncedRecordsNotSeen(of: nil)
+            }
+            #expect(removed == ["gone"])
+            #expect(try store.recordNames() == ["seen", "unsent"])
+        }
+    }
+}

@@ -29,7 +29,8 @@ let package = Package(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "PrivateSyncFileSystem", swiftSettings: layering),
-        .target(name: "PrivateSyncSQLite", dependencies: ["CSQLite", "PrivateSyncFileSystem"], swiftSettings: layering),
+        .target(
+            name: "PrivateSyncSQLite", dependencies: ["CSQLite", "PrivateSyncFileSystem"], swiftSettings: layering),
         .target(name: "PrivateSyncJSON", swiftSettings: layering),
         .target(name: "PrivateSyncDeterminism", swiftSettings: layering),
         .target(name: "PrivateSyncHTML", swiftSettings: layering),
@@ -147,10 +148,14 @@ let package = Package(
             swiftSettings: layering),
         .testTarget(
             name: "PartitionMirrorTests",
-            dependencies: ["PartitionMirrorSweep", "PartitionMirror", "PrivateSyncEngineTesting", "DemoSchema"],
+            dependencies: [
+                "PartitionMirrorSweep", "PartitionMirror", "PrivateSyncEngineTesting", "PrivateCloudFaults",
+                "DemoSchema",
+            ],
             swiftSettings: layering),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: layering),
-        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "PrivateSyncTesting"], swiftSettings: layering),
+        .testTarget(
+            name: "SimulatorTests", dependencies: ["Simulator", "PrivateSyncTesting"], swiftSettings: layering),
         .testTarget(
             name: "CLITests",
             dependencies: ["PrivateSyncCLI", "PrivateSyncSQLite", "Simulator", "SimulatedWorld", "PrivateSync"],

@@ -36,4 +36,24 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
 
     /// Nothing known: a first launch, or after the account's data was deleted.
     public init() {}
+
+    /// Reads a file written by this version, or by an earlier one that lacked some of the keys (each missing key
+    /// reads as nothing known).
+    ///
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` for a value of the wrong shape.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        stateSerialization = try container.decodeIfPresent(
+            PSSyncEngine.State.Serialization.self, forKey: .stateSerialization)
+        accountRecordName = try container.decodeIfPresent(String.self, forKey: .accountRecordName)
+        neverSent = try container.decodeIfPresent(Set<String>.self, forKey: .neverSent) ?? []
+        firstSendUnanswered = try container.decodeIfPresent(Set<String>.self, forKey: .firstSendUnanswered) ?? []
+        firstSendMayHaveLanded =
+            try container.decodeIfPresent(Set<String>.self, forKey: .firstSendMayHaveLanded) ?? []
+        zonePurgedByUser = try container.decodeIfPresent(Bool.self, forKey: .zonePurgedByUser) ?? false
+        zoneCreatedSinceHeard = try container.decodeIfPresent(Bool.self, forKey: .zoneCreatedSinceHeard) ?? false
+        purgeHeardFromRefusal = try container.decodeIfPresent(Bool.self, forKey: .purgeHeardFromRefusal) ?? false
+        reconcileOnFullFetch = try container.decodeIfPresent(Bool.self, forKey: .reconcileOnFullFetch) ?? false
+    }
 }

@@ -88,15 +88,15 @@ extension PartitionMirror {
     func handleFetchedDatabaseChanges(_ event: PSSyncEngine.Event.FetchedDatabaseChanges, syncEngine: PSSyncEngine) {
         var changed = false
         for deletion in event.deletions where deletion.zoneID.zoneName == zoneID.zoneName {
-            let createdAgain = event.modifications.contains { $0.zoneID == deletion.zoneID }
             switch deletion.reason {
-            case .purged where createdAgain && bookkeeping.zoneCreatedSinceHeard:
-                // The deletion this device heard of from a refused save and its own creation of the zone after, or a
-                // second purge since: the engine fetches the zone whole (it forgot its token), and what the server
-                // no longer holds of what it confirmed goes at the end of that fetch. Deleting it all now would
-                // lose what went up since the first; keeping it all would keep what a second purge took.
-                bookkeeping.zoneCreatedSinceHeard = false
-                bookkeeping.purgeHeardFromRefusal = false
+            case .purged where bookkeeping.deletionsHeardBeforeListed > 0,
+                .deleted where bookkeeping.deletionsHeardBeforeListed > 0:
+                // The deletion this device heard of from a refused save (`userDeletedZone`, `zoneNotFound`) and
+                // created the zone again after, or a second deletion: the list cannot tell. What the server no longer holds of what it confirmed goes:
+                // at the end of the zone's fetch, whole (the engine forgot its token), when the zone is there now;
+                // at once, below, when it is not. Deleting it all now would lose what went up since the first;
+                // keeping it all would keep what a second purge took.
+                bookkeeping.deletionsHeardBeforeListed -= 1
                 bookkeeping.reconcileOnFullFetch = true
                 write("start remembering what the zone's fetch returns") { try $0.clearSeenRecords() }
             case .purged:
@@ -107,7 +107,7 @@ extension PartitionMirror {
                 bookkeeping.firstSendUnanswered = []
                 bookkeeping.reconcileOnFullFetch = false
                 bookkeeping.zonePurgedByUser = false
-                bookkeeping.zoneCreatedSinceHeard = false
+                bookkeeping.deletionsHeardBeforeListed = 0
                 bookkeeping.purgeHeardFromRefusal = false
             case .encryptedDataReset:
                 // The server lost them; this device still has them: upload them all again, as new records, into
@@ -128,14 +128,25 @@ extension PartitionMirror {
         let zoneThere = event.modifications.contains {
             $0.zoneID.zoneName == zoneID.zoneName && !deleted.contains($0.zoneID)
         }
+        let zoneDeleted = event.deletions.contains { $0.zoneID.zoneName == zoneID.zoneName }
+        if bookkeeping.reconcileOnFullFetch && zoneDeleted && !zoneThere {
+            // Deleted after the token and not created again since (it would be listed as changed): the server holds
+            // nothing of the zone, so nothing it confirmed is there. (A reset after the purge, in this list, has
+            // already cleared the change tags and queued everything again: nothing goes then.)
+            let removed = write("delete what the deleted zone held") { try $0.deleteSyncedRecordsNotSeen(of: nil) }
+            if let removed {
+                bookkeeping.reconcileOnFullFetch = false
+                bookkeeping.firstSendUnanswered.subtract(removed)
+                changed = true
+            }
+        }
         if zoneThere && bookkeeping.zonePurgedByUser {
             bookkeeping.zonePurgedByUser = false
             changed = true
         }
-        if zoneThere && bookkeeping.zoneCreatedSinceHeard {
-            // The list is past the deletion (it lists changes in order): its report is not to come.
-            bookkeeping.zoneCreatedSinceHeard = false
-            bookkeeping.purgeHeardFromRefusal = false
+        if zoneThere && bookkeeping.deletionsHeardBeforeListed > 0 {
+            // The list is past the deletions (it lists changes in order): their reports are not to come.
+            bookkeeping.deletionsHeardBeforeListed = 0
             changed = true
         }
         if changed { persistBookkeeping() }
@@ -164,7 +175,6 @@ extension PartitionMirror {
             } ?? []
         bookkeeping.firstSendUnanswered = []
         bookkeeping.zonePurgedByUser = true
-        bookkeeping.zoneCreatedSinceHeard = false
         bookkeeping.purgeHeardFromRefusal = heardFromRefusal
         persistBookkeeping()
         syncEngine.state.remove(pendingRecordZoneChanges: gone.map { .saveRecord(recordID($0)) })

@@ -39,6 +39,7 @@ extension PartitionMirror {
         let resolver = resolver
         var heardOfPurge = false
         var goneHere: [String] = []
+        var zoneNotFound = false
         let purgedBefore = bookkeeping.zonePurgedByUser
         write("record what the server answered") { transaction in
             for saved in event.savedRecords {
@@ -91,6 +92,8 @@ extension PartitionMirror {
                     }
                 case .zoneNotFound:
                     // The zone is gone: create it again and send the record again, without its stale change tag.
+                    // (The database's list may report its deletion after the zone is created again: old news then.)
+                    zoneNotFound = true
                     newDatabaseChanges.append(.saveZone(PSRecordZone(zoneID: id.zoneID)))
                     newRecordChanges.append(.saveRecord(id))
                     clearServerFields = true
@@ -138,6 +141,7 @@ extension PartitionMirror {
             }
         }
         bookkeeping.neverSent.subtract(goneHere)
+        if zoneNotFound { bookkeeping.zoneNotFoundHeard = true }
         if heardOfPurge {
             let gone = forgetWhatMayBeOnTheServer(heardFromRefusal: true, syncEngine: syncEngine)
             newRecordChanges.removeAll { change in
@@ -150,14 +154,25 @@ extension PartitionMirror {
         persistBookkeeping()
     }
 
-    /// The zone created again after the user deleted it: a later `userDeletedZone` is news again.
+    /// The zone created again: after the user deleted it, a later `userDeletedZone` is news again; after this
+    /// device heard of a deletion from a refused save, the database's list will report that deletion later.
     ///
     /// - Parameter event: The answer.
     func handleSentDatabaseChanges(_ event: PSSyncEngine.Event.SentDatabaseChanges) {
-        guard bookkeeping.zonePurgedByUser, event.savedZones.contains(where: { $0.zoneID.zoneName == zoneID.zoneName })
+        guard event.savedZones.contains(where: { $0.zoneID.zoneName == zoneID.zoneName }),
+            bookkeeping.zonePurgedByUser || bookkeeping.zoneNotFoundHeard
         else { return }
-        bookkeeping.zonePurgedByUser = false
-        bookkeeping.zoneCreatedSinceHeard = bookkeeping.purgeHeardFromRefusal
+        if bookkeeping.zonePurgedByUser {
+            bookkeeping.zonePurgedByUser = false
+            if bookkeeping.purgeHeardFromRefusal {
+                bookkeeping.purgeHeardFromRefusal = false
+                bookkeeping.deletionsHeardBeforeListed += 1
+            }
+        }
+        if bookkeeping.zoneNotFoundHeard {
+            bookkeeping.zoneNotFoundHeard = false
+            bookkeeping.deletionsHeardBeforeListed += 1
+        }
         persistBookkeeping()
     }
 }

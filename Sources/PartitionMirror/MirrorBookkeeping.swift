@@ -22,12 +22,14 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     public var firstSendMayHaveLanded: Set<String> = []
     /// The user deleted the zone in Settings (`purged`) and the mirror has not seen it created again.
     public var zonePurgedByUser = false
-    /// How many deletions of the zone this device heard of from refused saves (the user's purge, or a zone not
-    /// found) and created the zone again after, that the database's list has not reported yet: each deletion it
-    /// reports while this is above zero may be one of them (old news) or a new one.
-    public var deletionsHeardBeforeListed = 0
+    /// How many deletions of the zone by an app this device heard of from refused saves (`zoneNotFound`) and
+    /// created the zone again after, that the database's list has not reported yet: a `deleted` it reports while
+    /// this is above zero may be one of them (old news) or a new one.
+    public var deletedReportsHeard = 0
+    /// The same for the user's deletions (`purged`), heard of from saves refused with `userDeletedZone`.
+    public var purgedReportsHeard = 0
     /// A save was refused with `zoneNotFound` and the zone's creation is queued: once it is created, a deletion
-    /// the database's list reports may be the one this refusal told of (``deletionsHeardBeforeListed``).
+    /// the database's list reports may be the one this refusal told of (``deletedReportsHeard``).
     public var zoneNotFoundHeard = false
     /// The purge was first heard of from a refused save (`userDeletedZone`), not from the database's list.
     public var purgeHeardFromRefusal = false
@@ -56,8 +58,8 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
         firstSendMayHaveLanded =
             try container.decodeIfPresent(Set<String>.self, forKey: .firstSendMayHaveLanded) ?? []
         zonePurgedByUser = try container.decodeIfPresent(Bool.self, forKey: .zonePurgedByUser) ?? false
-        deletionsHeardBeforeListed =
-            try container.decodeIfPresent(Int.self, forKey: .deletionsHeardBeforeListed) ?? 0
+        deletedReportsHeard = try container.decodeIfPresent(Int.self, forKey: .deletedReportsHeard) ?? 0
+        purgedReportsHeard = try container.decodeIfPresent(Int.self, forKey: .purgedReportsHeard) ?? 0
         purgeHeardFromRefusal = try container.decodeIfPresent(Bool.self, forKey: .purgeHeardFromRefusal) ?? false
         zoneNotFoundHeard = try container.decodeIfPresent(Bool.self, forKey: .zoneNotFoundHeard) ?? false
         reconcileOnFullFetch = try container.decodeIfPresent(Bool.self, forKey: .reconcileOnFullFetch) ?? false

@@ -89,14 +89,17 @@ extension PartitionMirror {
         var changed = false
         for deletion in event.deletions where deletion.zoneID.zoneName == zoneID.zoneName {
             switch deletion.reason {
-            case .purged where bookkeeping.deletionsHeardBeforeListed > 0,
-                .deleted where bookkeeping.deletionsHeardBeforeListed > 0:
+            case .purged where bookkeeping.purgedReportsHeard > 0, .deleted where bookkeeping.deletedReportsHeard > 0:
                 // The deletion this device heard of from a refused save (`userDeletedZone`, `zoneNotFound`) and
                 // created the zone again after, or a second deletion: the list cannot tell. What the server no longer holds of what it confirmed goes:
                 // at the end of the zone's fetch, whole (the engine forgot its token), when the zone is there now;
                 // at once, below, when it is not. Deleting it all now would lose what went up since the first;
                 // keeping it all would keep what a second purge took.
-                bookkeeping.deletionsHeardBeforeListed -= 1
+                if deletion.reason == .purged {
+                    bookkeeping.purgedReportsHeard -= 1
+                } else {
+                    bookkeeping.deletedReportsHeard -= 1
+                }
                 bookkeeping.reconcileOnFullFetch = true
                 write("start remembering what the zone's fetch returns") { try $0.clearSeenRecords() }
             case .purged:
@@ -107,7 +110,8 @@ extension PartitionMirror {
                 bookkeeping.firstSendUnanswered = []
                 bookkeeping.reconcileOnFullFetch = false
                 bookkeeping.zonePurgedByUser = false
-                bookkeeping.deletionsHeardBeforeListed = 0
+                bookkeeping.deletedReportsHeard = 0
+                bookkeeping.purgedReportsHeard = 0
                 bookkeeping.purgeHeardFromRefusal = false
             case .encryptedDataReset:
                 // The server lost them; this device still has them: upload them all again, as new records, into
@@ -128,8 +132,10 @@ extension PartitionMirror {
         let zoneThere = event.modifications.contains {
             $0.zoneID.zoneName == zoneID.zoneName && !deleted.contains($0.zoneID)
         }
+        // Listed as changed, the zone is there now (a deletion in the same list came first).
+        let zoneListed = event.modifications.contains { $0.zoneID.zoneName == zoneID.zoneName }
         let zoneDeleted = event.deletions.contains { $0.zoneID.zoneName == zoneID.zoneName }
-        if bookkeeping.reconcileOnFullFetch && zoneDeleted && !zoneThere {
+        if bookkeeping.reconcileOnFullFetch && zoneDeleted && !zoneListed {
             // Deleted after the token and not created again since (it would be listed as changed): the server holds
             // nothing of the zone, so nothing it confirmed is there. (A reset after the purge, in this list, has
             // already cleared the change tags and queued everything again: nothing goes then.)
@@ -144,9 +150,10 @@ extension PartitionMirror {
             bookkeeping.zonePurgedByUser = false
             changed = true
         }
-        if zoneThere && bookkeeping.deletionsHeardBeforeListed > 0 {
+        if zoneThere && bookkeeping.deletedReportsHeard + bookkeeping.purgedReportsHeard > 0 {
             // The list is past the deletions (it lists changes in order): their reports are not to come.
-            bookkeeping.deletionsHeardBeforeListed = 0
+            bookkeeping.deletedReportsHeard = 0
+            bookkeeping.purgedReportsHeard = 0
             changed = true
         }
         if changed { persistBookkeeping() }

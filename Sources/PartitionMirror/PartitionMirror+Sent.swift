@@ -166,12 +166,14 @@ extension PartitionMirror {
             bookkeeping.zonePurgedByUser = false
             if bookkeeping.purgeHeardFromRefusal {
                 bookkeeping.purgeHeardFromRefusal = false
-                bookkeeping.deletionsHeardBeforeListed += 1
+                bookkeeping.purgedReportsHeard += 1
             }
         }
         if bookkeeping.zoneNotFoundHeard {
+            // (A zone no one had created yet answers `zoneNotFound` too: its count then makes a later `deleted`
+            // reconciled rather than wiped, which keeps what the server still holds and loses nothing.)
             bookkeeping.zoneNotFoundHeard = false
-            bookkeeping.deletionsHeardBeforeListed += 1
+            bookkeeping.deletedReportsHeard += 1
         }
         persistBookkeeping()
     }

@@ -12,12 +12,12 @@ import PrivateSyncFileSystem
 /// The demo app's sync written as a CKSyncEngine delegate: the user-created store of a device, mirrored to the
 /// user's private database through `PSSyncEngine`, as an app on a device would mirror it through `CKSyncEngine`.
 ///
-/// The store is the truth: each write of a user-created record commits with its pending change (``RecordStore``
+/// The store is the truth: each write of a user-created record commits with its pending change (`RecordStore`
 /// queues it in the record's own transaction), and the engine is handed those changes at every launch and after
 /// every fetch. Only the user-created store is mirrored; the local-only store is a type the mirror cannot be given
-/// (``RecordStore`` of ``LocalOnly``), and a fetched record of a type outside the user-created partition is never
+/// (`RecordStore` of `LocalOnly`), and a fetched record of a type outside the user-created partition is never
 /// stored. Records go up with their field versions (`syncFieldVersions`), and a conflict is merged per field, the
-/// last writer winning (``FieldLevelLastWriterWins``), as the app's own engine does.
+/// last writer winning (`FieldLevelLastWriterWins`), as the app's own engine does.
 ///
 /// What the sweep of Apple's sample taught (docs/cksyncengine.md) is kept, with the same meaning: the engine's
 /// events of an engine replaced after a sign-out are ignored; the data of an account left is deleted; a zone

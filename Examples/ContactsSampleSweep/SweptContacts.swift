@@ -98,7 +98,7 @@ public final class SweptContacts: SweptApp {
     /// - Returns: The sweep.
     public static func sweep(
         configuration: DelegateSweep<SweptContacts>.Configuration = .init(),
-        front: (@Sendable () -> any SweptContactsFront)? = nil
+        front: (@Sendable () -> any DelegateFront)? = nil
     ) -> DelegateSweep<SweptContacts> {
         DelegateSweep(
             configuration: configuration,

@@ -182,7 +182,7 @@ public final class SweptPartitionMirror: SweptApp {
     /// - Returns: The sweep.
     public static func sweep(
         configuration: DelegateSweep<SweptPartitionMirror>.Configuration = .init(),
-        front: (@Sendable () -> any SweptPartitionMirrorFront)? = nil
+        front: (@Sendable () -> any DelegateFront)? = nil
     ) -> DelegateSweep<SweptPartitionMirror> {
         DelegateSweep(
             configuration: configuration,

@@ -5,12 +5,17 @@ import Testing
 /// delegate sweep, from the command line.
 @Suite("CLI: simulate through the CKSyncEngine-shaped engine")
 struct CLISimulateEngineTests {
+    /// Runs `privatesync simulate --engine cksyncengine` with `arguments`, with no world, and expects it to pass.
+    static func simulate(_ arguments: [String]) throws -> CLIRunner.Run {
+        let run = try CLIRunner.fresh().run(["simulate", "--engine", "cksyncengine"] + arguments, home: false)
+        #expect(run.status == 0, "\(run.standardError)")
+        return run
+    }
+
     @Test("a sweep's shards add up to the whole sweep, each naming its shard and engine in JSON")
     func shardsAddUp() throws {
-        let cli = CLIRunner.fresh()
-        let arguments = ["simulate", "--engine", "cksyncengine", "--seeds", "6", "--steps", "20", "--json"]
-        let whole = try cli.run(arguments, home: false)
-        #expect(whole.status == 0, "\(whole.standardError)")
+        let arguments = ["--seeds", "6", "--steps", "20", "--json"]
+        let whole = try Self.simulate(arguments)
         #expect(whole.json["engine"] as? String == "cksyncengine")
         #expect(whole.json["seeds"] as? Int == 6)
         #expect(whole.json["steps"] as? Int == 120)
@@ -19,8 +24,7 @@ struct CLISimulateEngineTests {
         var steps = 0
         var crashes = 0
         for index in 0..<2 {
-            let shard = try cli.run(arguments + ["--shard", "\(index)/2"], home: false)
-            #expect(shard.status == 0, "\(shard.standardError)")
+            let shard = try Self.simulate(arguments + ["--shard", "\(index)/2"])
             #expect(shard.json["shard"] as? [String: Int] == ["index": index, "count": 2])
             seeds += shard.json["seeds"] as? Int ?? 0
             steps += shard.json["steps"] as? Int ?? 0
@@ -33,13 +37,11 @@ struct CLISimulateEngineTests {
 
     @Test("one seed traced prints its timeline and its summary, and replays the same way")
     func oneSeedTraces() throws {
-        let cli = CLIRunner.fresh()
-        let arguments = ["simulate", "--engine", "cksyncengine", "--seed", "3", "--steps", "20", "--trace"]
-        let first = try cli.run(arguments, home: false)
-        #expect(first.status == 0, "\(first.standardError)")
+        let arguments = ["--seed", "3", "--steps", "20", "--trace"]
+        let first = try Self.simulate(arguments)
         #expect(first.standardOutput.contains("event accountChange"))
         #expect(first.standardOutput.contains("Simulated 1 seed(s) through the CKSyncEngine-shaped engine"))
-        let again = try cli.run(arguments, home: false)
+        let again = try Self.simulate(arguments)
         #expect(again.standardOutput == first.standardOutput)
     }
 

@@ -14,6 +14,12 @@ import Testing
 /// SQLite, whole-store deletions and queues, and a full fetch's reconciliation across every account.
 @Suite("The store's operations for the partition mirror")
 struct MirrorSupportTests {
+    /// What a server's answer leaves on a record it confirmed.
+    static let confirmed = SystemFields(
+        changeTag: "t1", creationDate: Date(timeIntervalSinceReferenceDate: 0),
+        modificationDate: Date(timeIntervalSinceReferenceDate: 0), creatorUserRecordID: UserRecordID(recordName: "_u"),
+        lastModifiedUserRecordID: UserRecordID(recordName: "_u"))
+
     @Test("a copy holds what was committed, opens as a store, and never overwrites a file")
     func copyHoldsWhatWasCommitted() throws {
         try withUserStore { store, folder in
@@ -48,13 +54,8 @@ struct MirrorSupportTests {
         try withUserStore { store, _ in
             try store.insertCheckIn(mood: 3, name: "a")
             try store.insertCheckIn(mood: 4, name: "b")
-            let fields = SystemFields(
-                changeTag: "t1", creationDate: Date(timeIntervalSinceReferenceDate: 0),
-                modificationDate: Date(timeIntervalSinceReferenceDate: 0),
-                creatorUserRecordID: UserRecordID(recordName: "_u"),
-                lastModifiedUserRecordID: UserRecordID(recordName: "_u"))
             let queued = try store.syncTransaction { transaction -> [String] in
-                try transaction.setServerFields(fields, of: "a")
+                try transaction.setServerFields(Self.confirmed, of: "a")
                 try transaction.removePendingChange(named: "a", ifRevision: nil)
                 return try transaction.queueRecordsWithoutPendingChange()
             }
@@ -82,14 +83,9 @@ struct MirrorSupportTests {
             try store.insertCheckIn(mood: 3, name: "seen")
             try store.insertCheckIn(mood: 4, name: "gone")
             try store.insertCheckIn(mood: 5, name: "unsent")
-            let fields = SystemFields(
-                changeTag: "t1", creationDate: Date(timeIntervalSinceReferenceDate: 0),
-                modificationDate: Date(timeIntervalSinceReferenceDate: 0),
-                creatorUserRecordID: UserRecordID(recordName: "_u"),
-                lastModifiedUserRecordID: UserRecordID(recordName: "_u"))
             let removed = try store.syncTransaction { transaction -> [String] in
                 for name in ["seen", "gone"] {
-                    try transaction.setServerFields(fields, of: name)
+                    try transaction.setServerFields(Self.confirmed, of: name)
                     try transaction.removePendingChange(named: name, ifRevision: nil)
                 }
                 try transaction.clearSeenRecords()

@@ -441,19 +441,23 @@ public struct SyncTransaction {
         try connection.run(literal: "DELETE FROM pending_changes WHERE kind = 'delete'")
     }
 
-    /// Queues a save of every record no change waits for, in creation order: what a device uploads when it signs
-    /// into an account, keeping the change tags it has (a record the server holds is then merged, never duplicated).
+    /// Queues a save of every record of `user` (or of no account) that no server confirmed and no change waits for,
+    /// in creation order: what a device uploads when it signs into an account, or after an encrypted-data reset
+    /// cleared the change tags. A record the server confirmed is there already (or its deletion comes in a fetch);
+    /// a record of another account never goes to this one.
     ///
+    /// - Parameter user: The account signed in.
     /// - Returns: The names queued.
     /// - Throws: `SQLiteError` when the store cannot be written.
     @discardableResult
-    public func queueRecordsWithoutPendingChange() throws -> [String] {
+    public func queueUnconfirmedRecords(of user: UserRecordID) throws -> [String] {
         let rows = try connection.query(
             literal: """
                 SELECT record_name, record_type FROM records
-                    WHERE record_name NOT IN (SELECT record_name FROM pending_changes)
+                    WHERE server_change_tag IS NULL AND (origin_user IS NULL OR origin_user = ?)
+                        AND record_name NOT IN (SELECT record_name FROM pending_changes)
                 ORDER BY created_at, record_name
-                """
+                """, .text(user.recordName)
         ) { ($0.text(0), $0.text(1)) }
         for (name, type) in rows { try queue(.save, name: name, type: type) }
         return rows.map(\.0)

@@ -27,7 +27,27 @@ extension RecordStore {
     )
         throws(StoreError) -> StoredRecord
     {
-        let record = try newRecord(type, fields: fields, writtenUnder: account, name: name)
+        try insert(type, fields: fields, origin: account?.userRecordID, name: name)
+    }
+
+    /// Inserts a new record written under the account of a user record, as an app that knows its account only by
+    /// the user record its sync engine reports (CKSyncEngine's `signIn(currentUser:)`) writes it.
+    ///
+    /// - Parameters:
+    ///   - type: The record's type, of this store's partition.
+    ///   - fields: Its fields; every required field of the type must be present.
+    ///   - origin: The user record of the account signed in, if any.
+    ///   - name: The record's name, or `nil` for the store's next one.
+    /// - Returns: The record as stored, with its name.
+    /// - Throws: ``StoreError``, as ``insert(_:fields:writtenUnder:name:)`` documents.
+    @discardableResult
+    public func insert(
+        _ type: ModelType<Kind>, fields: [String: FieldValue], origin: UserRecordID?, name: String? = nil
+    )
+        throws(StoreError) -> StoredRecord
+    {
+        var record = try newRecord(type, fields: fields, writtenUnder: nil, name: name)
+        record.origin = origin
         try write { connection in
             // A chosen name may be taken; checked in the inserting transaction, so no other process slips in.
             if name != nil, try Self.holdsRecord(named: record.name, connection) {

@@ -10,6 +10,9 @@ public enum MirrorErrorCode: Int, Sendable, Hashable {
     case bookkeepingNotWritten
     /// The store refused the write (its error is the underlying one).
     case store
+    /// A record fetched from the server cannot be stored here (another client's: a value out of range, a type
+    /// other than the one of the record of that name here); it is left on the server.
+    case fetchedRecordRefused
 }
 
 /// What the partition mirror could not do, naming the file or the record.

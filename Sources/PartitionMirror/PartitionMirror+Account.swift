@@ -20,9 +20,11 @@ extension PartitionMirror {
             bookkeeping.accountRecordName = currentUser.recordName
             persistBookkeeping()
             let user = UserRecordID(recordName: currentUser.recordName)
+            // What was written signed into no account goes to this one; what another account's records are here
+            // (a store whose bookkeeping was lost, say) stays on the device and never goes up.
             let held = write("queue the records for the account signed into") { transaction -> Bool in
                 try transaction.adoptUnownedRecords(as: user)
-                try transaction.queueRecordsWithoutPendingChange()
+                try transaction.queueUnconfirmedRecords(of: user)
                 return try transaction.pendingChanges(limit: Int.max).contains { $0.kind == .save }
             }
             // The zone's save only with something to put in it: queued for nothing, it would create again a zone
@@ -40,6 +42,10 @@ extension PartitionMirror {
     }
 
     /// Deletes every user-created record and the engine's state, and starts a new engine from nothing.
+    ///
+    /// Should the deletion fail, the records stay, written under the account left: no batch sends a record of
+    /// another account than the one signed in (``nextRecordZoneChangeBatch(_:syncEngine:)``), so none reaches the
+    /// new one.
     func deleteLocalData() {
         write("delete the data of the account left") { try $0.removeAllRecords() }
         bookkeeping = MirrorBookkeeping()

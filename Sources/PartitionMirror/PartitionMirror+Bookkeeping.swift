@@ -16,7 +16,11 @@ extension PartitionMirror {
         guard FileSystem.exists(path) else { return MirrorBookkeeping() }
         do {
             let bytes = try FileSystem.read(path)
-            return try JSONDecoder().decode(MirrorBookkeeping.self, from: Data(bytes))
+            let bookkeeping = try JSONDecoder().decode(MirrorBookkeeping.self, from: Data(bytes))
+            guard bookkeeping.deletedReportsHeard >= 0, bookkeeping.purgedReportsHeard >= 0 else {
+                throw MirrorError(.damagedBookkeeping, "a count of deletions heard is negative")
+            }
+            return bookkeeping
         } catch {
             throw MirrorError(
                 .damagedBookkeeping, "\(path) cannot be read as the mirror's bookkeeping; it was left unchanged",
@@ -40,7 +44,7 @@ extension PartitionMirror {
                 try data.write(to: URL(fileURLWithPath: bookkeepingPath), options: .atomic)
             }
         } catch {
-            persistenceErrors.append(
+            note(
                 MirrorError(.bookkeepingNotWritten, "could not write \(bookkeepingPath)", underlying: error))
         }
     }

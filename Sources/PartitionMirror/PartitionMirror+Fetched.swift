@@ -16,6 +16,7 @@ extension PartitionMirror {
         let modifications = event.modifications.map(\.record).filter { $0.recordID.zoneID.zoneName == zoneName }
         let deletions = event.deletions.map(\.recordID).filter { $0.zoneID.zoneName == zoneName }
         let reconciling = bookkeeping.reconcileOnFullFetch
+        let neverSent = bookkeeping.neverSent
         let problems = write("store the fetched records") { transaction -> [String] in
             var problems: [String] = []
             for fetched in modifications {
@@ -27,6 +28,12 @@ extension PartitionMirror {
                 let pending = try transaction.pendingChange(named: name)
                 if pending?.kind == .delete { continue }  // A local delete wins; it is sent next.
                 let local = try transaction.record(named: name)
+                // Another client's record under the name of one of another type here: its fields are not this
+                // type's, and the record here stays what it is.
+                if let local, local.type != cloud.recordType {
+                    problems.append("\(name): a \(cloud.recordType) on the server, a \(local.type) here")
+                    continue
+                }
                 // The server's copy of a version this device already has (its own save, come back).
                 if local != nil, try transaction.serverChangeTag(of: name) == cloud.recordChangeTag { continue }
                 let server = RecordMapping.storedRecord(from: cloud, origin: user, existing: local)
@@ -39,20 +46,36 @@ extension PartitionMirror {
                     try transaction.putRecord(server, serverFields: cloud.systemFields)
                     continue
                 }
-                let merged = resolver.resolve(local: local, server: server)
+                // Too large to upload, the merge keeps the server's version (the app's engine does the same).
+                let merged = resolver.mergeOutcome(local: local, server: server).record
                 try transaction.putRecord(merged, serverFields: cloud.systemFields)
                 if merged.matchesForUpload(server) {
                     try transaction.removePendingChange(named: name, ifRevision: pending.revision)
                 }
             }
             for deletion in deletions {
+                // A record made here anew under the name of one deleted (this device's own delete, come back, or
+                // another's): no save of it ever left, so the deletion is of its predecessor, and it stays.
+                let name = deletion.recordName
+                if neverSent.contains(name), try transaction.pendingChange(named: name)?.kind == .save,
+                    try transaction.serverChangeTag(of: name) == nil, try transaction.containsRecord(named: name)
+                {
+                    continue
+                }
                 try transaction.deleteRecord(named: deletion.recordName)
                 try transaction.removePendingChange(named: deletion.recordName, ifRevision: nil)
             }
             return problems
         }
-        for problem in problems ?? [] {
-            persistenceErrors.append(MirrorError(.store, "a fetched record was not stored: \(problem)"))
+        guard let problems else {
+            // The page is not in the store, and the engine's token is past it: start again from the state last
+            // persisted, which is before it, so that the page is fetched again (the engine's later events are
+            // ignored, as a replaced engine's are).
+            initializeSyncEngine()
+            return
+        }
+        for problem in problems {
+            note(MirrorError(.fetchedRecordRefused, "a fetched record was not stored: \(problem)"))
         }
         let fetched = Set(modifications.map(\.recordID.recordName) + deletions.map(\.recordName))
         if !bookkeeping.firstSendUnanswered.isDisjoint(with: fetched)
@@ -116,9 +139,10 @@ extension PartitionMirror {
             case .encryptedDataReset:
                 // The server lost them; this device still has them: upload them all again, as new records, into
                 // the zone created again.
+                let user = UserRecordID(recordName: bookkeeping.accountRecordName ?? "")
                 write("queue everything again after the reset") { transaction in
                     try transaction.clearServerFields()
-                    try transaction.queueRecordsWithoutPendingChange()
+                    try transaction.queueUnconfirmedRecords(of: user)
                 }
                 bookkeeping.firstSendUnanswered = []
                 bookkeeping.zonePurgedByUser = false
@@ -170,7 +194,7 @@ extension PartitionMirror {
     @discardableResult
     func forgetWhatMayBeOnTheServer(heardFromRefusal: Bool = false, syncEngine: PSSyncEngine) -> Set<String> {
         let neverSent = bookkeeping.neverSent
-        let gone =
+        let deleted =
             write("delete what the purged zone held") { transaction -> Set<String> in
                 let gone = try transaction.recordNames().subtracting(neverSent)
                 for name in gone {
@@ -179,7 +203,10 @@ extension PartitionMirror {
                 }
                 try transaction.removePendingDeletes()
                 return gone
-            } ?? []
+            }
+        // Not deleted (the store refused): nothing changes, and the next report of the purge, or the next refused
+        // save, brings the news again.
+        guard let gone = deleted else { return [] }
         bookkeeping.firstSendUnanswered = []
         bookkeeping.zonePurgedByUser = true
         bookkeeping.purgeHeardFromRefusal = heardFromRefusal

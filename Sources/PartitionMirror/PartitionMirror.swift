@@ -23,7 +23,9 @@ import PrivateSyncFileSystem
 /// events of an engine replaced after a sign-out are ignored; the data of an account left is deleted; a zone
 /// deleted by an app deletes what the device holds, a zone the user deleted in Settings deletes what may have been
 /// on the server and keeps what never went up, an encrypted-data reset uploads everything again; a save refused
-/// for good is not retried; a record deleted on the server is deleted here unless an edit made here waits for it.
+/// for good is not retried; a save that finds its record deleted on the server (`unknownItem`) deletes it here
+/// unless an edit made here waits for it; a fetched deletion deletes it (a delete wins), unless it was made anew here
+/// under its name and never sent. A record of another account than the one signed in never goes up.
 public final actor PartitionMirror: PSSyncEngineDelegate {
     /// The store mirrored: the device's user-created store.
     public nonisolated let store: RecordStore<UserCreated>
@@ -41,7 +43,8 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     public nonisolated let durability: Durability
     /// The engine's state and what the mirror knows of the account and the zone.
     public internal(set) var bookkeeping: MirrorBookkeeping
-    /// Every write that failed, in order (the store's or the bookkeeping's): a real app would tell the user.
+    /// The writes that failed, in order, the latest ``persistenceErrorLimit`` of them (the store's or the
+    /// bookkeeping's), and the fetched records that could not be stored: a real app would tell the user.
     public internal(set) var persistenceErrors: [MirrorError] = []
     var engine: PSSyncEngine?
     let engineDelegate: (any PSSyncEngineDelegate)?
@@ -91,6 +94,11 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         return initializeSyncEngine()
     }
 
+    /// Makes the engine, from the state last persisted, and gives it the store's unsent changes. Called at the first
+    /// use, after an account's data is deleted, and after a fetched page could not be written (its events then come
+    /// again): the engine it replaces is ignored from then on.
+    ///
+    /// - Returns: The new engine.
     @discardableResult
     func initializeSyncEngine() -> PSSyncEngine {
         var configuration = PSSyncEngine.Configuration(
@@ -120,7 +128,10 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     ) throws(MirrorError) -> StoredRecord {
         let record: StoredRecord
         do {
-            record = try store.insert(type, fields: fields, writtenUnder: nil, name: name)
+            // Written under the account signed in, as the engine last reported it (none: it goes to the next).
+            record = try store.insert(
+                type, fields: fields, origin: bookkeeping.accountRecordName.map(UserRecordID.init(recordName:)),
+                name: name)
         } catch {
             throw MirrorError(.store, "could not add the \(type.name)", underlying: error)
         }
@@ -212,6 +223,9 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     public func nextRecordZoneChangeBatch(
         _ context: PSSyncEngine.SendChangesContext, syncEngine: PSSyncEngine
     ) async -> PSSyncEngine.RecordZoneChangeBatch? {
+        // An engine replaced after a sign-out or a switch sends nothing more.
+        guard syncEngine === engine, let owner = bookkeeping.accountRecordName else { return nil }
+        let user = UserRecordID(recordName: owner)
         let scope = context.options.scope
         let inScope = syncEngine.state.pendingRecordZoneChanges.filter { scope.contains($0) }
         guard !inScope.isEmpty else { return nil }
@@ -223,15 +237,18 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
                 for row in try transaction.pendingChanges(limit: Int.max) { rows[row.recordName] = row.kind }
                 var records: [String: (StoredRecord, SystemFields?)] = [:]
                 for change in inScope {
+                    // A record of another account than the one signed in never goes up (its account's data that
+                    // a failed deletion left behind, or a store whose bookkeeping was lost).
                     guard case .saveRecord(let id) = change, rows[id.recordName] == .save,
-                        let record = try transaction.record(named: id.recordName)
+                        let record = try transaction.record(named: id.recordName),
+                        record.origin == nil || record.origin == user
                     else { continue }
                     records[id.recordName] = (record, try transaction.serverFields(of: id.recordName)?.systemFields)
                 }
                 return (rows, records)
             }
         } catch {
-            persistenceErrors.append(MirrorError(.store, "could not read the changes to send", underlying: error))
+            note(MirrorError(.store, "could not read the changes to send", underlying: error))
             return nil
         }
         // The store says what is still to send: a change it no longer holds was confirmed, or its record deleted.
@@ -264,6 +281,9 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     // MARK: Helpers
 
     /// The engine's identifier of a record of the mirrored zone.
+    ///
+    /// - Parameter name: The record's name.
+    /// - Returns: Its identifier in the zone.
     func recordID(_ name: String) -> PSRecord.ID {
         PSRecord.ID(recordName: name, zoneID: zoneID)
     }
@@ -277,7 +297,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         do {
             rows = try store.pendingChanges()
         } catch {
-            persistenceErrors.append(MirrorError(.store, "could not read the unsent changes", underlying: error))
+            note(MirrorError(.store, "could not read the unsent changes", underlying: error))
             return
         }
         guard !rows.isEmpty else { return }
@@ -286,6 +306,18 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
                 row.kind == .delete ? .deleteRecord(recordID(row.recordName)) : .saveRecord(recordID(row.recordName))
             })
     }
+
+    /// Keeps a failure in ``persistenceErrors``, the latest ``persistenceErrorLimit`` of them: a store that fails
+    /// every write must not make the list grow without end.
+    ///
+    /// - Parameter error: The failure.
+    func note(_ error: MirrorError) {
+        if persistenceErrors.count >= Self.persistenceErrorLimit { persistenceErrors.removeFirst() }
+        persistenceErrors.append(error)
+    }
+
+    /// How many failures ``persistenceErrors`` keeps.
+    public static let persistenceErrorLimit = 100
 
     /// Runs a write of the store; a failure is kept in ``persistenceErrors``.
     ///
@@ -298,7 +330,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         do {
             return try store.syncTransaction(body)
         } catch {
-            persistenceErrors.append(MirrorError(.store, "could not \(what)", underlying: error))
+            note(MirrorError(.store, "could not \(what)", underlying: error))
             return nil
         }
     }

@@ -353,29 +353,9 @@ extension SyncEngine {
         outcome.progressed = true
     }
 
-    /// Merges this device's version with the server's by the resolver, keeping the record's own times.
-    ///
-    /// A merge CloudKit would refuse as too large (each side fits, their union does not) can never upload: the
-    /// server's version, which fits and which other devices already have, is kept instead, and the caller reports
-    /// it (`mergeTooLarge`), so that devices converge and the user learns which edit was dropped.
+    /// Merges this device's version with the server's by the engine's resolver (``ConflictResolver/mergeOutcome(local:server:)``).
     func mergeOutcome(local: StoredRecord, server: StoredRecord) -> (record: StoredRecord, tooLarge: Bool) {
-        let resolved = resolver.resolve(local: local, server: server)
-        // The record's times are its own whatever the resolver kept: created when its earliest version was (two
-        // devices that created one name agree on it: a merge that keeps an earlier creation than the server's is
-        // sent, `matchesForUpload`, so the server and every device end on the earliest), modified at its latest
-        // surviving field edit.
-        let created = min(local.createdAt, server.createdAt)
-        let merged = StoredRecord(
-            name: resolved.name, type: resolved.type, fields: resolved.fields, fieldVersions: resolved.fieldVersions,
-            origin: resolved.origin, createdAt: created,
-            modifiedAt: resolved.fieldVersions.latest.map { Date(timeIntervalSinceReferenceDate: $0) } ?? created)
-        if merged.encodedSize > CloudLimits.cloudKit.maximumRecordBytes {
-            var kept = server
-            kept.modifiedAt =
-                server.fieldVersions.latest.map { Date(timeIntervalSinceReferenceDate: $0) } ?? server.createdAt
-            return (kept, true)
-        }
-        return (merged, false)
+        resolver.mergeOutcome(local: local, server: server)
     }
 
     /// Sorts an item's failure (of a save or a delete): a pause for the whole cycle, a missing zone, an echo of

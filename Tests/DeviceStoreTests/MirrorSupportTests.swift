@@ -49,19 +49,26 @@ struct MirrorSupportTests {
         }
     }
 
-    @Test("a sign-in queues a save of each record that waits for nothing, keeping its change tag")
-    func queueRecordsWithoutPendingChange() throws {
+    @Test("a sign-in queues the records no server confirmed, of the account or of none, and no other account's")
+    func queueUnconfirmedRecords() throws {
         try withUserStore { store, _ in
-            try store.insertCheckIn(mood: 3, name: "a")
-            try store.insertCheckIn(mood: 4, name: "b")
+            let alice = UserRecordID(recordName: "_alice")
+            try store.insert(checkIn, fields: ["mood": .int64(1), "date": someDate], origin: nil, name: "unowned")
+            try store.insert(checkIn, fields: ["mood": .int64(2), "date": someDate], origin: alice, name: "hers")
+            try store.insert(
+                checkIn, fields: ["mood": .int64(3), "date": someDate], origin: UserRecordID(recordName: "_bob"),
+                name: "his")
+            try store.insert(checkIn, fields: ["mood": .int64(4), "date": someDate], origin: alice, name: "confirmed")
             let queued = try store.syncTransaction { transaction -> [String] in
-                try transaction.setServerFields(Self.confirmed, of: "a")
-                try transaction.removePendingChange(named: "a", ifRevision: nil)
-                return try transaction.queueRecordsWithoutPendingChange()
+                for name in ["unowned", "hers", "his", "confirmed"] {
+                    try transaction.removePendingChange(named: name, ifRevision: nil)
+                }
+                try transaction.setServerFields(Self.confirmed, of: "confirmed")
+                return try transaction.queueUnconfirmedRecords(of: alice)
             }
-            #expect(queued == ["a"])
-            #expect(try store.pendingChanges().map(\.recordName).sorted() == ["a", "b"])
-            #expect(try store.syncSnapshot { try $0.serverChangeTag(of: "a") } == "t1")
+            #expect(queued == ["unowned", "hers"])
+            #expect(try store.pendingChanges().map(\.recordName) == ["unowned", "hers"])
+            #expect(try store.record(named: "hers")?.origin == alice)
         }
     }
 

@@ -17,7 +17,9 @@ struct PartitionMirrorTests {
     }
 
     /// A device's two stores and its mirror, over a device of a test cloud.
-    func launch(_ device: TestDevice, folder: String) throws -> (DeviceStores, PartitionMirror) {
+    func launch(
+        _ device: TestDevice, folder: String, crashSwitch: CrashSwitch? = nil
+    ) throws -> (DeviceStores, PartitionMirror) {
         let directory = scratch.url.appending(path: folder).path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let stores = try DeviceStores.open(
@@ -27,7 +29,7 @@ struct PartitionMirrorTests {
                 name: StoreConfiguration.userCreatedName, directory: directory,
                 cloudKitDatabase: .private(try ContainerIdentifier("iCloud.com.example.app"))),
             partition: .demoHealth, deviceID: device.name, clock: device.cloud.clock, names: UUIDRecordNames(),
-            durability: .survivesProcessCrash, crashSwitch: nil)
+            durability: .survivesProcessCrash, crashSwitch: crashSwitch)
         let mirror = try PartitionMirror(
             store: stores.userCreated, database: device.database, bookkeepingPath: directory + "/mirror.json",
             automaticallySync: false, scheduler: device.cloud.scheduler, durability: .survivesProcessCrash)
@@ -138,6 +140,83 @@ struct PartitionMirrorTests {
         #expect(read == expected)
         let again = try JSONDecoder().decode(MirrorBookkeeping.self, from: JSONEncoder().encode(read))
         #expect(again == read)
+    }
+
+    @Test("an entry deleted and made again under its name stays when the deletion comes back in a fetch")
+    func nameMadeAgainSurvivesItsDeletionsEcho() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        try await phone.syncEngine.fetchChanges()
+        let fields: [String: FieldValue] = ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("first")]
+        try await phone.insert(journal, fields: fields, name: "x")
+        try? await phone.syncEngine.sendChanges()  // the zone is made at the first save's refusal
+        try await phone.syncEngine.sendChanges()
+        try await phone.delete("x")
+        try await phone.syncEngine.sendChanges()
+        try await phone.insert(
+            journal, fields: ["body": .string("second")].merging(fields) { new, _ in new }, name: "x")
+        try await phone.syncEngine.fetchChanges()
+        #expect(try stores.userCreated.record(named: "x")?.fields["body"] == .string("second"))
+        try await phone.syncEngine.sendChanges()
+        #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["x"])
+    }
+
+    @Test("a store of another account's records, its bookkeeping lost, sends none of them to the account signed in")
+    func anotherAccountsRecordsNeverLeave() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let device = try cloud.device("phone", signedInTo: "bob")
+        let (stores, phone) = try launch(device, folder: "phone")
+        try stores.userCreated.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("alice's")],
+            origin: UserRecordID(recordName: "_alice"), name: "hers")
+        try await phone.syncEngine.fetchChanges()
+        try? await phone.syncEngine.sendChanges()
+        try? await phone.syncEngine.sendChanges()
+        #expect(try cloud.records(of: "bob").isEmpty)
+        #expect(try stores.userCreated.recordNames() == ["hers"])
+    }
+
+    @Test("another client's record under the name of one of another type here is left on the server, named")
+    func fetchedRecordOfAnotherTypeIsRefused() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let other = try cloud.otherClient(of: "alice")
+        let zone = PSRecordZone(zoneName: PartitionMirror.defaultZoneName)
+        _ = try await other.save(zone)
+        let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        try await phone.syncEngine.fetchChanges()
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("mine")], name: "k")
+        let note = PSRecord(recordType: "Note", recordID: PSRecord.ID(recordName: "k", zoneID: zone.zoneID))
+        note["title"] = "theirs"
+        _ = try await other.save(note)
+        try await phone.syncEngine.fetchChanges()
+        #expect(try stores.userCreated.record(named: "k")?.type == "Journal")
+        #expect(try stores.userCreated.record(named: "k")?.fields["body"] == .string("mine"))
+        let refused = await phone.persistenceErrors.filter { $0.code == .fetchedRecordRefused }
+        #expect(refused.count == 1)
+        #expect(refused.first?.message.contains("a Note on the server, a Journal here") == true)
+    }
+
+    @Test("a page the store could not write is fetched again: the engine starts over from the state before it")
+    func refusedPageIsFetchedAgain() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let other = try cloud.otherClient(of: "alice")
+        let zone = PSRecordZone(zoneName: PartitionMirror.defaultZoneName)
+        _ = try await other.save(zone)
+        let entry = PSRecord(recordType: "Journal", recordID: PSRecord.ID(recordName: "j", zoneID: zone.zoneID))
+        entry["body"] = "from the web"
+        entry["date"] = Date(timeIntervalSince1970: 0)
+        _ = try await other.save(entry)
+        let device = try cloud.device("phone", signedInTo: "alice")
+        let failing = CrashSwitch()
+        let (_, first) = try launch(device, folder: "phone", crashSwitch: failing)
+        failing.crash()  // every write of the store fails from now on
+        try? await first.syncEngine.fetchChanges()
+        #expect(await first.persistenceErrors.contains { $0.code == .store })
+        // Launched again over the same files: what the last launch could not write comes again.
+        let (stores, phone) = try launch(device, folder: "phone")
+        try await phone.syncEngine.fetchChanges()
+        #expect(try stores.userCreated.recordNames() == ["j"])
     }
 
     @Test("a damaged bookkeeping file is refused with its code, and left as it was")

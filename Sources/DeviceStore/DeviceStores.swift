@@ -87,7 +87,7 @@ public struct DeviceStores: Sendable {
                 return try userCreated.insert(type, fields: fields, writtenUnder: account, name: name)
             case .localOnly(let type):
                 if try userCreated.containsRecord(named: name) { throw inUse }
-                let record = try localOnly.newRecord(type, fields: fields, writtenUnder: account, name: name)
+                let record = try localOnly.newRecord(type, fields: fields, origin: account?.userRecordID, name: name)
                 try RecordStore<LocalOnly>.insertRow(record, connection)
                 return record
             }

@@ -46,8 +46,7 @@ extension RecordStore {
     )
         throws(StoreError) -> StoredRecord
     {
-        var record = try newRecord(type, fields: fields, writtenUnder: nil, name: name)
-        record.origin = origin
+        let record = try newRecord(type, fields: fields, origin: origin, name: name)
         try write { connection in
             // A chosen name may be taken; checked in the inserting transaction, so no other process slips in.
             if name != nil, try Self.holdsRecord(named: record.name, connection) {
@@ -65,7 +64,7 @@ extension RecordStore {
     ///
     /// - Throws: ``StoreError`` naming what is wrong, as `insert` documents.
     func newRecord(
-        _ type: ModelType<Kind>, fields: [String: FieldValue], writtenUnder account: AccountID?, name: String?
+        _ type: ModelType<Kind>, fields: [String: FieldValue], origin: UserRecordID?, name: String?
     ) throws(StoreError) -> StoredRecord {
         if let name, let problem = CloudKitNames.problem(withRecordName: name) {
             throw StoreError(.invalidName, "invalid record name: \(problem)")
@@ -78,7 +77,7 @@ extension RecordStore {
         let version = FieldVersion(time: now.timeIntervalSinceReferenceDate, device: deviceID)
         let record = StoredRecord(
             name: name ?? names.nextName(), type: type.name, fields: fields,
-            fieldVersions: FieldVersions(fields.mapValues { _ in version }), origin: account?.userRecordID,
+            fieldVersions: FieldVersions(fields.mapValues { _ in version }), origin: origin,
             createdAt: now,
             modifiedAt: now)
         try checkSize(record)

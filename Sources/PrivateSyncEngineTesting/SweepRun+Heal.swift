@@ -63,8 +63,7 @@ extension SweepRun {
         for account in sweep.configuration.accounts {
             let old = before[account] ?? [:]
             let new = after[account] ?? [:]
-            guard old != new else { continue }
-            let key = Set(old.keys).union(new.keys).sorted().first { old[$0] != new[$0] } ?? "?"
+            guard let key = Self.firstDifference(old, new) else { continue }
             fail(
                 .quiescence,
                 "a round of syncs with nothing new wrote \(account)'s \(key) again (change tag \(old[key] ?? "none") "
@@ -133,13 +132,23 @@ extension SweepRun {
             guard let account = account(of: device), let app = await app(device) else { continue }
             let shown = await app.snapshot().filter { !refused.contains($0.key) }
             let server = (servers[account] ?? [:]).filter { !refused.contains($0.key) }
-            guard shown != server else { continue }
-            let key = Set(shown.keys).union(server.keys).sorted().first { shown[$0] != server[$0] } ?? "?"
+            guard let key = Self.firstDifference(shown, server) else { continue }
             fail(
                 .convergence,
                 "device-\(device) shows \(key) = \(shown[key] ?? "nothing"), but \(account)'s server holds "
                     + "\(server[key] ?? "nothing") (\(shown.count) item(s) shown, \(server.count) on the server)")
             return
         }
+    }
+
+    /// The first key, in order, that two maps hold different values for (or one holds and the other not).
+    ///
+    /// - Parameters:
+    ///   - one: A map.
+    ///   - other: Another.
+    /// - Returns: The key, or `nil` when the maps are equal.
+    static func firstDifference(_ one: [String: String], _ other: [String: String]) -> String? {
+        guard one != other else { return nil }
+        return Set(one.keys).union(other.keys).sorted().first { one[$0] != other[$0] }
     }
 }

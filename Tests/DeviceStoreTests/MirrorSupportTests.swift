@@ -20,6 +20,16 @@ struct MirrorSupportTests {
         modificationDate: Date(timeIntervalSinceReferenceDate: 0), creatorUserRecordID: UserRecordID(recordName: "_u"),
         lastModifiedUserRecordID: UserRecordID(recordName: "_u"))
 
+    /// Runs `body` on a store holding CheckIn `a`, unsent, and the unsent delete of CheckIn `b`.
+    func withOneKeptOneDeleted(_ body: (RecordStore<UserCreated>) throws -> Void) throws {
+        try withUserStore { store, _ in
+            try store.insertCheckIn(mood: 3, name: "a")
+            try store.insertCheckIn(mood: 4, name: "b")
+            try store.delete("b")
+            try body(store)
+        }
+    }
+
     @Test("a copy holds what was committed, opens as a store, and never overwrites a file")
     func copyHoldsWhatWasCommitted() throws {
         try withUserStore { store, folder in
@@ -39,10 +49,7 @@ struct MirrorSupportTests {
 
     @Test("removing every record removes their changes and the unsent deletes too")
     func removeAllRecords() throws {
-        try withUserStore { store, _ in
-            try store.insertCheckIn(mood: 3, name: "a")
-            try store.insertCheckIn(mood: 4, name: "b")
-            try store.delete("b")
+        try withOneKeptOneDeleted { store in
             try store.syncTransaction { try $0.removeAllRecords() }
             #expect(try store.recordNames().isEmpty)
             #expect(try store.pendingChangeCount() == 0)
@@ -66,18 +73,16 @@ struct MirrorSupportTests {
                 try transaction.setServerFields(Self.confirmed, of: "confirmed")
                 return try transaction.queueUnconfirmedRecords(of: alice)
             }
-            #expect(queued == ["unowned", "hers"])
-            #expect(try store.pendingChanges().map(\.recordName) == ["unowned", "hers"])
+            // In creation order; made at one instant, by name.
+            #expect(queued == ["hers", "unowned"])
+            #expect(try store.pendingChanges().map(\.recordName) == ["hers", "unowned"])
             #expect(try store.record(named: "hers")?.origin == alice)
         }
     }
 
     @Test("a purge's bookkeeping: every record's name, and the unsent deletes dropped")
     func namesAndPendingDeletes() throws {
-        try withUserStore { store, _ in
-            try store.insertCheckIn(mood: 3, name: "a")
-            try store.insertCheckIn(mood: 4, name: "b")
-            try store.delete("b")
+        try withOneKeptOneDeleted { store in
             #expect(try store.syncSnapshot { try $0.recordNames() } == ["a"])
             try store.syncTransaction { try $0.removePendingDeletes() }
             #expect(try store.pendingChanges().map(\.recordName) == ["a"])

@@ -36,6 +36,24 @@ struct PartitionMirrorTests {
         return (stores, mirror)
     }
 
+    /// Another client of alice's container (a web app, say), with the mirror's zone made.
+    func otherClientWithZone(_ cloud: SyncEngineTestCloud) async throws -> (PSDatabase, PSRecordZone.ID) {
+        let other = try cloud.otherClient(of: "alice")
+        let zone = PSRecordZone(zoneName: PartitionMirror.defaultZoneName)
+        _ = try await other.save(zone)
+        return (other, zone.zoneID)
+    }
+
+    /// Saves a record from another client: its type, and its fields as strings (a `date` added for a Journal).
+    func save(
+        _ type: String, _ name: String, _ fields: [String: String], by other: PSDatabase, in zone: PSRecordZone.ID
+    ) async throws {
+        let record = PSRecord(recordType: type, recordID: PSRecord.ID(recordName: name, zoneID: zone))
+        for (key, value) in fields { record[key] = value }
+        if type == "Journal" { record["date"] = Date(timeIntervalSince1970: 0) }
+        _ = try await other.save(record)
+    }
+
     @Test("an entry written on one device shows on the other; a baseline measured there never leaves it")
     func entriesSyncBaselinesStay() async throws {
         let cloud = try SyncEngineTestCloud()
@@ -68,16 +86,9 @@ struct PartitionMirrorTests {
     @Test("a record of a local-only type that another client put in the zone is never stored")
     func fetchedLocalOnlyTypeIsRefused() async throws {
         let cloud = try SyncEngineTestCloud()
-        let other = try cloud.otherClient(of: "alice")
-        let zone = PSRecordZone(zoneName: PartitionMirror.defaultZoneName)
-        _ = try await other.save(zone)
-        let baseline = PSRecord(recordType: "Baseline", recordID: PSRecord.ID(recordName: "b", zoneID: zone.zoneID))
-        baseline["metric"] = "resting heart rate"
-        _ = try await other.save(baseline)
-        let entry = PSRecord(recordType: "Journal", recordID: PSRecord.ID(recordName: "j", zoneID: zone.zoneID))
-        entry["body"] = "from the web"
-        entry["date"] = Date(timeIntervalSince1970: 0)
-        _ = try await other.save(entry)
+        let (other, zone) = try await otherClientWithZone(cloud)
+        try await save("Baseline", "b", ["metric": "resting heart rate"], by: other, in: zone)
+        try await save("Journal", "j", ["body": "from the web"], by: other, in: zone)
         let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
         try await phone.syncEngine.fetchChanges()
         #expect(try stores.userCreated.recordNames() == ["j"])
@@ -87,8 +98,7 @@ struct PartitionMirrorTests {
     @Test("a first save whose answer was lost counts as landed, whatever a later save of it hears, when a purge comes")
     func unansweredSaveMayHaveLanded() async throws {
         let cloud = try SyncEngineTestCloud()
-        let other = try cloud.otherClient(of: "alice")
-        _ = try await other.save(PSRecordZone(zoneName: PartitionMirror.defaultZoneName))
+        _ = try await otherClientWithZone(cloud)
         let device = try cloud.device("phone", signedInTo: "alice")
         let (_, first) = try launch(device, folder: "phone")
         try await first.syncEngine.fetchChanges()
@@ -179,16 +189,12 @@ struct PartitionMirrorTests {
     @Test("another client's record under the name of one of another type here is left on the server, named")
     func fetchedRecordOfAnotherTypeIsRefused() async throws {
         let cloud = try SyncEngineTestCloud()
-        let other = try cloud.otherClient(of: "alice")
-        let zone = PSRecordZone(zoneName: PartitionMirror.defaultZoneName)
-        _ = try await other.save(zone)
+        let (other, zone) = try await otherClientWithZone(cloud)
         let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
         try await phone.syncEngine.fetchChanges()
         try await phone.insert(
             journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("mine")], name: "k")
-        let note = PSRecord(recordType: "Note", recordID: PSRecord.ID(recordName: "k", zoneID: zone.zoneID))
-        note["title"] = "theirs"
-        _ = try await other.save(note)
+        try await save("Note", "k", ["title": "theirs"], by: other, in: zone)
         try await phone.syncEngine.fetchChanges()
         #expect(try stores.userCreated.record(named: "k")?.type == "Journal")
         #expect(try stores.userCreated.record(named: "k")?.fields["body"] == .string("mine"))
@@ -200,13 +206,8 @@ struct PartitionMirrorTests {
     @Test("a page the store could not write is fetched again: the engine starts over from the state before it")
     func refusedPageIsFetchedAgain() async throws {
         let cloud = try SyncEngineTestCloud()
-        let other = try cloud.otherClient(of: "alice")
-        let zone = PSRecordZone(zoneName: PartitionMirror.defaultZoneName)
-        _ = try await other.save(zone)
-        let entry = PSRecord(recordType: "Journal", recordID: PSRecord.ID(recordName: "j", zoneID: zone.zoneID))
-        entry["body"] = "from the web"
-        entry["date"] = Date(timeIntervalSince1970: 0)
-        _ = try await other.save(entry)
+        let (other, zone) = try await otherClientWithZone(cloud)
+        try await save("Journal", "j", ["body": "from the web"], by: other, in: zone)
         let device = try cloud.device("phone", signedInTo: "alice")
         let failing = CrashSwitch()
         let (_, first) = try launch(device, folder: "phone", crashSwitch: failing)

@@ -20,9 +20,7 @@ struct AccountChangeTests {
     @Test("a sign-out and a sign-in to another account while idle are one switch, and clear what was pending")
     func netTransitionIsOneSwitch() async throws {
         let cloud = try SyncEngineTestCloud()
-        let phone = try EngineHarness(cloud: cloud)
-        phone.write(["a": "1"])
-        try await phone.engine.sendChanges()
+        let phone = try await EngineHarness.sent(["a": "1"], on: cloud)
         phone.write(["b": "2"])
         phone.device.signOut()
         try phone.device.signIn("bob")
@@ -37,9 +35,7 @@ struct AccountChangeTests {
 
     @Test("signing out and back into the same account while idle is no change")
     func backToTheSameAccount() async throws {
-        let phone = try EngineHarness(cloud: SyncEngineTestCloud())
-        phone.write(["a": "1"])
-        try await phone.engine.sendChanges()
+        let phone = try await EngineHarness.sent(["a": "1"], on: SyncEngineTestCloud())
         phone.write(["b": "2"])
         phone.device.signOut()
         try phone.device.signIn("alice")
@@ -51,9 +47,7 @@ struct AccountChangeTests {
 
     @Test("a sign-out is posted once, and every later call fails with notAuthenticated")
     func signOut() async throws {
-        let phone = try EngineHarness(cloud: SyncEngineTestCloud())
-        phone.write(["a": "1"])
-        try await phone.engine.sendChanges()
+        let phone = try await EngineHarness.sent(["a": "1"], on: SyncEngineTestCloud())
         phone.device.signOut()
         phone.delegate.clearEvents()
         for _ in 0..<2 {
@@ -65,9 +59,7 @@ struct AccountChangeTests {
     @Test("a request made for one account and overtaken by a switch is cancelled: nothing lands in the other")
     func switchMidSend() async throws {
         let cloud = try SyncEngineTestCloud()
-        let phone = try EngineHarness(cloud: cloud)
-        phone.write(["a": "1"])
-        try await phone.engine.sendChanges()
+        let phone = try await EngineHarness.sent(["a": "1"], on: cloud)
         phone.write(["secret": "alice's"])
         let device = phone.device
         phone.delegate.onEvent.withLock { hook in

@@ -19,9 +19,8 @@ struct AutomaticSyncTests {
     @Test("with automatic sync on, a launch fetches, added changes are sent, and another device's write arrives")
     func onSyncsByItself() async throws {
         let cloud = try SyncEngineTestCloud()
-        let phone = try EngineHarness(cloud: cloud, device: "phone", automaticallySync: true)
-        let tablet = try EngineHarness(cloud: cloud, device: "tablet", automaticallySync: true)
-        await cloud.scheduler.runUntilIdle()
+        let devices = try await EngineHarness.syncingByThemselves("phone", "tablet", on: cloud)
+        let (phone, tablet) = (devices[0], devices[1])
         #expect(phone.delegate.events.contains("didFetchChanges"))
         phone.write(["a": "1"])
         await cloud.scheduler.runUntilIdle()
@@ -79,9 +78,8 @@ struct AutomaticSyncTests {
     @Test("the scheduler runs engines in the order they were made, whatever the order of their requests")
     func deterministicOrder() async throws {
         let cloud = try SyncEngineTestCloud()
-        let first = try EngineHarness(cloud: cloud, device: "first", automaticallySync: true)
-        let second = try EngineHarness(cloud: cloud, device: "second", automaticallySync: true)
-        await cloud.scheduler.runUntilIdle()
+        let devices = try await EngineHarness.syncingByThemselves("first", "second", on: cloud)
+        let (first, second) = (devices[0], devices[1])
         second.write(["s": "2"])
         first.write(["f": "1"])
         let order = Mutex<[String]>([])

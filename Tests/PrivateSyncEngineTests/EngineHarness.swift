@@ -35,6 +35,23 @@ struct EngineHarness {
 
     /// A phone and a tablet of alice on one cloud; with `notes`, the phone has written and sent them and the
     /// tablet has fetched them.
+    /// Devices on alice that sync by themselves, made in order, after the launch fetches they schedule ran.
+    static func syncingByThemselves(
+        _ devices: String..., on cloud: SyncEngineTestCloud
+    ) async throws -> [EngineHarness] {
+        let made = try devices.map { try EngineHarness(cloud: cloud, device: $0, automaticallySync: true) }
+        await cloud.scheduler.runUntilIdle()
+        return made
+    }
+
+    /// A phone on alice that wrote `notes` and sent them.
+    static func sent(_ notes: [String: String], on cloud: SyncEngineTestCloud) async throws -> EngineHarness {
+        let phone = try EngineHarness(cloud: cloud)
+        phone.write(notes)
+        try await phone.engine.sendChanges()
+        return phone
+    }
+
     static func pair(
         on cloud: SyncEngineTestCloud, synced notes: [String: String] = [:]
     ) async throws -> (phone: EngineHarness, tablet: EngineHarness) {

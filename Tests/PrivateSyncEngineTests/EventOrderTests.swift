@@ -8,9 +8,7 @@ import Testing
 struct EventOrderTests {
     @Test("a first send posts the sign-in, then will, the zone, the batch, did and the state")
     func firstSendOrder() async throws {
-        let phone = try EngineHarness(cloud: SyncEngineTestCloud())
-        phone.write(["a": "1"])
-        try await phone.engine.sendChanges()
+        let phone = try await EngineHarness.sent(["a": "1"], on: SyncEngineTestCloud())
         #expect(
             phone.delegate.events == [
                 "stateUpdate", "accountChange(signIn)", "stateUpdate", "willSendChanges", "sentDatabaseChanges",
@@ -80,9 +78,7 @@ struct EventOrderTests {
         arguments: [FaultKind.networkUnavailable, .serviceUnavailable, .zoneBusy])
     func willDidPairs(fault: FaultKind) async throws {
         let cloud = try SyncEngineTestCloud()
-        let phone = try EngineHarness(cloud: cloud)
-        phone.write(["a": "1"])
-        try await phone.engine.sendChanges()
+        let phone = try await EngineHarness.sent(["a": "1"], on: cloud)
         let writer = try cloud.otherClient(of: "alice")
         let record = PSRecord(recordType: "Note", recordID: NotesDelegate.recordID("b"))
         record["text"] = "2"
@@ -122,9 +118,7 @@ struct EventOrderTests {
 
     @Test("sendChanges returns only after its last event was handled")
     func returnsAfterEveryEvent() async throws {
-        let phone = try EngineHarness(cloud: SyncEngineTestCloud())
-        phone.write(["a": "1"])
-        try await phone.engine.sendChanges()
+        let phone = try await EngineHarness.sent(["a": "1"], on: SyncEngineTestCloud())
         // The delegate suspends in every handler: had the engine not waited, the last events would be missing.
         #expect(phone.delegate.events.suffix(2) == ["didSendChanges", "stateUpdate"])
         let (_, relaunched) = phone.relaunched()
@@ -133,9 +127,7 @@ struct EventOrderTests {
 
     @Test("a send with nothing to send posts nothing")
     func emptySend() async throws {
-        let phone = try EngineHarness(cloud: SyncEngineTestCloud())
-        phone.write(["a": "1"])
-        try await phone.engine.sendChanges()
+        let phone = try await EngineHarness.sent(["a": "1"], on: SyncEngineTestCloud())
         phone.delegate.clearEvents()
         try await phone.engine.sendChanges()
         #expect(phone.delegate.events.isEmpty)

@@ -62,9 +62,7 @@ struct PendingChangeTests {
     @Test("what the server accepted leaves the lists")
     func successesLeave() async throws {
         let cloud = try SyncEngineTestCloud()
-        let phone = try EngineHarness(cloud: cloud)
-        phone.write(["a": "1", "b": "2"])
-        try await phone.engine.sendChanges()
+        let phone = try await EngineHarness.sent(["a": "1", "b": "2"], on: cloud)
         try phone.engine.expectNothingPending()
         #expect(try cloud.notes(of: "alice") == ["a": "1", "b": "2"])
         phone.delegate.delete(["a"], engine: phone.engine)

@@ -27,9 +27,7 @@ struct ZoneDeletionTests {
     @Test("a save into a zone the user deleted in Settings fails with userDeletedZone")
     func saveAfterPurge() async throws {
         let cloud = try SyncEngineTestCloud()
-        let phone = try EngineHarness(cloud: cloud)
-        phone.write(["a": "1"])
-        try await phone.engine.sendChanges()
+        let phone = try await EngineHarness.sent(["a": "1"], on: cloud)
         try await cloud.deleteZone(NotesDelegate.zoneID, reason: .purged, account: "alice")
         phone.engine.state.add(pendingRecordZoneChanges: [.saveRecord(NotesDelegate.recordID("a"))])
         let error = await #expect(throws: PSError.self) { try await phone.engine.sendChanges() }

@@ -10,11 +10,13 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     public var stateSerialization: PSSyncEngine.State.Serialization?
     /// The user record name of the account the store's records belong to, once the engine reported one.
     public var accountRecordName: String?
-    /// Records made on this device whose save never left it (or left and was refused): the only ones that cannot be
-    /// on the server. Whatever else the device holds may be, whether it carries a change tag or not (an
-    /// encrypted-data reset clears the tags of records other devices upload again).
-    public var neverSent: Set<String> = []
-    /// Records whose first save left without an answer: they may be on the server although they carry no change tag.
+    /// Records whose change tag this device cleared while they may be on the server (an encrypted-data reset, which
+    /// other devices answer by uploading their copies again; a zone found missing; a record found deleted that an
+    /// edit here sends again). With the change tags and ``firstSendUnanswered``, what tells a record that may be on
+    /// the server from one that never left the device: a record with no tag in neither set never went up. Nothing
+    /// is written here when a record is made, so a crash after the record's commit loses nothing of this.
+    public var untaggedMayBeOnServer: Set<String> = []
+    /// Records whose first save left (written down before the request does) without an answer yet: they may be on the server although they carry no change tag.
     public var firstSendUnanswered: Set<String> = []
     /// Among ``firstSendUnanswered``, the records a save of which ended without telling whether it landed (a lost
     /// answer, an internal error, or the process gone while it was in flight): a later refusal of another save of
@@ -53,7 +55,8 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
         stateSerialization = try container.decodeIfPresent(
             PSSyncEngine.State.Serialization.self, forKey: .stateSerialization)
         accountRecordName = try container.decodeIfPresent(String.self, forKey: .accountRecordName)
-        neverSent = try container.decodeIfPresent(Set<String>.self, forKey: .neverSent) ?? []
+        untaggedMayBeOnServer =
+            try container.decodeIfPresent(Set<String>.self, forKey: .untaggedMayBeOnServer) ?? []
         firstSendUnanswered = try container.decodeIfPresent(Set<String>.self, forKey: .firstSendUnanswered) ?? []
         firstSendMayHaveLanded =
             try container.decodeIfPresent(Set<String>.self, forKey: .firstSendMayHaveLanded) ?? []

@@ -16,7 +16,7 @@ extension PartitionMirror {
         let modifications = event.modifications.map(\.record).filter { $0.recordID.zoneID.zoneName == zoneName }
         let deletions = event.deletions.map(\.recordID).filter { $0.zoneID.zoneName == zoneName }
         let reconciling = bookkeeping.reconcileOnFullFetch
-        let neverSent = bookkeeping.neverSent
+        let mayBeOnServer = bookkeeping.firstSendUnanswered.union(bookkeeping.untaggedMayBeOnServer)
         let problems = write("store the fetched records") { transaction -> [String] in
             var problems: [String] = []
             for fetched in modifications {
@@ -57,7 +57,7 @@ extension PartitionMirror {
                 // A record made here anew under the name of one deleted (this device's own delete, come back, or
                 // another's): no save of it ever left, so the deletion is of its predecessor, and it stays.
                 let name = deletion.recordName
-                if neverSent.contains(name), try transaction.pendingChange(named: name)?.kind == .save,
+                if !mayBeOnServer.contains(name), try transaction.pendingChange(named: name)?.kind == .save,
                     try transaction.serverChangeTag(of: name) == nil, try transaction.containsRecord(named: name)
                 {
                     continue
@@ -78,11 +78,12 @@ extension PartitionMirror {
             note(MirrorError(.fetchedRecordRefused, "a fetched record was not stored: \(problem)"))
         }
         let fetched = Set(modifications.map(\.recordID.recordName) + deletions.map(\.recordName))
+        // Fetched, a record carries its tag (or is gone): the sets that stood in for one let it go.
         if !bookkeeping.firstSendUnanswered.isDisjoint(with: fetched)
-            || !bookkeeping.neverSent.isDisjoint(with: fetched)
+            || !bookkeeping.untaggedMayBeOnServer.isDisjoint(with: fetched)
         {
             bookkeeping.firstSendUnanswered.subtract(fetched)
-            bookkeeping.neverSent.subtract(fetched)
+            bookkeeping.untaggedMayBeOnServer.subtract(fetched)
             persistBookkeeping()
         }
     }
@@ -99,6 +100,7 @@ extension PartitionMirror {
         guard let removed else { return }
         bookkeeping.reconcileOnFullFetch = false
         bookkeeping.firstSendUnanswered.subtract(removed)
+        bookkeeping.untaggedMayBeOnServer.subtract(removed)
         persistBookkeeping()
     }
 
@@ -129,7 +131,7 @@ extension PartitionMirror {
                 forgetWhatMayBeOnTheServer(syncEngine: syncEngine)
             case .deleted:
                 write("delete the records of the deleted zone") { try $0.removeAllRecords() }
-                bookkeeping.neverSent = []
+                bookkeeping.untaggedMayBeOnServer = []
                 bookkeeping.firstSendUnanswered = []
                 bookkeeping.reconcileOnFullFetch = false
                 bookkeeping.zonePurgedByUser = false
@@ -140,10 +142,14 @@ extension PartitionMirror {
                 // The server lost them; this device still has them: upload them all again, as new records, into
                 // the zone created again.
                 let user = UserRecordID(recordName: bookkeeping.accountRecordName ?? "")
-                write("queue everything again after the reset") { transaction in
+                // Every record held may be on the server again soon (each device uploads its copy): without its tag
+                // here, it stays one that may be.
+                let held = write("queue everything again after the reset") { transaction -> Set<String> in
                     try transaction.clearServerFields()
                     try transaction.queueUnconfirmedRecords(of: user)
+                    return try transaction.recordNames()
                 }
+                bookkeeping.untaggedMayBeOnServer.formUnion(held ?? [])
                 bookkeeping.firstSendUnanswered = []
                 bookkeeping.zonePurgedByUser = false
                 syncEngine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: deletion.zoneID))])
@@ -167,6 +173,7 @@ extension PartitionMirror {
             if let removed {
                 bookkeeping.reconcileOnFullFetch = false
                 bookkeeping.firstSendUnanswered.subtract(removed)
+                bookkeeping.untaggedMayBeOnServer.subtract(removed)
                 changed = true
             }
         }
@@ -193,10 +200,12 @@ extension PartitionMirror {
     /// - Returns: The names deleted.
     @discardableResult
     func forgetWhatMayBeOnTheServer(heardFromRefusal: Bool = false, syncEngine: PSSyncEngine) -> Set<String> {
-        let neverSent = bookkeeping.neverSent
+        let mayBeOnServer = bookkeeping.firstSendUnanswered.union(bookkeeping.untaggedMayBeOnServer)
         let deleted =
             write("delete what the purged zone held") { transaction -> Set<String> in
-                let gone = try transaction.recordNames().subtracting(neverSent)
+                let gone = try transaction.recordNames().filter { name in
+                    try mayBeOnServer.contains(name) || transaction.serverChangeTag(of: name) != nil
+                }
                 for name in gone {
                     try transaction.deleteRecord(named: name)
                     try transaction.removePendingChange(named: name, ifRevision: nil)
@@ -208,6 +217,7 @@ extension PartitionMirror {
         // save, brings the news again.
         guard let gone = deleted else { return [] }
         bookkeeping.firstSendUnanswered = []
+        bookkeeping.untaggedMayBeOnServer.subtract(gone)
         bookkeeping.zonePurgedByUser = true
         bookkeeping.purgeHeardFromRefusal = heardFromRefusal
         persistBookkeeping()

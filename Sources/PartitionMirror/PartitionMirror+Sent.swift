@@ -32,13 +32,13 @@ extension PartitionMirror {
                 // This save did not land, and no earlier one may have: the record is still one that never went up.
                 // (After an attempt whose outcome is unknown, a later refusal proves nothing of that attempt.)
                 bookkeeping.firstSendUnanswered.remove(name)
-                bookkeeping.neverSent.insert(name)
             }
         }
         let user = bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
         let resolver = resolver
         var heardOfPurge = false
         var goneHere: [String] = []
+        var untaggedHere: [String] = []
         var zoneNotFound = false
         let purgedBefore = bookkeeping.zonePurgedByUser
         write("record what the server answered") { transaction in
@@ -136,11 +136,15 @@ extension PartitionMirror {
                     break
                 }
                 if clearServerFields, let local = try transaction.record(named: name) {
+                    // Confirmed once, it may still be on the server without its tag here.
+                    if try transaction.serverChangeTag(of: name) != nil { untaggedHere.append(name) }
                     try transaction.putRecord(local, serverFields: nil)
                 }
             }
         }
-        bookkeeping.neverSent.subtract(goneHere)
+        bookkeeping.untaggedMayBeOnServer.subtract(goneHere)
+        bookkeeping.firstSendUnanswered.subtract(goneHere)
+        bookkeeping.untaggedMayBeOnServer.formUnion(untaggedHere)
         if zoneNotFound { bookkeeping.zoneNotFoundHeard = true }
         if heardOfPurge {
             let gone = forgetWhatMayBeOnTheServer(heardFromRefusal: true, syncEngine: syncEngine)

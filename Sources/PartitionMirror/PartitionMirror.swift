@@ -135,8 +135,6 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         } catch {
             throw MirrorError(.store, "could not add the \(type.name)", underlying: error)
         }
-        bookkeeping.neverSent.insert(record.name)
-        persistBookkeeping()
         syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID(record.name))])
         return record
     }
@@ -173,7 +171,11 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         } catch {
             throw MirrorError(.store, "could not delete \(name)", underlying: error)
         }
-        if bookkeeping.neverSent.remove(name) != nil { persistBookkeeping() }
+        // A record made later under this name is a new one, never sent.
+        if bookkeeping.firstSendUnanswered.remove(name) != nil || bookkeeping.untaggedMayBeOnServer.remove(name) != nil
+        {
+            persistBookkeeping()
+        }
         syncEngine.state.add(pendingRecordZoneChanges: [.deleteRecord(recordID(name))])
         return record
     }
@@ -269,9 +271,8 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
             return PSRecord(RecordMapping.cloudRecord(for: record, zone: zone, basedOn: serverFields))
         }
         // Written down before the request leaves: if its answer is lost, the record may be on the server.
-        let first = Set((batch?.recordsToSave ?? []).map(\.recordID.recordName)).intersection(bookkeeping.neverSent)
-        if !first.isEmpty {
-            bookkeeping.neverSent.subtract(first)
+        let first = Set((batch?.recordsToSave ?? []).map(\.recordID.recordName)).filter { records[$0]?.1 == nil }
+        if !first.isSubset(of: bookkeeping.firstSendUnanswered) {
             bookkeeping.firstSendUnanswered.formUnion(first)
             persistBookkeeping()
         }

@@ -142,11 +142,11 @@ struct PartitionMirrorTests {
 
     @Test("a bookkeeping file of an earlier version, without some keys, reads as nothing known for them")
     func olderBookkeepingReads() throws {
-        let old = Data(#"{"accountRecordName": "_alice", "neverSent": ["a"]}"#.utf8)
+        let old = Data(#"{"accountRecordName": "_alice", "firstSendUnanswered": ["a"]}"#.utf8)
         let read = try JSONDecoder().decode(MirrorBookkeeping.self, from: old)
         var expected = MirrorBookkeeping()
         expected.accountRecordName = "_alice"
-        expected.neverSent = ["a"]
+        expected.firstSendUnanswered = ["a"]
         #expect(read == expected)
         let again = try JSONDecoder().decode(MirrorBookkeeping.self, from: JSONEncoder().encode(read))
         #expect(again == read)
@@ -218,6 +218,27 @@ struct PartitionMirrorTests {
         let (stores, phone) = try launch(device, folder: "phone")
         try await phone.syncEngine.fetchChanges()
         #expect(try stores.userCreated.recordNames() == ["j"])
+    }
+
+    @Test("an entry the process died right after writing, its bookkeeping not written, is one that never went up")
+    func entryWrittenBeforeACrashSurvivesAPurge() async throws {
+        let cloud = try SyncEngineTestCloud()
+        _ = try await otherClientWithZone(cloud)
+        let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        try await phone.syncEngine.fetchChanges()
+        // What a crash between the entry's commit and anything after it leaves: the entry and its unsent save in
+        // the store, nothing in the bookkeeping.
+        try stores.userCreated.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("just written")],
+            origin: UserRecordID(recordName: await phone.bookkeeping.accountRecordName ?? ""), name: "e")
+        // The user deletes the app's data in Settings: what may have been on the server goes; this never was.
+        try await cloud.deleteZone(
+            PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName), reason: .purged, account: "alice")
+        try await phone.syncEngine.fetchChanges()
+        #expect(try stores.userCreated.recordNames() == ["e"])
+        try? await phone.syncEngine.sendChanges()
+        try await phone.syncEngine.sendChanges()
+        #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["e"])
     }
 
     @Test("a damaged bookkeeping file is refused with its code, and left as it was")

@@ -6,13 +6,17 @@ public enum MirrorErrorCode: Int, Sendable, Hashable {
     /// The mirror's bookkeeping file is there but cannot be read: damaged, hand-edited or another program's. It is
     /// left as it is.
     case damagedBookkeeping = 1
-    /// The bookkeeping file cannot be written; the change that needed it is in the store, and is sent again.
+    /// The bookkeeping file cannot be written. What the store holds is safe; a first save that needed the file
+    /// written waits until it is.
     case bookkeepingNotWritten
     /// The store refused the write (its error is the underlying one).
     case store
     /// A record fetched from the server cannot be stored here (another client's: a value out of range, a type
     /// other than the one of the record of that name here); it is left on the server.
     case fetchedRecordRefused
+    /// A merge of this device's edits with the server's is over CloudKit's record size: the server's version was
+    /// kept, and this device's edits of that record were dropped.
+    case mergeTooLarge
 }
 
 /// What the partition mirror could not do, naming the file or the record.

@@ -29,7 +29,10 @@ extension PartitionMirror {
     }
 
     /// Writes the bookkeeping file whole, in place of the old one (never half of it).
-    func persistBookkeeping() {
+    ///
+    /// - Returns: Whether it was written; a failure is kept in ``persistenceErrors``.
+    @discardableResult
+    func persistBookkeeping() -> Bool {
         // A record whose first save was answered, or fetched, is no longer one whose save may have landed unheard.
         bookkeeping.firstSendMayHaveLanded.formIntersection(bookkeeping.firstSendUnanswered)
         do {
@@ -43,9 +46,11 @@ extension PartitionMirror {
                 // A new file renamed over the old: a killed process leaves one or the other, whole.
                 try data.write(to: URL(fileURLWithPath: bookkeepingPath), options: .atomic)
             }
+            return true
         } catch {
             note(
                 MirrorError(.bookkeepingNotWritten, "could not write \(bookkeepingPath)", underlying: error))
+            return false
         }
     }
 }

@@ -17,6 +17,7 @@ extension PartitionMirror {
         let deletions = event.deletions.map(\.recordID).filter { $0.zoneID.zoneName == zoneName }
         let reconciling = bookkeeping.reconcileOnFullFetch
         let mayBeOnServer = bookkeeping.firstSendUnanswered.union(bookkeeping.untaggedMayBeOnServer)
+        var tooLarge: [String] = []
         let problems = write("store the fetched records") { transaction -> [String] in
             var problems: [String] = []
             for fetched in modifications {
@@ -47,7 +48,9 @@ extension PartitionMirror {
                     continue
                 }
                 // Too large to upload, the merge keeps the server's version (the app's engine does the same).
-                let merged = resolver.mergeOutcome(local: local, server: server).record
+                let merge = resolver.mergeOutcome(local: local, server: server)
+                if merge.tooLarge { tooLarge.append(name) }
+                let merged = merge.record
                 try transaction.putRecord(merged, serverFields: cloud.systemFields)
                 if merged.matchesForUpload(server) {
                     try transaction.removePendingChange(named: name, ifRevision: pending.revision)
@@ -70,10 +73,15 @@ extension PartitionMirror {
         guard let problems else {
             // The page is not in the store, and the engine's token is past it: start again from the state last
             // persisted, which is before it, so that the page is fetched again (the engine's later events are
-            // ignored, as a replaced engine's are).
-            initializeSyncEngine()
+            // ignored, as a replaced engine's are). Not for ever: a store that refuses every write (a full disk)
+            // would fetch the page again and again; after a few, the engine goes on, and the next launch, which
+            // starts from the state before the page, fetches it.
+            pageWriteFailures += 1
+            if pageWriteFailures <= Self.pageRefetchLimit { initializeSyncEngine() }
             return
         }
+        pageWriteFailures = 0
+        for name in tooLarge { note(Self.mergeTooLarge(name)) }
         for problem in problems {
             note(MirrorError(.fetchedRecordRefused, "a fetched record was not stored: \(problem)"))
         }
@@ -125,12 +133,17 @@ extension PartitionMirror {
                 } else {
                     bookkeeping.deletedReportsHeard -= 1
                 }
-                bookkeeping.reconcileOnFullFetch = true
-                write("start remembering what the zone's fetch returns") { try $0.clearSeenRecords() }
+                if write("start remembering what the zone's fetch returns", { try $0.clearSeenRecords() }) != nil {
+                    bookkeeping.reconcileOnFullFetch = true
+                }
             case .purged:
                 forgetWhatMayBeOnTheServer(syncEngine: syncEngine)
             case .deleted:
-                write("delete the records of the deleted zone") { try $0.removeAllRecords() }
+                // Not deleted (the store refused), nothing of the bookkeeping changes either: the next launch starts
+                // from the state before this report, and hears it again.
+                guard write("delete the records of the deleted zone", { try $0.removeAllRecords() }) != nil else {
+                    continue
+                }
                 bookkeeping.untaggedMayBeOnServer = []
                 bookkeeping.firstSendUnanswered = []
                 bookkeeping.reconcileOnFullFetch = false
@@ -149,7 +162,8 @@ extension PartitionMirror {
                     try transaction.queueUnconfirmedRecords(of: user)
                     return try transaction.recordNames()
                 }
-                bookkeeping.untaggedMayBeOnServer.formUnion(held ?? [])
+                guard let held else { continue }
+                bookkeeping.untaggedMayBeOnServer.formUnion(held)
                 bookkeeping.firstSendUnanswered = []
                 bookkeeping.zonePurgedByUser = false
                 syncEngine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: deletion.zoneID))])

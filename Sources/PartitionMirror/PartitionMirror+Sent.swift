@@ -21,8 +21,6 @@ extension PartitionMirror {
             // A save landed: the zone is there again, and a later deletion is news.
             bookkeeping.zonePurgedByUser = false
         }
-        bookkeeping.firstSendUnanswered.subtract(event.savedRecords.map(\.recordID.recordName))
-        bookkeeping.firstSendMayHaveLanded.subtract(event.savedRecords.map(\.recordID.recordName))
         for failed in event.failedRecordSaves {
             let name = failed.record.recordID.recordName
             guard bookkeeping.firstSendUnanswered.contains(name) else { continue }
@@ -39,9 +37,10 @@ extension PartitionMirror {
         var heardOfPurge = false
         var goneHere: [String] = []
         var untaggedHere: [String] = []
+        var tooLarge: [String] = []
         var zoneNotFound = false
         let purgedBefore = bookkeeping.zonePurgedByUser
-        write("record what the server answered") { transaction in
+        let answered: Void? = write("record what the server answered") { transaction in
             for saved in event.savedRecords {
                 let name = saved.recordID.recordName
                 guard let local = try transaction.record(named: name) else { continue }
@@ -78,7 +77,9 @@ extension PartitionMirror {
                     let cloud = serverRecord.containerRecord
                     let server = RecordMapping.storedRecord(from: cloud, origin: user, existing: local)
                     guard server.storageProblem(serverFields: cloud.systemFields) == nil else { continue }
-                    let merged = resolver.resolve(local: local, server: server)
+                    let merge = resolver.mergeOutcome(local: local, server: server)
+                    if merge.tooLarge { tooLarge.append(name) }
+                    let merged = merge.record
                     try transaction.putRecord(merged, serverFields: cloud.systemFields)
                     let pending = try transaction.pendingChange(named: name)
                     if merged.matchesForUpload(server) {
@@ -142,9 +143,15 @@ extension PartitionMirror {
                 }
             }
         }
+        if answered != nil {
+            // The saves' change tags are in the store now: their records no longer need the bookkeeping's word.
+            bookkeeping.firstSendUnanswered.subtract(event.savedRecords.map(\.recordID.recordName))
+            bookkeeping.firstSendMayHaveLanded.subtract(event.savedRecords.map(\.recordID.recordName))
+        }
         bookkeeping.untaggedMayBeOnServer.subtract(goneHere)
         bookkeeping.firstSendUnanswered.subtract(goneHere)
         bookkeeping.untaggedMayBeOnServer.formUnion(untaggedHere)
+        for name in tooLarge { note(Self.mergeTooLarge(name)) }
         if zoneNotFound { bookkeeping.zoneNotFoundHeard = true }
         if heardOfPurge {
             let gone = forgetWhatMayBeOnTheServer(heardFromRefusal: true, syncEngine: syncEngine)

@@ -47,6 +47,11 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     /// bookkeeping's), and the fetched records that could not be stored: a real app would tell the user.
     public internal(set) var persistenceErrors: [MirrorError] = []
     var engine: PSSyncEngine?
+    /// Fetched pages in a row the store could not write (see ``pageRefetchLimit``).
+    var pageWriteFailures = 0
+    /// How many times in a row a page the store could not write makes the engine start again from the state before
+    /// it.
+    static let pageRefetchLimit = 3
     let engineDelegate: (any PSSyncEngineDelegate)?
     /// How a conflict is merged.
     let resolver: any ConflictResolver = FieldLevelLastWriterWins()
@@ -172,10 +177,9 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
             throw MirrorError(.store, "could not delete \(name)", underlying: error)
         }
         // A record made later under this name is a new one, never sent.
-        if bookkeeping.firstSendUnanswered.remove(name) != nil || bookkeeping.untaggedMayBeOnServer.remove(name) != nil
-        {
-            persistBookkeeping()
-        }
+        let wasUnanswered = bookkeeping.firstSendUnanswered.remove(name) != nil
+        let wasUntagged = bookkeeping.untaggedMayBeOnServer.remove(name) != nil
+        if wasUnanswered || wasUntagged { persistBookkeeping() }
         syncEngine.state.add(pendingRecordZoneChanges: [.deleteRecord(recordID(name))])
         return record
     }
@@ -274,7 +278,8 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         let first = Set((batch?.recordsToSave ?? []).map(\.recordID.recordName)).filter { records[$0]?.1 == nil }
         if !first.isSubset(of: bookkeeping.firstSendUnanswered) {
             bookkeeping.firstSendUnanswered.formUnion(first)
-            persistBookkeeping()
+            // Not written down, a first save must not leave: its answer lost, nothing would say it may be there.
+            guard persistBookkeeping() else { return nil }
         }
         return batch
     }
@@ -315,6 +320,17 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     func note(_ error: MirrorError) {
         if persistenceErrors.count >= Self.persistenceErrorLimit { persistenceErrors.removeFirst() }
         persistenceErrors.append(error)
+    }
+
+    /// The failure kept when a merge is too large for CloudKit and the server's version is kept instead, so that the
+    /// user learns which edit was dropped.
+    ///
+    /// - Parameter name: The record's name.
+    /// - Returns: The failure.
+    static func mergeTooLarge(_ name: String) -> MirrorError {
+        MirrorError(
+            .mergeTooLarge,
+            "\(name): the edits here and the server's together are over CloudKit's record size; the server's were kept")
     }
 
     /// How many failures ``persistenceErrors`` keeps.

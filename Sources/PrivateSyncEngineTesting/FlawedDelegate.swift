@@ -52,9 +52,15 @@ public final class FlawedDelegate: DelegateFront {
         }
     }
 
+    /// The delegate fronted, held weakly: the app holds it, and it may hold this front (as its engine's delegate),
+    /// so a strong reference back would keep both, and the app's open files, alive for ever.
+    private struct Fronted {
+        weak var delegate: (any PSSyncEngineDelegate)?
+    }
+
     /// The flaw.
     public let flaw: Flaw
-    private let fronted = Mutex<(any PSSyncEngineDelegate)?>(nil)
+    private let fronted = Mutex(Fronted())
 
     /// Creates a front with one flaw; ``attach(_:)`` gives it the delegate it fronts.
     ///
@@ -67,16 +73,17 @@ public final class FlawedDelegate: DelegateFront {
     ///
     /// - Parameter delegate: The app's delegate.
     public func attach(_ delegate: any PSSyncEngineDelegate) {
-        fronted.withLock { $0 = delegate }
+        fronted.withLock { $0.delegate = delegate }
     }
 
-    /// Hands the event on, as the flaw has it, and then does what the flaw adds.
+    /// Hands the event on, as the flaw has it, and then does what the flaw adds; before ``attach(_:)``, or once the
+    /// fronted delegate is gone, drops it.
     ///
     /// - Parameters:
     ///   - event: The event.
     ///   - syncEngine: The engine.
     public func handleEvent(_ event: PSSyncEngine.Event, syncEngine: PSSyncEngine) async {
-        guard let delegate = fronted.withLock({ $0 }) else { return }
+        guard let delegate = fronted.withLock({ $0.delegate }) else { return }
         guard let passed = flawed(event) else { return }
         await delegate.handleEvent(passed, syncEngine: syncEngine)
         switch (flaw, event) {
@@ -93,7 +100,7 @@ public final class FlawedDelegate: DelegateFront {
         }
     }
 
-    /// Hands the call on.
+    /// Hands the call on; before ``attach(_:)``, or once the fronted delegate is gone, sends nothing.
     ///
     /// - Parameters:
     ///   - context: Why and how the send runs.
@@ -102,7 +109,7 @@ public final class FlawedDelegate: DelegateFront {
     public func nextRecordZoneChangeBatch(
         _ context: PSSyncEngine.SendChangesContext, syncEngine: PSSyncEngine
     ) async -> PSSyncEngine.RecordZoneChangeBatch? {
-        guard let delegate = fronted.withLock({ $0 }) else { return nil }
+        guard let delegate = fronted.withLock({ $0.delegate }) else { return nil }
         return await delegate.nextRecordZoneChangeBatch(context, syncEngine: syncEngine)
     }
 

@@ -241,6 +241,48 @@ struct PartitionMirrorTests {
         #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["e"])
     }
 
+    @Test("deleting a record forgets every word the bookkeeping kept of it: a record made again under its name is new")
+    func deletionForgetsTheName() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let folder = scratch.url.appending(path: "phone")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(#"{"accountRecordName": "_a", "firstSendUnanswered": ["n"], "untaggedMayBeOnServer": ["n"]}"#.utf8)
+            .write(to: folder.appending(path: "mirror.json"))
+        let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        try stores.userCreated.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("b")], origin: nil,
+            name: "n")
+        try await phone.delete("n")
+        #expect(await phone.bookkeeping.firstSendUnanswered.isEmpty)
+        #expect(await phone.bookkeeping.untaggedMayBeOnServer.isEmpty)
+    }
+
+    @Test("a conflict whose merge is over CloudKit's record size keeps the server's version, and says so")
+    func oversizedMergeKeepsTheServers() async throws {
+        let cloud = try SyncEngineTestCloud()
+        _ = try await otherClientWithZone(cloud)
+        let (_, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        let (tabletStores, tablet) = try launch(try cloud.device("tablet", signedInTo: "alice"), folder: "tablet")
+        try await phone.syncEngine.fetchChanges()
+        try await tablet.syncEngine.fetchChanges()
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("short")], name: "big")
+        try await phone.syncEngine.sendChanges()
+        try await tablet.syncEngine.fetchChanges()
+        // Each side fits; together they are over a megabyte.
+        try await phone.update("big", setting: ["body": .string(String(repeating: "p", count: 600_000))])
+        try await phone.syncEngine.sendChanges()
+        cloud.clock.advance(by: 1)
+        try await tablet.update("big", setting: ["note": .string(String(repeating: "t", count: 600_000))])
+        try? await tablet.syncEngine.sendChanges()
+        try await tablet.syncEngine.sendChanges()
+        let kept = try #require(try tabletStores.userCreated.record(named: "big"))
+        #expect(kept.fields["body"] == .string(String(repeating: "p", count: 600_000)))
+        #expect(kept.fields["note"] == nil)
+        #expect(await tablet.persistenceErrors.contains { $0.code == .mergeTooLarge })
+        try await tablet.syncEngine.expectNothingPending()
+    }
+
     @Test("a damaged bookkeeping file is refused with its code, and left as it was")
     func damagedBookkeepingIsRefused() throws {
         let cloud = try SyncEngineTestCloud()

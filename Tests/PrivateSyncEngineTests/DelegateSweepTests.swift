@@ -33,21 +33,26 @@ struct DelegateSweepTests {
         #expect(flaw.brokenInvariants.contains(failure.invariant), "\(failure)")
     }
 
-    @Test("a finished run keeps none of its apps alive (nor their engines, files, or open databases)")
-    func runsReleaseTheirApps() async {
+    @Test(
+        "a finished run keeps none of its apps alive (nor their engines, files, or open databases), fronted or not",
+        arguments: [false, true])
+    func runsReleaseTheirApps(fronted: Bool) async {
         let launched = Mutex<[WeakApp]>([])
         let sweep = DelegateSweep(
             makeApp: { device in
-                let app = SweptContacts(device: device)
-                launched.withLock { $0.append(WeakApp(app)) }
+                let front = fronted ? FlawedDelegate(.forgetsStateUpdates) : nil
+                let app = SweptContacts(device: device, front: front)
+                front?.attach(app.contacts)
+                launched.withLock { $0 += [WeakApp(app), WeakApp(app.contacts)] }
                 return app
             },
             actions: SweptContacts.actions, serverSnapshot: SweptContacts.serverSnapshot)
         for seed in UInt64(0)..<5 { _ = await sweep.run(seed: seed) }
         // A device's container held its run, and the run its devices: every run stayed, with every app it launched
-        // (the partition mirror's sweep ran out of file descriptors after some 2,700 seeds).
+        // (the partition mirror's sweep ran out of file descriptors after some 2,700 seeds). And a front that held
+        // the delegate it fronts, which holds the front, kept each fronted app.
         let alive = launched.withLock { $0.filter { $0.app != nil }.count }
-        #expect(launched.withLock { $0.count } >= 10)
+        #expect(launched.withLock { $0.count } >= 20)
         #expect(alive == 0)
     }
 
@@ -86,11 +91,11 @@ struct DelegateSweepTests {
     }
 }
 
-/// An app a test watches go, without keeping it.
+/// An app, or its delegate, a test watches go, without keeping it.
 final class WeakApp: Sendable {
-    weak let app: SweptContacts?
+    weak let app: (any AnyObject & Sendable)?
 
-    init(_ app: SweptContacts) {
+    init(_ app: any AnyObject & Sendable) {
         self.app = app
     }
 }

@@ -23,6 +23,8 @@ extension RecordStore {
             throw StoreError(.storage, "cannot copy \(self.path) to \(path): a file is already there")
         }
         do {
+            // Opened for writing (nothing is written), so that it can read a WAL file whose -shm another connection
+            // created; closed once the copy is made.
             try Connection(path: database.path, mode: .readWrite).run("VACUUM INTO ?", .text(path))
         } catch {
             throw StoreError.from(error, store: self.path)
@@ -53,9 +55,7 @@ extension RecordStore where Kind == UserCreated {
         let temporary = path + ".partial"
         do {
             try FileSystem.removeItem(temporary)
-            // Opened for writing (nothing is written), so that it can read a WAL file whose -shm another
-            // connection created; closed before the copy is pruned.
-            try Connection(path: database.path, mode: .readWrite).run("VACUUM INTO ?", .text(temporary))
+            try copy(to: temporary)
             // The copy's connection is closed before the copy is moved: a file is never renamed under SQLite.
             let count = try Self.pruneArchive(at: temporary, keeping: user)
             try FileSystem.move(temporary, to: path)

@@ -489,24 +489,14 @@ public struct SyncTransaction {
     /// belong to another account (restored from an archive, say), whatever their change tags. With `user` `nil`,
     /// every record is: a store that holds one account's records only (the partition mirror deletes the others').
     public func deleteSyncedRecordsNotSeen(of user: UserRecordID?) throws -> [String] {
-        let names =
-            if let user {
-                try connection.query(
-                    literal: """
-                        SELECT record_name FROM records WHERE server_change_tag IS NOT NULL AND origin_user = ?
-                            AND record_name NOT IN (SELECT record_name FROM refetch_seen)
-                            AND record_name NOT IN (SELECT record_name FROM pending_changes WHERE kind = 'save')
-                        """, .text(user.recordName)
-                ) { $0.text(0) }
-            } else {
-                try connection.query(
-                    literal: """
-                        SELECT record_name FROM records WHERE server_change_tag IS NOT NULL
-                            AND record_name NOT IN (SELECT record_name FROM refetch_seen)
-                            AND record_name NOT IN (SELECT record_name FROM pending_changes WHERE kind = 'save')
-                        """
-                ) { $0.text(0) }
-            }
+        let names = try connection.query(
+            literal: """
+                SELECT record_name FROM records WHERE server_change_tag IS NOT NULL
+                    AND (?1 IS NULL OR origin_user = ?1)
+                    AND record_name NOT IN (SELECT record_name FROM refetch_seen)
+                    AND record_name NOT IN (SELECT record_name FROM pending_changes WHERE kind = 'save')
+                """, user.map { .text($0.recordName) } ?? .null
+        ) { $0.text(0) }
         for name in names {
             try connection.run(literal: "DELETE FROM records WHERE record_name = ?", .text(name))
             try connection.run(literal: "DELETE FROM pending_changes WHERE record_name = ?", .text(name))

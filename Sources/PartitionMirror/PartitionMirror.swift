@@ -236,46 +236,48 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         let inScope = syncEngine.state.pendingRecordZoneChanges.filter { scope.contains($0) }
         guard !inScope.isEmpty else { return nil }
         let zone = ZoneID(uncheckedName: zoneID.zoneName)
-        let read: (rows: [String: PendingChangeKind], records: [String: (StoredRecord, SystemFields?)])
+        // What the store still holds unsent, by name: the names and kinds only, for every change; a record's fields
+        // (up to a megabyte each) are read below, for the records the batch takes.
+        let rows: [String: PendingChangeKind]
         do {
-            read = try store.syncSnapshot { transaction in
+            rows = try store.syncSnapshot { transaction in
                 var rows: [String: PendingChangeKind] = [:]
                 for row in try transaction.pendingChanges(limit: Int.max) { rows[row.recordName] = row.kind }
-                var records: [String: (StoredRecord, SystemFields?)] = [:]
-                for change in inScope {
-                    // A record of another account than the one signed in never goes up (its account's data that
-                    // a failed deletion left behind, or a store whose bookkeeping was lost).
-                    guard case .saveRecord(let id) = change, rows[id.recordName] == .save,
-                        let record = try transaction.record(named: id.recordName),
-                        record.origin == nil || record.origin == user
-                    else { continue }
-                    records[id.recordName] = (record, try transaction.serverFields(of: id.recordName)?.systemFields)
-                }
-                return (rows, records)
+                return rows
             }
         } catch {
             note(MirrorError(.store, "could not read the changes to send", underlying: error))
             return nil
         }
-        // The store says what is still to send: a change it no longer holds was confirmed, or its record deleted.
+        // A change the store no longer holds was confirmed, or its record deleted: it leaves the engine's list.
         var stale: [PSSyncEngine.PendingRecordZoneChange] = []
         let changes = inScope.filter { change in
             let keep =
                 switch change {
-                case .saveRecord(let id): read.records[id.recordName] != nil
-                case .deleteRecord(let id): read.rows[id.recordName] == .delete
+                case .saveRecord(let id): rows[id.recordName] == .save
+                case .deleteRecord(let id): rows[id.recordName] == .delete
                 }
             if !keep { stale.append(change) }
             return keep
         }
         if !stale.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: stale) }
-        let records = read.records
+        let store = store
         let batch = await PSSyncEngine.RecordZoneChangeBatch(pendingChanges: changes) { id in
-            guard let (record, serverFields) = records[id.recordName] else { return nil }
+            let read = try? store.syncSnapshot { transaction -> (StoredRecord, SystemFields?)? in
+                guard let record = try transaction.record(named: id.recordName) else { return nil }
+                return (record, try transaction.serverFields(of: id.recordName)?.systemFields)
+            }
+            // A record of another account than the one signed in never goes up (its account's data that a failed
+            // deletion left behind, or a store whose bookkeeping was lost); nor does one deleted since.
+            guard let (record, serverFields) = read ?? nil, record.origin == nil || record.origin == user else {
+                syncEngine.state.remove(pendingRecordZoneChanges: [.saveRecord(id)])
+                return nil
+            }
             return PSRecord(RecordMapping.cloudRecord(for: record, zone: zone, basedOn: serverFields))
         }
-        // Written down before the request leaves: if its answer is lost, the record may be on the server.
-        let first = Set((batch?.recordsToSave ?? []).map(\.recordID.recordName)).filter { records[$0]?.1 == nil }
+        // Written down before the request leaves: if its answer is lost, the record may be on the server. A record
+        // with no change tag goes up for the first time (or again, after its tag was cleared).
+        let first = Set((batch?.recordsToSave ?? []).filter { $0.recordChangeTag == nil }.map(\.recordID.recordName))
         if !first.isSubset(of: bookkeeping.firstSendUnanswered) {
             bookkeeping.firstSendUnanswered.formUnion(first)
             // Not written down, a first save must not leave: its answer lost, nothing would say it may be there.

@@ -81,7 +81,7 @@ let package = Package(
             swiftSettings: layering),
         .target(
             name: "PartitionMirrorSweep",
-            dependencies: ["PartitionMirror", "PrivateSyncEngineTesting", "DemoSchema"],
+            dependencies: ["PartitionMirror", "PrivateSyncEngineTesting", "PrivateSync", "DemoSchema"],
             swiftSettings: layering),
         .target(
             name: "ContactsSample", dependencies: ["PrivateSyncEngine"], path: "Examples/ContactsSample",
@@ -149,8 +149,8 @@ let package = Package(
         .testTarget(
             name: "PartitionMirrorTests",
             dependencies: [
-                "PartitionMirrorSweep", "PartitionMirror", "PrivateSyncEngineTesting", "PrivateCloudFaults",
-                "DemoSchema",
+                "PartitionMirrorSweep", "PartitionMirror", "PrivateSyncEngineTesting", "PrivateSync",
+                "PrivateCloudFaults", "DemoSchema",
             ],
             swiftSettings: layering),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: layering),

@@ -42,6 +42,13 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// the server confirmed once and did not return are deleted here, as a new purge would have them.
     public var reconcileOnFullFetch = false
 
+    /// A save was refused because the user's iCloud storage is full (`quotaExceeded`), and none has landed since:
+    /// while changes wait, the status says paused, storage full.
+    public var quotaExceededHeard = false
+    /// The engine's download caught up once since the store was bound to its account: it held a database change
+    /// token and no change of the zone left to fetch at the end of a fetch. Until then the status says syncing.
+    public var initialFetchDone = false
+
     /// Nothing known: a first launch, or after the account's data was deleted.
     public init() {}
 
@@ -66,5 +73,7 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
         purgeHeardFromRefusal = try container.decodeIfPresent(Bool.self, forKey: .purgeHeardFromRefusal) ?? false
         zoneNotFoundHeard = try container.decodeIfPresent(Bool.self, forKey: .zoneNotFoundHeard) ?? false
         reconcileOnFullFetch = try container.decodeIfPresent(Bool.self, forKey: .reconcileOnFullFetch) ?? false
+        quotaExceededHeard = try container.decodeIfPresent(Bool.self, forKey: .quotaExceededHeard) ?? false
+        initialFetchDone = try container.decodeIfPresent(Bool.self, forKey: .initialFetchDone) ?? false
     }
 }

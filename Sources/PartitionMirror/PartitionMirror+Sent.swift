@@ -7,6 +7,10 @@ extension PartitionMirror {
     /// is "applied, but the answer was lost"; an internal error says nothing.
     static let failuresThatMayHaveLanded: Set<PSError.Code> = [.serverResponseLost, .internalError]
 
+    /// The codes of a failed delete that say the record is not on the server: it is gone, or its zone is (deleted
+    /// by an app, or by the user in Settings). The delete is done.
+    static let deleteFindsNothing: Set<PSError.Code> = [.unknownItem, .zoneNotFound, .userDeletedZone]
+
     /// What a send's answer teaches: saves and deletes confirmed leave the store's queue (unless written again
     /// since), a conflict is merged, a zone gone is created again, a record gone is deleted unless an edit made here
     /// waits for it, a save refused for good is not sent again.
@@ -60,8 +64,9 @@ extension PartitionMirror {
                     try transaction.removePendingChange(named: deleted.recordName, ifRevision: nil)
                 }
             }
-            for (deleted, error) in event.failedRecordDeletes where error.code == .unknownItem {
-                // Already gone: the delete is done.
+            for (deleted, error) in event.failedRecordDeletes where Self.deleteFindsNothing.contains(error.code) {
+                // Already gone (the record, or its whole zone): the delete is done. Kept queued, it went again after
+                // every fetch, refused every time, and the status said syncing for ever.
                 if try transaction.pendingChange(named: deleted.recordName)?.kind == .delete {
                     try transaction.removePendingChange(named: deleted.recordName, ifRevision: nil)
                 }
@@ -153,6 +158,12 @@ extension PartitionMirror {
         bookkeeping.untaggedMayBeOnServer.formUnion(untaggedHere)
         for name in tooLarge { note(Self.mergeTooLarge(name)) }
         if zoneNotFound { bookkeeping.zoneNotFoundHeard = true }
+        if event.failedRecordSaves.contains(where: { $0.error.code == .quotaExceeded }) {
+            bookkeeping.quotaExceededHeard = true
+        } else if !event.savedRecords.isEmpty {
+            // A save landed: the storage is not full now.
+            bookkeeping.quotaExceededHeard = false
+        }
         if heardOfPurge {
             let gone = forgetWhatMayBeOnTheServer(heardFromRefusal: true, syncEngine: syncEngine)
             newRecordChanges.removeAll { change in

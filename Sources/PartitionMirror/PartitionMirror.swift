@@ -213,6 +213,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
             // A change an error took out of the engine goes again, now that the fetch brought any deletion of the
             // zone.
             addUnsentChanges(to: syncEngine)
+            noteDownloadCaughtUp(syncEngine)
         case .didFetchRecordZoneChanges(let event):
             handleDidFetchRecordZoneChanges(event)
         case .willFetchChanges, .willFetchRecordZoneChanges, .willSendChanges, .didSendChanges:

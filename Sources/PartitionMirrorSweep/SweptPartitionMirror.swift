@@ -1,5 +1,6 @@
 import DemoSchema
 public import PartitionMirror
+public import PrivateSync
 public import PrivateSyncEngineTesting
 
 #if canImport(FoundationEssentials)
@@ -93,6 +94,37 @@ public final class SweptPartitionMirror: SweptApp {
         let bookkeeping = folder.appending(path: Self.bookkeepingName)
         if FileManager.default.fileExists(atPath: bookkeeping.path) {
             try FileManager.default.copyItem(at: bookkeeping, to: next.appending(path: Self.bookkeepingName))
+        }
+    }
+
+    /// The settings screen's status (``PartitionMirror/status(syncWanted:)``), in the sweep's terms; `nil` when the
+    /// store cannot be read (the sweep's stores always can).
+    ///
+    /// - Returns: The status.
+    public func status() async -> SweptStatus? {
+        guard let status = try? await mirror.status() else { return nil }
+        return Self.swept(status)
+    }
+
+    /// A status of the app's model in the sweep's terms.
+    ///
+    /// - Parameter status: The status.
+    /// - Returns: The same, as the sweep checks it.
+    public static func swept(_ status: SyncStatus) -> SweptStatus {
+        switch status.state {
+        case .off: return .off
+        case .on(.upToDate): return .on(.upToDate)
+        case .on(.syncing): return .on(.syncing)
+        case .on(.waiting): return .on(.waiting)
+        case .on(.notYetSynced): return .on(.notYetSynced)
+        case .paused(let reason):
+            switch reason {
+            case .noAccount: return .paused(.noAccount)
+            case .accountRestricted, .accountTemporarilyUnavailable: return .paused(.accountUnavailable)
+            case .quotaExceeded: return .paused(.quotaExceeded)
+            case .userDeletedZone: return .paused(.userDeletedZone)
+            case .missingEntitlement, .accountChanged, .storeCreationFailed, .containerUnusable: return .paused(.other)
+            }
         }
     }
 

@@ -36,11 +36,38 @@ final class SweepContainer: InterceptingContainer {
             throw CloudError(.networkFailure, "the device crashed before its request left")
         }
         try checkAlive()
-        let reply = try await base.perform(call)
+        let reply: InterceptedCall.Reply
+        do {
+            reply = try await base.perform(call)
+        } catch {
+            hooks?.heard(Self.causes(of: error), device: device, generation: generation)
+            throw error
+        }
+        if case .modified(let result) = reply {
+            let errors = result.saveResults.values.compactMap { result -> CloudError? in
+                if case .failure(let error) = result { error } else { nil }
+            }
+            hooks?.heard(Set(errors.flatMap(Self.causes(of:))), device: device, generation: generation)
+        }
         if await hooks?.afterRequest(device: device, generation: generation) == true {
             throw CloudError(.networkFailure, "the device crashed after the server applied its request")
         }
         return reply
+    }
+
+    /// The pauses an error is a cause for (``SweptStatus/Cause``): what a status may name once this device met it.
+    ///
+    /// - Parameter error: The error a request or one of its items met.
+    /// - Returns: The causes, often none.
+    static func causes(of error: CloudError) -> Set<SweptStatus.Cause> {
+        switch error.code {
+        case .quotaExceeded: [.quotaExceeded]
+        case .accountTemporarilyUnavailable: [.accountUnavailable]
+        case .userDeletedZone: [.userDeletedZone]
+        case .partialFailure:
+            Set(error.partialErrors.values.flatMap(causes(of:)))
+        default: []
+        }
     }
 
     private func checkAlive() throws(CloudError) {
@@ -55,4 +82,6 @@ protocol SweepHooks: AnyObject, Sendable {
     func beforeRequest(device: Int, generation: Int) async -> Bool
     /// After the server answered: returns whether the device crashes here, its answer lost.
     func afterRequest(device: Int, generation: Int) async -> Bool
+    /// A request of the device met errors that are causes for a pause: a status may name them from now on.
+    func heard(_ causes: Set<SweptStatus.Cause>, device: Int, generation: Int)
 }

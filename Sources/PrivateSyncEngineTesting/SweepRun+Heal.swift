@@ -139,6 +139,7 @@ extension SweepRun {
                     + "\(server[key] ?? "nothing") (\(shown.count) item(s) shown, \(server.count) on the server)")
             return
         }
+        await checkSettledStatuses()
     }
 
     /// The first key, in order, that two maps hold different values for (or one holds and the other not).

@@ -37,6 +37,10 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         /// What the next launch's engine must be made from: the pending changes of the last state the crashed
         /// launch's delegate was given.
         var restoreDue: [PSSyncEngine.PendingRecordZoneChange]?
+        /// The causes for a pause this device's requests met (``SweptStatus/Cause``), by the account signed in then:
+        /// what its status may name while that account is signed in. (A cause outlives a sign-out and a sign-in of the
+        /// same account: its storage is still full, and the app may not have heard it left.)
+        var causesHeard: [String: Set<SweptStatus.Cause>] = [:]
     }
 
     /// One engine the run met, for the pairing and misuse checks (held weakly: an engine a crash or the app let go
@@ -69,6 +73,8 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         var report = DelegateSweepReport()
         /// Every item key written so far, in order (what a refusal for good picks from).
         var keys: [String] = []
+        /// The accounts whose zones the user deleted in Settings (`purged`) so far: a status may name it from then on.
+        var purgedAccounts: Set<String> = []
     }
 
     let sweep: DelegateSweep<App>
@@ -123,6 +129,7 @@ final class SweepRun<App: SweptApp>: SweepHooks {
             cloud.clock.advance(by: Double(1 + draw { $0.int(below: 600) }))
             await takeStep()
             await reactWhereDue()
+            await checkStatuses()
             checkMisuses()
             if failed { break }
         }

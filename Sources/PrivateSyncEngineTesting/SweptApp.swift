@@ -32,6 +32,12 @@ public protocol SweptApp: AnyObject, Sendable {
     ///   - next: The next launch's folder.
     /// - Throws: When the copy cannot be made; the sweep then fails the run (`appFailed`).
     func preserve(_ folder: URL, into next: URL) throws
+
+    /// What the app's settings screen says of its sync now, or `nil` for an app that shows none (the default): the
+    /// sweep then checks no status.
+    ///
+    /// - Returns: The status, as the user would read it this instant.
+    func status() async -> SweptStatus?
 }
 
 extension SweptApp {
@@ -44,4 +50,9 @@ extension SweptApp {
     public func preserve(_ folder: URL, into next: URL) throws {
         try FileManager.default.copyItem(at: folder, to: next)
     }
+
+    /// No status: the sweep checks none.
+    ///
+    /// - Returns: `nil`.
+    public func status() async -> SweptStatus? { nil }
 }

@@ -1,0 +1,50 @@
+public import DeviceStore
+public import PrivateSync
+import PrivateSyncEngine
+
+extension PartitionMirror {
+    /// What the settings screen shows of the mirror's sync: off, on (and how) or paused (and why), by the app's own
+    /// status model (`SyncStatus.derive(from:)`), from facts the mirror holds and the account as the device reports
+    /// it now (`CKContainer.accountStatus()`).
+    ///
+    /// The facts: the account's status is read live, so a device signed out reads paused at once, before its engine
+    /// has heard; the data belongs to the account the engine last reported (until it reports one, the first sync of
+    /// the account signed in has not run: on, not yet synced); a save refused because the storage is full pauses
+    /// while changes wait and no save has landed since; the first download is finished once a fetch ended with
+    /// nothing left to fetch. A mirror has no fallback of its own: it exists only when the user-created store is
+    /// cloud-configured (the launch that made it decides the rest), and its engine retries transient failures by
+    /// itself, so it never says waiting.
+    ///
+    /// - Parameter syncWanted: Whether the user asked for sync (the app's switch).
+    /// - Returns: The status.
+    /// - Throws: `StoreError` when the store's pending changes cannot be counted.
+    public func status(syncWanted: Bool = true) async throws(StoreError) -> SyncStatus {
+        let accountStatus = await database.container.accountStatus()
+        let pending = try store.pendingChangeCount()
+        let bound = bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
+        let facts = SyncFacts(
+            syncWanted: syncWanted, userCreatedStoreIsCloud: true, launchFallback: nil, accountStatus: accountStatus,
+            // Signed in (the status says so) but not yet reported by the engine: an account whose first sync has not
+            // run, never "sign in".
+            currentUser: bound ?? Self.accountNotYetReported, boundUser: bound,
+            enginePause: bookkeeping.quotaExceededHeard && pending > 0 ? .quotaExceeded : nil, lastOutcome: nil,
+            nextAttempt: nil, initialFetchDone: bookkeeping.initialFetchDone, pendingChanges: pending)
+        return SyncStatus.derive(from: facts)
+    }
+
+    /// The account signed in, as the status's facts name it before the engine has reported which it is.
+    static let accountNotYetReported = UserRecordID(recordName: "_accountNotYetReportedByTheEngine")
+
+    /// At the end of a fetch: once the engine holds a database change token and no change of the zone is left to
+    /// fetch, the download has caught up, and the status no longer says syncing for it.
+    ///
+    /// - Parameter syncEngine: The engine.
+    func noteDownloadCaughtUp(_ syncEngine: PSSyncEngine) {
+        guard !bookkeeping.initialFetchDone, bookkeeping.accountRecordName != nil,
+            syncEngine.hasDatabaseChangeToken,
+            !syncEngine.state.zoneIDsWithUnfetchedServerChanges.contains(zoneID)
+        else { return }
+        bookkeeping.initialFetchDone = true
+        persistBookkeeping()
+    }
+}

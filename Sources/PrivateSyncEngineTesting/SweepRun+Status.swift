@@ -1,0 +1,74 @@
+import Synchronization
+
+extension SweepRun {
+    // MARK: The status, both directions
+
+    func heard(_ causes: Set<SweptStatus.Cause>, device: Int, generation: Int) {
+        guard !causes.isEmpty, let account = account(of: device) else { return }
+        state.withLock { state in
+            guard state.devices[device].generation == generation else { return }
+            state.devices[device].causesHeard[account, default: []].formUnion(causes)
+        }
+    }
+
+    /// After each step, every running app's status against what the sweep knows of its device: never off (every
+    /// device wants sync), paused for the account exactly while no account is signed in, and any other pause only
+    /// for a cause this device met (``SweptStatus/Cause``). An app that shows no status is not checked.
+    func checkStatuses() async {
+        let apps = state.withLock { state in state.devices.indices.compactMap { i in state.devices[i].app.map { (i, $0) } } }
+        for (device, app) in apps {
+            guard let status = await app.status() else { continue }
+            if let lie = lie(in: status, of: device) {
+                fail(.honestStatus, lie)
+                return
+            }
+        }
+    }
+
+    /// Once everything has synced and no fault strikes: a device signed in reads on and up to date, whatever it met
+    /// before (no cause holds now); one signed out reads paused for the account.
+    func checkSettledStatuses() async {
+        let count = state.withLock { $0.devices.count }
+        for device in 0..<count {
+            guard let app = await app(device), let status = await app.status() else { continue }
+            let expected: SweptStatus = account(of: device) == nil ? .paused(.noAccount) : .on(.upToDate)
+            guard status != expected else { continue }
+            fail(
+                .honestStatus,
+                "device-\(device) reads \(status) once everything has synced with no fault; the truth is \(expected)")
+            return
+        }
+    }
+
+    /// What is untrue in a status shown on a device now, or `nil` when it holds.
+    ///
+    /// - Parameters:
+    ///   - status: The status the app shows.
+    ///   - device: The device.
+    /// - Returns: The lie, in words.
+    func lie(in status: SweptStatus, of device: Int) -> String? {
+        let account = account(of: device)
+        let (heard, purged) = state.withLock { state in
+            (
+                account.flatMap { state.devices[device].causesHeard[$0] } ?? [],
+                account.map { state.purgedAccounts.contains($0) } ?? false
+            )
+        }
+        switch (status, account) {
+        case (.off, _):
+            return "device-\(device) reads off, but the user asked for sync"
+        case (.paused(.noAccount), nil):
+            return nil
+        case (_, nil):
+            return "device-\(device) reads \(status) while no account is signed in: nothing can sync"
+        case (.paused(.noAccount), let account?):
+            return "device-\(device) asks the user to sign in while \(account) is signed in"
+        case (.paused(.userDeletedZone), _) where purged || heard.contains(.userDeletedZone):
+            return nil
+        case (.paused(let cause), let account?) where !heard.contains(cause) && cause != .noAccount:
+            return "device-\(device) reads \(status), but no request of it met that cause while \(account) was signed in"
+        case (.paused, _), (.on, _):
+            return nil
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import PartitionMirror
+import PartitionMirrorSweep
+import PrivateSyncEngineTesting
+
+/// The demo app through the mirror, its sync untouched, with a settings screen that lies in one way: what the sweep's
+/// status check must find.
+final class LyingStatusApp: SweptApp {
+    /// How the status lies.
+    enum Lie: String, CaseIterable, Sendable {
+        /// Reads on and up to date when no account is signed in: the switch says on while nothing can sync.
+        case onWhileSignedOut
+        /// Reads paused, storage full, whenever changes wait to go up: a pause without its cause.
+        case storageFullWhileSyncing
+        /// Never reads up to date: says syncing once everything has synced.
+        case neverUpToDate
+    }
+
+    let app: SweptPartitionMirror
+    let lie: Lie
+
+    init(_ app: SweptPartitionMirror, lie: Lie) {
+        self.app = app
+        self.lie = lie
+    }
+
+    var syncEngine: PSSyncEngine {
+        get async { await app.syncEngine }
+    }
+
+    func snapshot() async -> [String: String] { await app.snapshot() }
+
+    func preserve(_ folder: URL, into next: URL) throws { try app.preserve(folder, into: next) }
+
+    func status() async -> SweptStatus? {
+        let status = await app.status()
+        switch (lie, status) {
+        case (.onWhileSignedOut, .paused(.noAccount)?): return .on(.upToDate)
+        case (.storageFullWhileSyncing, .on(.syncing)?): return .paused(.quotaExceeded)
+        case (.neverUpToDate, .on(.upToDate)?): return .on(.syncing)
+        default: return status
+        }
+    }
+
+    /// The sweep of the demo app with this lie: the mirror's own actions, on the app it wraps.
+    static func sweep(lying lie: Lie) -> DelegateSweep<LyingStatusApp> {
+        DelegateSweep(
+            makeApp: { device in LyingStatusApp(try SweptPartitionMirror(device: device), lie: lie) },
+            actions: SweptPartitionMirror.actions.map { action in
+                SweepAction(action.name, weight: action.weight) { app, random in
+                    try await action.perform(app.app, &random)
+                }
+            },
+            serverSnapshot: SweptPartitionMirror.serverSnapshot)
+    }
+}

@@ -15,7 +15,9 @@ extension SweepRun {
     /// device wants sync), paused for the account exactly while no account is signed in, and any other pause only
     /// for a cause this device met (``SweptStatus/Cause``). An app that shows no status is not checked.
     func checkStatuses() async {
-        let apps = state.withLock { state in state.devices.indices.compactMap { i in state.devices[i].app.map { (i, $0) } } }
+        let apps = state.withLock { state in
+            state.devices.indices.compactMap { index in state.devices[index].app.map { (index, $0) } }
+        }
         for (device, app) in apps {
             guard let status = await app.status() else { continue }
             if let lie = lie(in: status, of: device) {
@@ -66,7 +68,8 @@ extension SweepRun {
         case (.paused(.userDeletedZone), _) where purged || heard.contains(.userDeletedZone):
             return nil
         case (.paused(let cause), let account?) where !heard.contains(cause) && cause != .noAccount:
-            return "device-\(device) reads \(status), but no request of it met that cause while \(account) was signed in"
+            return
+                "device-\(device) reads \(status), but no request of it met that cause while \(account) was signed in"
         case (.paused, _), (.on, _):
             return nil
         }

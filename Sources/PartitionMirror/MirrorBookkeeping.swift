@@ -45,6 +45,10 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// A save was refused because the user's iCloud storage is full (`quotaExceeded`), and none has landed since:
     /// while changes wait, the status says paused, storage full.
     public var quotaExceededHeard = false
+    /// The code (CloudKit's number) of the transient failure a send last met (offline, busy, rate-limited), when no
+    /// save or delete has gone through since: while changes wait, the status says waiting, and why. The engine
+    /// retries by itself.
+    public var sendWaitingCode: Int?
     /// The engine's download caught up once since the store was bound to its account: it held a database change
     /// token and no change of the zone left to fetch at the end of a fetch. Until then the status says syncing.
     public var initialFetchDone = false
@@ -75,5 +79,6 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
         reconcileOnFullFetch = try container.decodeIfPresent(Bool.self, forKey: .reconcileOnFullFetch) ?? false
         quotaExceededHeard = try container.decodeIfPresent(Bool.self, forKey: .quotaExceededHeard) ?? false
         initialFetchDone = try container.decodeIfPresent(Bool.self, forKey: .initialFetchDone) ?? false
+        sendWaitingCode = try container.decodeIfPresent(Int.self, forKey: .sendWaitingCode)
     }
 }

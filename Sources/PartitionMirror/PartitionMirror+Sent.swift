@@ -158,12 +158,7 @@ extension PartitionMirror {
         bookkeeping.untaggedMayBeOnServer.formUnion(untaggedHere)
         for name in tooLarge { note(Self.mergeTooLarge(name)) }
         if zoneNotFound { bookkeeping.zoneNotFoundHeard = true }
-        if event.failedRecordSaves.contains(where: { $0.error.code == .quotaExceeded }) {
-            bookkeeping.quotaExceededHeard = true
-        } else if !event.savedRecords.isEmpty {
-            // A save landed: the storage is not full now.
-            bookkeeping.quotaExceededHeard = false
-        }
+        noteOutcome(of: event)
         if heardOfPurge {
             let gone = forgetWhatMayBeOnTheServer(heardFromRefusal: true, syncEngine: syncEngine)
             newRecordChanges.removeAll { change in
@@ -175,6 +170,33 @@ extension PartitionMirror {
         syncEngine.state.add(pendingRecordZoneChanges: newRecordChanges)
         persistBookkeeping()
     }
+
+    /// What the status says of the last send (``MirrorBookkeeping/quotaExceededHeard``,
+    /// ``MirrorBookkeeping/sendWaitingCode``): a refusal for a full storage, or a transient failure, until a save or
+    /// a delete goes through.
+    ///
+    /// - Parameter event: The answer.
+    func noteOutcome(of event: PSSyncEngine.Event.SentRecordZoneChanges) {
+        let codes = event.failedRecordSaves.map(\.error.code) + event.failedRecordDeletes.values.map(\.code)
+        let wentThrough = !event.savedRecords.isEmpty || !event.deletedRecordIDs.isEmpty
+        if codes.contains(.quotaExceeded) {
+            bookkeeping.quotaExceededHeard = true
+        } else if !event.savedRecords.isEmpty {
+            // A save landed: the storage is not full now.
+            bookkeeping.quotaExceededHeard = false
+        }
+        if let transient = codes.first(where: Self.transientFailures.contains) {
+            bookkeeping.sendWaitingCode = transient.rawValue
+        } else if wentThrough {
+            bookkeeping.sendWaitingCode = nil
+        }
+    }
+
+    /// The failures the engine retries by itself that say the device waits on the network or the server (not the
+    /// account's, which the status reads live).
+    static let transientFailures: Set<PSError.Code> = [
+        .networkFailure, .networkUnavailable, .serviceUnavailable, .requestRateLimited, .zoneBusy,
+    ]
 
     /// The zone created again: after the user deleted it, a later `userDeletedZone` is news again; after this
     /// device heard of a deletion from a refused save, the database's list will report that deletion later.

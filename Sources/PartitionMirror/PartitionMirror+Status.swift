@@ -11,9 +11,10 @@ extension PartitionMirror {
     /// has heard; the data belongs to the account the engine last reported (until it reports one, the first sync of
     /// the account signed in has not run: on, not yet synced); a save refused because the storage is full pauses
     /// while changes wait and no save has landed since; the first download is finished once a fetch ended with
-    /// nothing left to fetch. A mirror has no fallback of its own: it exists only when the user-created store is
-    /// cloud-configured (the launch that made it decides the rest), and its engine retries transient failures by
-    /// itself, so it never says waiting.
+    /// nothing left to fetch; a send that met a transient failure (offline, busy) says waiting while changes wait
+    /// and nothing has gone through since (the engine retries by itself, at a time it does not tell its delegate, so
+    /// no time is shown). A mirror has no fallback of its own: it exists only when the user-created store is
+    /// cloud-configured (the launch that made it decides the rest).
     ///
     /// - Parameter syncWanted: Whether the user asked for sync (the app's switch).
     /// - Returns: The status.
@@ -27,9 +28,16 @@ extension PartitionMirror {
             // Signed in (the status says so) but not yet reported by the engine: an account whose first sync has not
             // run, never "sign in".
             currentUser: bound ?? Self.accountNotYetReported, boundUser: bound,
-            enginePause: bookkeeping.quotaExceededHeard && pending > 0 ? .quotaExceeded : nil, lastOutcome: nil,
+            enginePause: bookkeeping.quotaExceededHeard && pending > 0 ? .quotaExceeded : nil,
+            lastOutcome: pending > 0 ? waitingOutcome : nil,
             nextAttempt: nil, initialFetchDone: bookkeeping.initialFetchDone, pendingChanges: pending)
         return SyncStatus.derive(from: facts)
+    }
+
+    /// The last send's transient failure, as the status model reads it: waiting, and why.
+    var waitingOutcome: EngineOutcome? {
+        guard let raw = bookkeeping.sendWaitingCode, let code = CloudError.Code(rawValue: raw) else { return nil }
+        return .retrying(code)
     }
 
     /// The account signed in, as the status's facts name it before the engine has reported which it is.

@@ -44,10 +44,13 @@ final class SweepContainer: InterceptingContainer {
             throw error
         }
         if case .modified(let result) = reply {
-            let errors = result.saveResults.values.compactMap { result -> CloudError? in
+            let saves = result.saveResults.values.compactMap { result -> CloudError? in
                 if case .failure(let error) = result { error } else { nil }
             }
-            hooks?.heard(Set(errors.flatMap(Self.causes(of:))), device: device, generation: generation)
+            let deletes = result.deleteResults.values.compactMap { result -> CloudError? in
+                if case .failure(let error) = result { error } else { nil }
+            }
+            hooks?.heard(Set((saves + deletes).flatMap(Self.causes(of:))), device: device, generation: generation)
         }
         if await hooks?.afterRequest(device: device, generation: generation) == true {
             throw CloudError(.networkFailure, "the device crashed after the server applied its request")
@@ -55,7 +58,8 @@ final class SweepContainer: InterceptingContainer {
         return reply
     }
 
-    /// The pauses an error is a cause for (``SweptStatus/Cause``): what a status may name once this device met it.
+    /// What an error is a cause for (``SweptStatus/Cause``, and ``SweptStatus/Cause/transient`` for waiting): what a
+    /// status may name once this device met it.
     ///
     /// - Parameter error: The error a request or one of its items met.
     /// - Returns: The causes, often none.
@@ -64,6 +68,7 @@ final class SweepContainer: InterceptingContainer {
         case .quotaExceeded: [.quotaExceeded]
         case .accountTemporarilyUnavailable: [.accountUnavailable]
         case .userDeletedZone: [.userDeletedZone]
+        case .networkFailure, .networkUnavailable, .serviceUnavailable, .requestRateLimited, .zoneBusy: [.transient]
         case .partialFailure:
             Set(error.partialErrors.values.flatMap(causes(of:)))
         default: []

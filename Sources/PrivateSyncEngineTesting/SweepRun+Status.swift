@@ -12,8 +12,9 @@ extension SweepRun {
     }
 
     /// After each step, every running app's status against what the sweep knows of its device: never off (every
-    /// device wants sync), paused for the account exactly while no account is signed in, and any other pause only
-    /// for a cause this device met (``SweptStatus/Cause``). An app that shows no status is not checked.
+    /// device wants sync), paused for the account exactly while no account is signed in, any other pause only for a
+    /// cause this device met (``SweptStatus/Cause``), and waiting only after a transient failure it met. An app that
+    /// shows no status is not checked.
     func checkStatuses() async {
         let apps = state.withLock { state in
             state.devices.indices.compactMap { index in state.devices[index].app.map { (index, $0) } }
@@ -67,6 +68,10 @@ extension SweepRun {
             return "device-\(device) asks the user to sign in while \(account) is signed in"
         case (.paused(.userDeletedZone), _) where purged || heard.contains(.userDeletedZone):
             return nil
+        case (.paused(.transient), _):
+            return "device-\(device) reads \(status): a transient failure is a cause to wait, never to pause"
+        case (.on(.waiting), let account?) where !heard.contains(.transient):
+            return "device-\(device) reads \(status), but none of its requests met a transient failure while \(account) was signed in"
         case (.paused(let cause), let account?) where !heard.contains(cause) && cause != .noAccount:
             return
                 "device-\(device) reads \(status), but no request of it met that cause while \(account) was signed in"

@@ -18,13 +18,13 @@ public enum SweptStatus: Sendable, Hashable, CustomStringConvertible {
         case notYetSynced
         /// Changes wait to go up, or the first download has not finished.
         case syncing
-        /// A transient failure; the engine tries again.
+        /// A transient failure (``Cause/transient``) the device met; the engine tries again.
         case waiting
         /// Nothing waits to go up, and the download has caught up.
         case upToDate
     }
 
-    /// Why sync is paused: each names a cause the sweep can see hold.
+    /// Why sync is paused (or, for ``transient``, waiting): each names a cause the sweep can see hold.
     public enum Cause: String, Sendable, Hashable, CaseIterable {
         /// No iCloud account is signed in.
         case noAccount
@@ -34,6 +34,9 @@ public enum SweptStatus: Sendable, Hashable, CustomStringConvertible {
         case quotaExceeded
         /// The user deleted the app's data in Settings (the account's zone was purged).
         case userDeletedZone
+        /// A transient failure (offline, the server busy or rate-limiting): a cause for waiting while on, never for a
+        /// pause.
+        case transient
         /// Any other cause (a build without the entitlement, a store that could not be created, another account's
         /// data): none holds in a sweep, so a status that names one is a lie there.
         case other

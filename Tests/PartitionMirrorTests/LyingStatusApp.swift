@@ -14,6 +14,8 @@ final class LyingStatusApp: SweptApp {
         case storageFullWhileSyncing
         /// Never reads up to date: says syncing once everything has synced.
         case neverUpToDate
+        /// Reads waiting (offline) whenever changes wait to go up: a wait without its cause.
+        case waitingWhileSyncing
     }
 
     let app: SweptPartitionMirror
@@ -38,6 +40,7 @@ final class LyingStatusApp: SweptApp {
         case (.onWhileSignedOut, .paused(.noAccount)?): return .on(.upToDate)
         case (.storageFullWhileSyncing, .on(.syncing)?): return .paused(.quotaExceeded)
         case (.neverUpToDate, .on(.upToDate)?): return .on(.syncing)
+        case (.waitingWhileSyncing, .on(.syncing)?): return .on(.waiting)
         default: return status
         }
     }

@@ -385,6 +385,24 @@ struct PartitionMirrorTests {
         #expect(try await phone.status().state == .on(.upToDate))
     }
 
+    @Test("a send that meets a transient failure says waiting while changes wait; one that goes through ends it")
+    func transientFailureSaysWaiting() async throws {
+        let cloud = try SyncEngineTestCloud()
+        _ = try await otherClientWithZone(cloud)
+        let (_, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        try await phone.syncEngine.fetchChanges()
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("ran")], name: "e")
+        cloud.faults.add(Fault(.networkFailure, record: "e"), device: "phone")
+        try? await phone.syncEngine.sendChanges()
+        #expect(cloud.faults.remaining == 0)
+        let waiting = try await phone.status()
+        #expect(waiting.state == .on(.waiting(reason: .offline, nextAttempt: nil)) && !waiting.fallbackOccurred)
+        #expect(waiting.pendingChanges == 1)
+        try await phone.syncEngine.sendChanges()
+        #expect(try await phone.status().state == .on(.upToDate))
+    }
+
     @Test(
         "a delete that finds its record's zone gone is done, and leaves nothing queued",
         arguments: [false, true])

@@ -71,7 +71,9 @@ extension SweepRun {
         case (.paused(.transient), _):
             return "device-\(device) reads \(status): a transient failure is a cause to wait, never to pause"
         case (.on(.waiting), let account?) where !heard.contains(.transient):
-            return "device-\(device) reads \(status), but none of its requests met a transient failure while \(account) was signed in"
+            return
+                "device-\(device) reads \(status), but none of its requests met a transient failure while \(account) "
+                + "was signed in"
         case (.paused(let cause), let account?) where !heard.contains(cause) && cause != .noAccount:
             return
                 "device-\(device) reads \(status), but no request of it met that cause while \(account) was signed in"

@@ -101,9 +101,9 @@ extension PartitionMirror {
     ///
     /// - Parameter event: The end of the fetch.
     func handleDidFetchRecordZoneChanges(_ event: PSSyncEngine.Event.DidFetchRecordZoneChanges) {
-        guard bookkeeping.reconcileOnFullFetch, event.zoneID.zoneName == zoneID.zoneName, event.error == nil else {
-            return
-        }
+        guard event.zoneID.zoneName == zoneID.zoneName, event.error == nil else { return }
+        noteZoneCaughtUp()
+        guard bookkeeping.reconcileOnFullFetch else { return }
         let removed = write("delete what the zone no longer holds") { try $0.deleteSyncedRecordsNotSeen(of: nil) }
         guard let removed else { return }
         bookkeeping.reconcileOnFullFetch = false

@@ -178,16 +178,21 @@ extension PartitionMirror {
     /// - Parameter event: The answer.
     func noteOutcome(of event: PSSyncEngine.Event.SentRecordZoneChanges) {
         let codes = event.failedRecordSaves.map(\.error.code) + event.failedRecordDeletes.values.map(\.code)
-        let wentThrough = !event.savedRecords.isEmpty || !event.deletedRecordIDs.isEmpty
+        let transient = codes.first(where: Self.transientFailures.contains)
+        // The server answered (a save or a delete went through, or it refused one for a reason of its own): the
+        // network and the server are back. (A change cancelled here, or held for the account, says nothing of them.)
+        let answered =
+            !event.savedRecords.isEmpty || !event.deletedRecordIDs.isEmpty
+            || codes.contains { !Self.transientFailures.contains($0) && !Self.notAnAnswer.contains($0) }
         if codes.contains(.quotaExceeded) {
             bookkeeping.quotaExceededHeard = true
         } else if !event.savedRecords.isEmpty {
             // A save landed: the storage is not full now.
             bookkeeping.quotaExceededHeard = false
         }
-        if let transient = codes.first(where: Self.transientFailures.contains) {
+        if let transient {
             bookkeeping.sendWaitingCode = transient.rawValue
-        } else if wentThrough {
+        } else if answered {
             bookkeeping.sendWaitingCode = nil
         }
     }
@@ -196,6 +201,11 @@ extension PartitionMirror {
     /// account's, which the status reads live).
     static let transientFailures: Set<PSError.Code> = [
         .networkFailure, .networkUnavailable, .serviceUnavailable, .requestRateLimited, .zoneBusy,
+    ]
+
+    /// The failures of a change that never reached the server: cancelled by the engine, or held for the account.
+    static let notAnAnswer: Set<PSError.Code> = [
+        .operationCancelled, .notAuthenticated, .accountTemporarilyUnavailable,
     ]
 
     /// The zone created again: after the user deleted it, a later `userDeletedZone` is news again; after this

@@ -16,13 +16,25 @@ extension PartitionMirror {
     /// no time is shown). A mirror has no fallback of its own: it exists only when the user-created store is
     /// cloud-configured (the launch that made it decides the rest).
     ///
-    /// - Parameter syncWanted: Whether the user asked for sync (the app's switch).
+    /// Until the engine hears of a switch of account (at its next fetch or send, which an app starts when it
+    /// observes `CKAccountChanged`), the status is the previous account's. Changes waiting are those of the account
+    /// the data belongs to (or of none): another account's records a failed deletion left never go up, and are not
+    /// counted.
+    ///
+    /// - Parameters:
+    ///   - syncWanted: Whether the user asked for sync (the app's switch).
+    ///   - accountStatus: The device's account status, when the app read it itself (over the real CKSyncEngine, from
+    ///     `CKContainer.accountStatus()`); `nil` reads it from the database's container.
     /// - Returns: The status.
-    /// - Throws: `StoreError` when the store's pending changes cannot be counted.
-    public func status(syncWanted: Bool = true) async throws(StoreError) -> SyncStatus {
-        let accountStatus = await database.container.accountStatus()
-        let pending = try store.pendingChangeCount()
+    /// - Throws: `StoreError` when the store's pending changes cannot be read.
+    public func status(
+        syncWanted: Bool = true, accountStatus: AccountStatus? = nil
+    ) async throws(StoreError)
+        -> SyncStatus
+    {
+        let accountStatus = if let accountStatus { accountStatus } else { await database.container.accountStatus() }
         let bound = bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
+        let pending = try store.pendingChanges().count { $0.origin == nil || $0.origin == bound }
         let facts = SyncFacts(
             syncWanted: syncWanted, userCreatedStoreIsCloud: true, launchFallback: nil, accountStatus: accountStatus,
             // Signed in (the status says so) but not yet reported by the engine: an account whose first sync has not
@@ -43,15 +55,25 @@ extension PartitionMirror {
     /// The account signed in, as the status's facts name it before the engine has reported which it is.
     static let accountNotYetReported = UserRecordID(recordName: "_accountNotYetReportedByTheEngine")
 
-    /// At the end of a fetch: once the engine holds a database change token and no change of the zone is left to
-    /// fetch, the download has caught up, and the status no longer says syncing for it.
+    /// At the end of a fetch: once a fetch ended with nothing failed and every page written here, holding a database
+    /// change token and no change of the zone left to fetch, the download has caught up, and the status no longer
+    /// says syncing for it. (`didFetchChanges` comes after a failed fetch too: a token from the first page of the
+    /// database's changes, the zone listed on a later one, is not a download caught up.)
     ///
     /// - Parameter syncEngine: The engine.
     func noteDownloadCaughtUp(_ syncEngine: PSSyncEngine) {
-        guard !bookkeeping.initialFetchDone, bookkeeping.accountRecordName != nil,
-            syncEngine.hasDatabaseChangeToken,
+        guard !bookkeeping.initialFetchDone, bookkeeping.accountRecordName != nil, pageWriteFailures == 0,
+            syncEngine.lastFetchSucceeded, syncEngine.hasDatabaseChangeToken,
             !syncEngine.state.zoneIDsWithUnfetchedServerChanges.contains(zoneID)
         else { return }
+        noteZoneCaughtUp()
+    }
+
+    /// The zone's changes were fetched to the end, every page written here: the first download is done.
+    func noteZoneCaughtUp() {
+        guard !bookkeeping.initialFetchDone, bookkeeping.accountRecordName != nil, pageWriteFailures == 0 else {
+            return
+        }
         bookkeeping.initialFetchDone = true
         persistBookkeeping()
     }

@@ -97,13 +97,17 @@ public final class SweptPartitionMirror: SweptApp {
         }
     }
 
-    /// The settings screen's status (``PartitionMirror/status(syncWanted:)``), in the sweep's terms; `nil` when the
-    /// store cannot be read (the sweep's stores always can).
+    /// The settings screen's status (``PartitionMirror/status(syncWanted:accountStatus:)``), in the sweep's terms. A
+    /// store that cannot be read shows no honest status: it reads as a pause with a cause the sweep never sees hold,
+    /// which fails the run.
     ///
     /// - Returns: The status.
     public func status() async -> SweptStatus? {
-        guard let status = try? await mirror.status() else { return nil }
-        return Self.swept(status)
+        do {
+            return Self.swept(try await mirror.status())
+        } catch {
+            return .paused(.other)
+        }
     }
 
     /// A status of the app's model in the sweep's terms.

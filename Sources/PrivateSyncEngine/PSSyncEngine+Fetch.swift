@@ -45,6 +45,7 @@ extension PSSyncEngine {
             visited.insert(zoneID)
             failure = await fetchZone(zoneID, user: user, generation: generation)
         }
+        runtime.withLock { $0.lastFetchSucceeded = failure == nil }
         await deliver(
             .didFetchChanges(Event.DidFetchChanges(context: FetchChangesContext(reason: reason, options: options))))
         await deliverStateUpdateIfNeeded()

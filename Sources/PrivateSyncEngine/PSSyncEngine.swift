@@ -37,6 +37,8 @@ public final class PSSyncEngine: Sendable, CustomStringConvertible {
         var misuses: [PSSyncEngineMisuse] = []
         /// How the last scheduled run failed, if it did.
         var lastScheduledError: (any Error)?
+        /// Whether the last fetch ended with nothing failed, set before its `didFetchChanges` is posted.
+        var lastFetchSucceeded = false
     }
 
     /// The database the engine syncs with.
@@ -161,6 +163,12 @@ public final class PSSyncEngine: Sendable, CustomStringConvertible {
     /// Whether the engine holds a database change token: whether a fetch of it can report a zone deleted since (one
     /// from no token reports none, as CloudKit's).
     package var hasDatabaseChangeToken: Bool { state.contents.withLock { $0.databaseToken != nil } }
+
+    /// Whether the last fetch of this engine ended with nothing failed (every page of the database's changes and of
+    /// each zone it fetched), as its delegate hears `didFetchChanges`: CloudKit's event says nothing of a failure,
+    /// and a delegate that shows "up to date" needs to know. `false` before any fetch, and for an engine that fronts
+    /// the real CKSyncEngine.
+    package var lastFetchSucceeded: Bool { runtime.withLock { $0.lastFetchSucceeded } }
 
     /// Whether a fetch or send of this engine is under way: the scheduler leaves its due work for later.
     package var isInOperation: Bool { runtime.withLock { $0.inOperation } }

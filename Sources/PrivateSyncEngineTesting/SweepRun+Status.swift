@@ -13,8 +13,9 @@ extension SweepRun {
 
     /// After each step, every running app's status against what the sweep knows of its device: never off (every
     /// device wants sync), paused for the account exactly while no account is signed in, any other pause only for a
-    /// cause this device met (``SweptStatus/Cause``), and waiting only after a transient failure it met. An app that
-    /// shows no status is not checked.
+    /// cause this device met (``SweptStatus/Cause``), and waiting only after a transient failure it met; and never up
+    /// to date right after the user saved something there (``checkNotUpToDate(_:_:after:)``). An app that shows no
+    /// status is not checked.
     func checkStatuses() async {
         let apps = state.withLock { state in
             state.devices.indices.compactMap { index in state.devices[index].app.map { (index, $0) } }
@@ -26,6 +27,18 @@ extension SweepRun {
                 return
             }
         }
+    }
+
+    /// Right after the user saved something on a device signed in, before any sync: it cannot have gone up, so the
+    /// device is not up to date (the other direction of ``checkSettledStatuses()``).
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - app: Its app.
+    ///   - write: A save the user just made there.
+    func checkNotUpToDate(_ device: Int, _ app: App, after write: SweepWrite) async {
+        guard let status = await app.status(), status == .on(.upToDate) else { return }
+        fail(.honestStatus, "device-\(device) reads \(status) right after the user wrote \(write), before any sync")
     }
 
     /// Once everything has synced and no fault strikes: a device signed in reads on and up to date, whatever it met

@@ -70,6 +70,9 @@ extension SweepRun {
         note(
             "\(action.name): \(writes.isEmpty ? "nothing to do" : writes.map(\.description).joined(separator: ", "))",
             device: device)
+        if account != nil, let saved = writes.first(where: { $0.value != nil }) {
+            await checkNotUpToDate(device, app, after: saved)
+        }
     }
 
     /// Two devices of one account act one after the other, before either syncs: what makes the same item edited

@@ -16,6 +16,8 @@ final class LyingStatusApp: SweptApp {
         case neverUpToDate
         /// Reads waiting (offline) whenever changes wait to go up: a wait without its cause.
         case waitingWhileSyncing
+        /// Reads up to date while changes wait to go up: what the user wrote looks safe in iCloud and is not.
+        case upToDateWhileSyncing
     }
 
     let app: SweptPartitionMirror
@@ -41,6 +43,7 @@ final class LyingStatusApp: SweptApp {
         case (.storageFullWhileSyncing, .on(.syncing)?): return .paused(.quotaExceeded)
         case (.neverUpToDate, .on(.upToDate)?): return .on(.syncing)
         case (.waitingWhileSyncing, .on(.syncing)?): return .on(.waiting)
+        case (.upToDateWhileSyncing, .on(.syncing)?): return .on(.upToDate)
         default: return status
         }
     }

@@ -185,6 +185,9 @@ struct PartitionMirrorTests {
         try? await phone.syncEngine.sendChanges()
         #expect(try cloud.records(of: "bob").isEmpty)
         #expect(try stores.userCreated.recordNames() == ["hers"])
+        // Hers never goes up, so it is no change waiting: counted, the status said syncing for ever.
+        let status = try await phone.status()
+        #expect(status.state == .on(.upToDate) && status.pendingChanges == 0)
     }
 
     @Test("another client's record under the name of one of another type here is left on the server, named")
@@ -400,6 +403,29 @@ struct PartitionMirrorTests {
         #expect(waiting.state == .on(.waiting(reason: .offline, nextAttempt: nil)) && !waiting.fallbackOccurred)
         #expect(waiting.pendingChanges == 1)
         try await phone.syncEngine.sendChanges()
+        #expect(try await phone.status().state == .on(.upToDate))
+    }
+
+    @Test("a fetch that failed after a first page of the database's changes is no first download done")
+    func failedFetchIsNoDownloadDone() async throws {
+        let cloud = try SyncEngineTestCloud(
+            limits: CloudLimits(
+                maximumItemsPerRequest: 400, maximumRequestBytes: 2 * 1024 * 1024, maximumRecordBytes: 1024 * 1024,
+                maximumFieldsPerRecordType: 256, maximumZones: 1000, maximumChangesPerPage: 1))
+        // Another zone first, so the database's changes list the mirror's on a second page.
+        _ = try await cloud.otherClient(of: "alice").save(PSRecordZone(zoneName: "Another"))
+        let (other, zone) = try await otherClientWithZone(cloud)
+        try await save("Journal", "j", ["body": "from the web"], by: other, in: zone)
+        let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        // Who is signed in, the first page: then the second page fails.
+        cloud.faults.add(Fault(.networkFailure), device: "phone", after: 2)
+        await #expect(throws: PSError.self) { try await phone.syncEngine.fetchChanges() }
+        #expect(cloud.faults.remaining == 0)
+        #expect(try stores.userCreated.recordNames().isEmpty)
+        // The engine holds the first page's token, and the mirror's zone is not among those it knows to fetch.
+        #expect(try await phone.status().state == .on(.syncing))
+        try await phone.syncEngine.fetchChanges()
+        #expect(try stores.userCreated.recordNames() == ["j"])
         #expect(try await phone.status().state == .on(.upToDate))
     }
 

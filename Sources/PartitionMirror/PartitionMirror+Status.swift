@@ -11,7 +11,8 @@ extension PartitionMirror {
     /// has heard; the data belongs to the account the engine last reported (until it reports one, the first sync of
     /// the account signed in has not run: on, not yet synced); a save refused because the storage is full pauses
     /// while changes wait and no save has landed since; the first download is finished once a fetch ended with
-    /// nothing left to fetch; a send that met a transient failure (offline, busy) says waiting while changes wait
+    /// nothing left to fetch (over the real CKSyncEngine, whose events say nothing of a failed fetch, once the zone was
+    /// fetched to its end); a send that met a transient failure (offline, busy) says waiting while changes wait
     /// and nothing has gone through since (the engine retries by itself, at a time it does not tell its delegate, so
     /// no time is shown). A mirror has no fallback of its own: it exists only when the user-created store is
     /// cloud-configured (the launch that made it decides the rest).

@@ -111,13 +111,15 @@ package struct SweepHistory: Sendable {
     /// - Parameters:
     ///   - device: The device.
     ///   - key: The item.
-    ///   - foundNothing: Whether the server answered `unknownItem`: the item was already gone (a zone reset, another
-    ///     device's delete), so the delete removed nothing, and a device that held the item may bring it back.
-    package mutating func confirmDelete(device: Int, key: String, foundNothing: Bool) {
+    ///   - foundNothing: The code the server answered when it had nothing to delete, or `nil` when it deleted the
+    ///     item: `unknownItem` (the item was already gone: a zone reset, another device's delete), `zoneNotFound` or
+    ///     `userDeletedZone` (its whole zone was). The delete removed nothing then, and a device that held the item
+    ///     may bring it back.
+    package mutating func confirmDelete(device: Int, key: String, foundNothing: String?) {
         if let index = writes.lastIndex(where: { $0.device == device && $0.key == key && $0.value == nil }) {
             writes[index].confirmed = true
-            if foundNothing, writes[index].forgiven == nil {
-                writes[index].forgiven = "the server had nothing to delete (unknownItem)"
+            if let foundNothing, writes[index].forgiven == nil {
+                writes[index].forgiven = "the server had nothing to delete (\(foundNothing))"
             }
         }
     }

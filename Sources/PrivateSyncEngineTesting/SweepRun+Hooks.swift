@@ -120,10 +120,12 @@ extension SweepRun {
                 state.history.deviceLearnedOfDeletion(device, account: account, step: state.step)
             }
             for id in sent.deletedRecordIDs {
-                state.history.confirmDelete(device: device, key: id.recordName, foundNothing: false)
+                state.history.confirmDelete(device: device, key: id.recordName, foundNothing: nil)
             }
-            for (id, error) in sent.failedRecordDeletes where error.code == .unknownItem {
-                state.history.confirmDelete(device: device, key: id.recordName, foundNothing: true)
+            // The record was gone, or its whole zone (deleted by an app, or by the user): the delete removed nothing.
+            for (id, error) in sent.failedRecordDeletes
+            where [.unknownItem, .zoneNotFound, .userDeletedZone].contains(error.code) {
+                state.history.confirmDelete(device: device, key: id.recordName, foundNothing: error.code.name)
             }
         case .fetchedRecordZoneChanges(let fetched):
             for (key, value) in sweep.serverSnapshot(fetched.modifications.map(\.record)) {

@@ -44,6 +44,18 @@ struct SweepHistoryTests {
         #expect(upThenLeft.verdict(account: "alice", server: ["k": "v1"], refused: [])?.invariant == .noLostWrites)
     }
 
+    @Test(
+        "a delete the server had nothing for may see the item come back; one it carried out may not",
+        arguments: ["unknownItem", "zoneNotFound", "userDeletedZone", nil] as [String?])
+    func deleteThatFoundNothing(code: String?) {
+        var history = edited()
+        history.heardUp(device: 1, key: "k", value: "v2")
+        history.record(account: "alice", device: 1, key: "k", value: nil, parent: "v2", step: 2)
+        history.confirmDelete(device: 1, key: "k", foundNothing: code)
+        let verdict = history.verdict(account: "alice", server: ["k": "v2"], refused: [])
+        #expect(verdict?.invariant == (code == nil ? .noLostWrites : nil))
+    }
+
     @Test("what the user deleted from iCloud settings may not come back; a later write may")
     func purgedStaysDeleted() {
         var history = edited()

@@ -40,7 +40,8 @@ final class SweepContainer: InterceptingContainer {
         do {
             reply = try await base.perform(call)
         } catch {
-            hooks?.heard(Self.causes(of: error), device: device, generation: generation)
+            hooks?.heard(
+                Self.causes(of: error), for: AccountSession.requestedFor, device: device, generation: generation)
             throw error
         }
         if case .modified(let result) = reply {
@@ -50,7 +51,9 @@ final class SweepContainer: InterceptingContainer {
             let deletes = result.deleteResults.values.compactMap { result -> CloudError? in
                 if case .failure(let error) = result { error } else { nil }
             }
-            hooks?.heard(Set((saves + deletes).flatMap(Self.causes(of:))), device: device, generation: generation)
+            hooks?.heard(
+                Set((saves + deletes).flatMap(Self.causes(of:))), for: AccountSession.requestedFor, device: device,
+                generation: generation)
         }
         if await hooks?.afterRequest(device: device, generation: generation) == true {
             throw CloudError(.networkFailure, "the device crashed after the server applied its request")
@@ -87,6 +90,8 @@ protocol SweepHooks: AnyObject, Sendable {
     func beforeRequest(device: Int, generation: Int) async -> Bool
     /// After the server answered: returns whether the device crashes here, its answer lost.
     func afterRequest(device: Int, generation: Int) async -> Bool
-    /// A request of the device met errors that are causes for a pause: a status may name them from now on.
-    func heard(_ causes: Set<SweptStatus.Cause>, device: Int, generation: Int)
+    /// A request of the device, made for `user` (the engine's account when it asked, or `nil` when unknown), met
+    /// errors that are causes for a pause or a wait: a status may name them from now on, while that account is
+    /// signed in.
+    func heard(_ causes: Set<SweptStatus.Cause>, for user: UserRecordID?, device: Int, generation: Int)
 }

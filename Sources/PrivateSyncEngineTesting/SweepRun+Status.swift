@@ -3,8 +3,13 @@ import Synchronization
 extension SweepRun {
     // MARK: The status, both directions
 
-    func heard(_ causes: Set<SweptStatus.Cause>, device: Int, generation: Int) {
-        guard !causes.isEmpty, let account = account(of: device) else { return }
+    func heard(_ causes: Set<SweptStatus.Cause>, for user: UserRecordID?, device: Int, generation: Int) {
+        guard !causes.isEmpty else { return }
+        // Filed under the account the request was made for: a nested step may have switched the device since.
+        let requestedFor = user.flatMap { user in
+            sweep.configuration.accounts.first { (try? AccountID($0))?.userRecordID == user }
+        }
+        guard let account = requestedFor ?? account(of: device) else { return }
         state.withLock { state in
             guard state.devices[device].generation == generation else { return }
             state.devices[device].causesHeard[account, default: []].formUnion(causes)

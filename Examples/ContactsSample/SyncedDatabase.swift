@@ -405,7 +405,13 @@ public final actor SyncedDatabase: PSSyncEngineDelegate {
             // send and then create again a zone the user may have deleted in Settings since.
             guard !appData.contacts.isEmpty else { return }
             syncEngine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneName: Contact.zoneName))])
-            syncEngine.state.add(pendingRecordZoneChanges: appData.contacts.values.map { .saveRecord($0.recordID) })
+            // In a fixed order: a dictionary's changes from process to process (Swift seeds its hashing at each
+            // launch), and so would the batches, and a sweep's seed would not replay exactly (seed 72 of 300 sent
+            // 5 or 6 faults' worth of requests, by the process).
+            syncEngine.state.add(
+                pendingRecordZoneChanges: appData.contacts.values.sorted { $0.id < $1.id }.map {
+                    .saveRecord($0.recordID)
+                })
         case .switchAccounts(_, let currentUser):
             deleteLocalData()
             appData.accountRecordName = currentUser.recordName

@@ -178,12 +178,12 @@ extension PartitionMirror {
     /// - Parameter event: The answer.
     func noteOutcome(of event: PSSyncEngine.Event.SentRecordZoneChanges) {
         let codes = event.failedRecordSaves.map(\.error.code) + event.failedRecordDeletes.values.map(\.code)
-        let transient = codes.first(where: Self.transientFailures.contains)
-        // The server answered (a save or a delete went through, or it refused one for a reason of its own): the
+        let transient = codes.first(where: Self.isTransient)
+        // The server answered (a save or a delete went through, or it refused one for a reason no retry cures): the
         // network and the server are back. (A change cancelled here, or held for the account, says nothing of them.)
         let answered =
             !event.savedRecords.isEmpty || !event.deletedRecordIDs.isEmpty
-            || codes.contains { !Self.transientFailures.contains($0) && !Self.notAnAnswer.contains($0) }
+            || codes.contains { !PSSyncEngine.isRetryable($0) }
         if codes.contains(.quotaExceeded) {
             bookkeeping.quotaExceededHeard = true
         } else if !event.savedRecords.isEmpty {
@@ -197,16 +197,15 @@ extension PartitionMirror {
         }
     }
 
-    /// The failures the engine retries by itself that say the device waits on the network or the server (not the
-    /// account's, which the status reads live).
-    static let transientFailures: Set<PSError.Code> = [
-        .networkFailure, .networkUnavailable, .serviceUnavailable, .requestRateLimited, .zoneBusy,
-    ]
-
-    /// The failures of a change that never reached the server: cancelled by the engine, or held for the account.
-    static let notAnAnswer: Set<PSError.Code> = [
-        .operationCancelled, .notAuthenticated, .accountTemporarilyUnavailable,
-    ]
+    /// Whether a failure is one the engine retries by itself that says the device waits on the network or the
+    /// server (offline, busy, rate-limited): not the account's, which the status reads live, nor a cancellation.
+    ///
+    /// - Parameter code: The failure's code.
+    /// - Returns: Whether the status says waiting for it.
+    static func isTransient(_ code: PSError.Code) -> Bool {
+        PSSyncEngine.isRetryable(code)
+            && code != .operationCancelled && code != .notAuthenticated && code != .accountTemporarilyUnavailable
+    }
 
     /// The zone created again: after the user deleted it, a later `userDeletedZone` is news again; after this
     /// device heard of a deletion from a refused save, the database's list will report that deletion later.

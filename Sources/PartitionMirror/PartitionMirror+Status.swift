@@ -35,7 +35,7 @@ extension PartitionMirror {
     {
         let accountStatus = if let accountStatus { accountStatus } else { await database.container.accountStatus() }
         let bound = bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
-        let pending = try store.pendingChanges().count { $0.origin == nil || $0.origin == bound }
+        let pending = try store.syncSnapshot { try $0.sendablePendingCount(for: bound) }
         let facts = SyncFacts(
             syncWanted: syncWanted, userCreatedStoreIsCloud: true, launchFallback: nil, accountStatus: accountStatus,
             // Signed in (the status says so) but not yet reported by the engine: an account whose first sync has not
@@ -63,8 +63,7 @@ extension PartitionMirror {
     ///
     /// - Parameter syncEngine: The engine.
     func noteDownloadCaughtUp(_ syncEngine: PSSyncEngine) {
-        guard !bookkeeping.initialFetchDone, bookkeeping.accountRecordName != nil, pageWriteFailures == 0,
-            syncEngine.lastFetchSucceeded, syncEngine.hasDatabaseChangeToken,
+        guard syncEngine.lastFetchSucceeded, syncEngine.hasDatabaseChangeToken,
             !syncEngine.state.zoneIDsWithUnfetchedServerChanges.contains(zoneID)
         else { return }
         noteZoneCaughtUp()

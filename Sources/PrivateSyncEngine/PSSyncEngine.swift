@@ -256,7 +256,7 @@ public final class PSSyncEngine: Sendable, CustomStringConvertible {
 
     /// The errors CKSyncEngine retries by itself, keeping their changes pending (its documentation names seven);
     /// `operationCancelled` too, which only an account switch or ``cancelOperations()`` causes here.
-    static func isRetryable(_ code: PSError.Code) -> Bool {
+    package static func isRetryable(_ code: PSError.Code) -> Bool {
         switch code {
         case .notAuthenticated, .accountTemporarilyUnavailable, .networkFailure, .networkUnavailable,
             .requestRateLimited, .serviceUnavailable, .zoneBusy, .operationCancelled:

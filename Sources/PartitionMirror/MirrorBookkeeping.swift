@@ -22,13 +22,21 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// answer, an internal error, or the process gone while it was in flight): a later refusal of another save of
     /// them proves nothing of that one.
     public var firstSendMayHaveLanded: Set<String> = []
-    /// The user deleted the zone in Settings (`purged`) and the mirror has not seen it created again.
+    /// The user deleted the zone in Settings (`purged`), this device learned of it, and sync waits for the user:
+    /// nothing is sent and nothing held here is deleted, until the user turns sync on again
+    /// (``PartitionMirror/userTurnedSyncOn()``), which uploads everything again. The status says paused, the app's
+    /// data deleted from iCloud. (The app's own engine does the same: a deletion the user made is never undone
+    /// without the user's word.)
+    public var pausedForUserDeletion = false
+    /// The user turned sync on again after deleting the zone in Settings, and the mirror has not seen the zone
+    /// created again: a save refused with `userDeletedZone` until then is of that deletion, and creates the zone.
     public var zonePurgedByUser = false
     /// How many deletions of the zone by an app this device heard of from refused saves (`zoneNotFound`) and
     /// created the zone again after, that the database's list has not reported yet: a `deleted` it reports while
     /// this is above zero may be one of them (old news) or a new one.
     public var deletedReportsHeard = 0
-    /// The same for the user's deletions (`purged`), heard of from saves refused with `userDeletedZone`.
+    /// The same for the user's deletions (`purged`), heard of from saves refused with `userDeletedZone`, that the
+    /// user turned sync on again after.
     public var purgedReportsHeard = 0
     /// A save was refused with `zoneNotFound` and the zone's creation is queued: once it is created, a deletion
     /// the database's list reports may be the one this refusal told of (``deletedReportsHeard``).
@@ -71,6 +79,8 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
         firstSendUnanswered = try container.decodeIfPresent(Set<String>.self, forKey: .firstSendUnanswered) ?? []
         firstSendMayHaveLanded =
             try container.decodeIfPresent(Set<String>.self, forKey: .firstSendMayHaveLanded) ?? []
+        pausedForUserDeletion =
+            try container.decodeIfPresent(Bool.self, forKey: .pausedForUserDeletion) ?? false
         zonePurgedByUser = try container.decodeIfPresent(Bool.self, forKey: .zonePurgedByUser) ?? false
         deletedReportsHeard = try container.decodeIfPresent(Int.self, forKey: .deletedReportsHeard) ?? 0
         purgedReportsHeard = try container.decodeIfPresent(Int.self, forKey: .purgedReportsHeard) ?? 0

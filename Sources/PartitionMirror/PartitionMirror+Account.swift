@@ -29,7 +29,7 @@ extension PartitionMirror {
             }
             // The zone's save only with something to put in it: queued for nothing, it would create again a zone
             // the user may have deleted in Settings since.
-            guard held == true, let engine else { return }
+            guard held == true, let engine, !bookkeeping.pausedForUserDeletion else { return }
             engine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: zoneID))])
             addUnsentChanges(to: engine)
         case .switchAccounts(_, let currentUser):

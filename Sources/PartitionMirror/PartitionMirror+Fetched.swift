@@ -112,8 +112,9 @@ extension PartitionMirror {
         persistBookkeeping()
     }
 
-    /// A deletion of the zone: by an app, everything here goes; by the user in Settings, what may have been on the
-    /// server goes; in an encrypted-data reset, everything here goes up again.
+    /// A deletion of the zone: by an app, everything here goes; by the user in Settings, sync pauses and everything
+    /// here stays, until the user turns sync on again (``userTurnedSyncOn()``); in an encrypted-data reset,
+    /// everything here goes up again.
     ///
     /// - Parameters:
     ///   - event: The database's changes.
@@ -137,7 +138,8 @@ extension PartitionMirror {
                     bookkeeping.reconcileOnFullFetch = true
                 }
             case .purged:
-                forgetWhatMayBeOnTheServer(syncEngine: syncEngine)
+                // The user deleted the app's data in Settings: nothing goes up again without the user's word.
+                pauseForUserDeletion(heardFromRefusal: false, syncEngine: syncEngine)
             case .deleted:
                 // Not deleted (the store refused), nothing of the bookkeeping changes either: the next launch starts
                 // from the state before this report, and hears it again.
@@ -166,8 +168,13 @@ extension PartitionMirror {
                 bookkeeping.untaggedMayBeOnServer.formUnion(held)
                 bookkeeping.firstSendUnanswered = []
                 bookkeeping.zonePurgedByUser = false
-                syncEngine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: deletion.zoneID))])
-                addUnsentChanges(to: syncEngine)
+                // Paused for the user's own deletion, the device waits for the user still; the consent uploads
+                // everything it holds, this too.
+                if !bookkeeping.pausedForUserDeletion {
+                    syncEngine.state.add(
+                        pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: deletion.zoneID))])
+                    addUnsentChanges(to: syncEngine)
+                }
             }
             changed = true
         }
@@ -202,40 +209,5 @@ extension PartitionMirror {
             changed = true
         }
         if changed { persistBookkeeping() }
-    }
-
-    /// Deletes, here, the records that may have been on the server when the user deleted the zone in Settings (all
-    /// but those made here whose save never left), and every unsent delete; the records that never went up stay,
-    /// and create the zone again.
-    ///
-    /// - Parameters:
-    ///   - heardFromRefusal: Whether the news came from a refused save (the database's list reports it later).
-    ///   - syncEngine: The engine, whose pending saves of those records go too.
-    /// - Returns: The names deleted.
-    @discardableResult
-    func forgetWhatMayBeOnTheServer(heardFromRefusal: Bool = false, syncEngine: PSSyncEngine) -> Set<String> {
-        let mayBeOnServer = bookkeeping.firstSendUnanswered.union(bookkeeping.untaggedMayBeOnServer)
-        let deleted =
-            write("delete what the purged zone held") { transaction -> Set<String> in
-                let gone = try transaction.recordNames().filter { name in
-                    try mayBeOnServer.contains(name) || transaction.serverChangeTag(of: name) != nil
-                }
-                for name in gone {
-                    try transaction.deleteRecord(named: name)
-                    try transaction.removePendingChange(named: name, ifRevision: nil)
-                }
-                try transaction.removePendingDeletes()
-                return gone
-            }
-        // Not deleted (the store refused): nothing changes, and the next report of the purge, or the next refused
-        // save, brings the news again.
-        guard let gone = deleted else { return [] }
-        bookkeeping.firstSendUnanswered = []
-        bookkeeping.untaggedMayBeOnServer.subtract(gone)
-        bookkeeping.zonePurgedByUser = true
-        bookkeeping.purgeHeardFromRefusal = heardFromRefusal
-        persistBookkeeping()
-        syncEngine.state.remove(pendingRecordZoneChanges: gone.map { .saveRecord(recordID($0)) })
-        return gone
     }
 }

@@ -12,8 +12,9 @@ extension PartitionMirror {
     static let deleteFindsNothing: Set<PSError.Code> = [.unknownItem, .zoneNotFound, .userDeletedZone]
 
     /// What a send's answer teaches: saves and deletes confirmed leave the store's queue (unless written again
-    /// since), a conflict is merged, a zone gone is created again, a record gone is deleted unless an edit made here
-    /// waits for it, a save refused for good is not sent again.
+    /// since), a conflict is merged, a zone gone is created again (one the user deleted in Settings pauses sync
+    /// until the user turns it on again), a record gone is deleted unless an edit made here waits for it, a save
+    /// refused for good is not sent again.
     ///
     /// - Parameters:
     ///   - event: The answer.
@@ -104,18 +105,14 @@ extension PartitionMirror {
                     newRecordChanges.append(.saveRecord(id))
                     clearServerFields = true
                 case .userDeletedZone where purgedBefore:
-                    // The user deleted the zone, this device dropped what it held then, and this is a later edit:
-                    // the zone may be created again for it.
+                    // The user deleted the zone and turned sync on again since: the zone is created again for it.
                     newDatabaseChanges.append(.saveZone(PSRecordZone(zoneID: id.zoneID)))
                     newRecordChanges.append(.saveRecord(id))
                     clearServerFields = true
                 case .userDeletedZone:
-                    // The first news of it here: what may have been on the server goes (below), as when a fetch
-                    // brings the deletion; a record that never reached it creates it again.
-                    // Its change tag, if any, is what tells that record from one that never went up: kept.
+                    // The first news of it here (or a save in flight when it came): sync pauses (below), and the
+                    // record stays queued in the store for the user's word.
                     heardOfPurge = true
-                    newDatabaseChanges.append(.saveZone(PSRecordZone(zoneID: id.zoneID)))
-                    newRecordChanges.append(.saveRecord(id))
                 case .unknownItem:
                     if try transaction.pendingChange(named: name)?.kind == .save,
                         try transaction.containsRecord(named: name)
@@ -159,15 +156,13 @@ extension PartitionMirror {
         for name in tooLarge { note(Self.mergeTooLarge(name)) }
         if zoneNotFound { bookkeeping.zoneNotFoundHeard = true }
         noteOutcome(of: event)
-        if heardOfPurge {
-            let gone = forgetWhatMayBeOnTheServer(heardFromRefusal: true, syncEngine: syncEngine)
-            newRecordChanges.removeAll { change in
-                if case .saveRecord(let id) = change { gone.contains(id.recordName) } else { false }
-            }
-            if newRecordChanges.isEmpty { newDatabaseChanges.removeAll() }
+        if heardOfPurge { pauseForUserDeletion(heardFromRefusal: true, syncEngine: syncEngine) }
+        // Paused for the user's deletion (now, or by a fetch while this send was in flight), nothing goes to the
+        // engine: the store keeps every change queued for the user's word.
+        if !bookkeeping.pausedForUserDeletion {
+            syncEngine.state.add(pendingDatabaseChanges: newDatabaseChanges)
+            syncEngine.state.add(pendingRecordZoneChanges: newRecordChanges)
         }
-        syncEngine.state.add(pendingDatabaseChanges: newDatabaseChanges)
-        syncEngine.state.add(pendingRecordZoneChanges: newRecordChanges)
         persistBookkeeping()
     }
 

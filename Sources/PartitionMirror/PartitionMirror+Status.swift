@@ -12,7 +12,8 @@ extension PartitionMirror {
     /// the account signed in has not run: on, not yet synced); a save refused because the storage is full pauses
     /// while changes wait and no save has landed since; the first download is finished once a fetch ended with
     /// nothing left to fetch (over the real CKSyncEngine, whose events say nothing of a failed fetch, once the zone was
-    /// fetched to its end); a send that met a transient failure (offline, busy) says waiting while changes wait
+    /// fetched to its end); the user deleted the app's data in Settings, and sync waits for the user to turn it on
+    /// again (``userTurnedSyncOn()``); a send that met a transient failure (offline, busy) says waiting while changes wait
     /// and nothing has gone through since (the engine retries by itself, at a time it does not tell its delegate, so
     /// no time is shown). A mirror has no fallback of its own: it exists only when the user-created store is
     /// cloud-configured (the launch that made it decides the rest).
@@ -41,7 +42,8 @@ extension PartitionMirror {
             // Signed in (the status says so) but not yet reported by the engine: an account whose first sync has not
             // run, never "sign in".
             currentUser: bound ?? Self.accountNotYetReported, boundUser: bound,
-            enginePause: bookkeeping.quotaExceededHeard && pending > 0 ? .quotaExceeded : nil,
+            enginePause: bookkeeping.pausedForUserDeletion
+                ? .userDeletedZone : bookkeeping.quotaExceededHeard && pending > 0 ? .quotaExceeded : nil,
             lastOutcome: pending > 0 ? waitingOutcome : nil,
             nextAttempt: nil, initialFetchDone: bookkeeping.initialFetchDone, pendingChanges: pending)
         return SyncStatus.derive(from: facts)

@@ -140,7 +140,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         } catch {
             throw MirrorError(.store, "could not add the \(type.name)", underlying: error)
         }
-        syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID(record.name))])
+        queueInEngine(.saveRecord(recordID(record.name)))
         return record
     }
 
@@ -159,7 +159,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         } catch {
             throw MirrorError(.store, "could not change \(name)", underlying: error)
         }
-        syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID(name))])
+        queueInEngine(.saveRecord(recordID(name)))
         return record
     }
 
@@ -180,7 +180,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         let wasUnanswered = bookkeeping.firstSendUnanswered.remove(name) != nil
         let wasUntagged = bookkeeping.untaggedMayBeOnServer.remove(name) != nil
         if wasUnanswered || wasUntagged { persistBookkeeping() }
-        syncEngine.state.add(pendingRecordZoneChanges: [.deleteRecord(recordID(name))])
+        queueInEngine(.deleteRecord(recordID(name)))
         return record
     }
 
@@ -230,8 +230,10 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     public func nextRecordZoneChangeBatch(
         _ context: PSSyncEngine.SendChangesContext, syncEngine: PSSyncEngine
     ) async -> PSSyncEngine.RecordZoneChangeBatch? {
-        // An engine replaced after a sign-out or a switch sends nothing more.
-        guard syncEngine === engine, let owner = bookkeeping.accountRecordName else { return nil }
+        // An engine replaced after a sign-out or a switch sends nothing more; nor does one paused for the user's
+        // deletion of the zone.
+        guard syncEngine === engine, let owner = bookkeeping.accountRecordName, !bookkeeping.pausedForUserDeletion
+        else { return nil }
         let user = UserRecordID(recordName: owner)
         let scope = context.options.scope
         let inScope = syncEngine.state.pendingRecordZoneChanges.filter { scope.contains($0) }
@@ -297,11 +299,22 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         PSRecord.ID(recordName: name, zoneID: zoneID)
     }
 
+    /// Gives the engine a change the user just made, unless sync is paused for the user's deletion of the zone
+    /// (the store keeps it queued, and ``userTurnedSyncOn()`` sends it).
+    ///
+    /// - Parameter change: The change.
+    func queueInEngine(_ change: PSSyncEngine.PendingRecordZoneChange) {
+        guard !bookkeeping.pausedForUserDeletion else { return }
+        syncEngine.state.add(pendingRecordZoneChanges: [change])
+    }
+
     /// Gives the engine every change the store holds (adding a change the engine holds changes nothing).
     ///
     /// Not the zone's save: a zone that is gone is created again where a save fails for it, never on the guess that
     /// it may be gone, which would bring back, into a zone the user deleted, what this device held before it heard.
     func addUnsentChanges(to engine: PSSyncEngine) {
+        // Paused for the user's deletion of the zone: the store keeps them for the user's word.
+        guard !bookkeeping.pausedForUserDeletion else { return }
         let rows: [PendingChangeRow]
         do {
             rows = try store.pendingChanges()

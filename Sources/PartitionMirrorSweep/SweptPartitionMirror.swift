@@ -110,6 +110,15 @@ public final class SweptPartitionMirror: SweptApp {
         }
     }
 
+    /// The user turns sync on again after deleting the app's data in Settings
+    /// (``PartitionMirror/userTurnedSyncOn()``).
+    ///
+    /// - Returns: Whether the mirror was paused for it and now uploads again.
+    /// - Throws: ``MirrorError`` when the store cannot queue the records again.
+    public func userTurnsSyncOnAgain() async throws -> Bool {
+        try await mirror.userTurnedSyncOn()
+    }
+
     /// A status of the app's model in the sweep's terms.
     ///
     /// - Parameter status: The status.

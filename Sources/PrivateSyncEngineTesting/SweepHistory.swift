@@ -35,6 +35,10 @@ package struct SweepHistory: Sendable {
         let step: Int
         /// Why the server may end without it, if a rule says so.
         var forgiven: String?
+        /// Whether a deletion of its zone forgave it (deleted, purged, or made before its device learned of one): a
+        /// device that holds its value when the user turns sync on again uploads it again, and the rule no longer
+        /// holds.
+        var forgivenByZoneDeletion = false
         /// Whether its device was told the server took it (a delete, in a `sentRecordZoneChanges`).
         var confirmed = false
         /// For a save, how many writes there were when its device first heard the server held it (its save came
@@ -181,6 +185,7 @@ package struct SweepHistory: Sendable {
             switch reason {
             case .deleted, .purged:
                 writes[index].forgiven = "the zone was deleted (\(reason)) at step \(step)"
+                writes[index].forgivenByZoneDeletion = true
             case .encryptedDataReset:
                 if let value = writes[index].value, held.contains(value) { continue }
                 writes[index].forgiven = "an encrypted-data reset at step \(step) lost it, and no device held it"
@@ -204,6 +209,31 @@ package struct SweepHistory: Sendable {
         for index in writes.indices.dropFirst(first.boundary)
         where writes[index].device == device && writes[index].account == account && writes[index].forgiven == nil {
             writes[index].forgiven = "made before its device learned, at step \(step), of the zone's deletion"
+            writes[index].forgivenByZoneDeletion = true
+        }
+    }
+
+    /// The user turned sync on again on a device paused for a deletion of the zone, and the app took it: it uploads
+    /// every value it holds again. Each may be on the server again whatever came after (as after an
+    /// encrypted-data reset), even one the user had deleted in Settings, which the user's word brings back; and a
+    /// write of the account that a deletion of the zone forgave, whose value the device holds, stands again: it is
+    /// to be on the server, unless a later rule forgives it (the device leaves the account before it uploads it
+    /// again, another deletion).
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - account: The account signed in.
+    ///   - values: The values the device showed when the user turned sync on again.
+    ///   - step: The step.
+    package mutating func deviceReuploads(_ device: Int, account: String, holding values: Set<String>, step: Int) {
+        resetHolds[account, default: [:]][device, default: []].formUnion(values)
+        heldAtReset[account, default: []].formUnion(values)
+        for value in values {
+            purged[account]?.removeValue(forKey: value)
+            guard let index = byValue[value], writes[index].account == account, writes[index].forgivenByZoneDeletion
+            else { continue }
+            writes[index].forgiven = nil
+            writes[index].forgivenByZoneDeletion = false
         }
     }
 

@@ -15,11 +15,11 @@ extension SweepRun {
         }
         note("heal: the faults stop; every device signed in syncs")
         for _ in 0..<sweep.configuration.healRounds {
-            guard await everyDeviceSyncs(sending: true) else { return }
+            guard await everyDeviceSyncs(sending: true, consenting: true) else { return }
             await cloud.scheduler.runUntilIdle(maximumRuns: 2_000)
             checkMisuses()
             if failed { return }
-            if await pendingWork().isEmpty { break }
+            if await pendingWork().isEmpty, await awaitingTheUser().isEmpty { break }
         }
         if let (device, pending) = await pendingWork().first {
             fail(
@@ -35,11 +35,19 @@ extension SweepRun {
 
     /// Each device signed in fetches, then sends if asked, in turn.
     ///
-    /// - Parameter sending: Whether each sends after its fetch.
+    /// - Parameters:
+    ///   - sending: Whether each sends after its fetch.
+    ///   - consenting: Whether the user first turns sync on again where the app waits for it (the app's data was
+    ///     deleted in Settings): in the heal's rounds, so that everything can end synced; never in the last round,
+    ///     which must find nothing to do.
     /// - Returns: `false` when a device had no engine to sync with (its app failed, and the run with it).
-    private func everyDeviceSyncs(sending: Bool) async -> Bool {
+    private func everyDeviceSyncs(sending: Bool, consenting: Bool = false) async -> Bool {
         let devices = state.withLock { $0.devices.indices }
         for device in devices where account(of: device) != nil {
+            if consenting, let app = await app(device), await app.status() == .paused(.userDeletedZone) {
+                await userTurnsSyncOnAgain(device, app)
+                if failed { return true }
+            }
             guard let engine = await engine(device) else { return false }
             try? await engine.fetchChanges()
             if sending { try? await engine.sendChanges() }
@@ -82,6 +90,16 @@ extension SweepRun {
                 uniquingKeysWith: { first, _ in first })
         }
         return tags
+    }
+
+    /// The devices signed in whose apps wait for the user to turn sync on again (the app's data deleted in Settings).
+    func awaitingTheUser() async -> [Int] {
+        var found: [Int] = []
+        let count = state.withLock { $0.devices.count }
+        for device in 0..<count where account(of: device) != nil {
+            if let app = await app(device), await app.status() == .paused(.userDeletedZone) { found.append(device) }
+        }
+        return found
     }
 
     /// The devices signed in whose engines still hold changes, and what they hold.

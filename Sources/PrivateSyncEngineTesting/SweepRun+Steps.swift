@@ -35,7 +35,14 @@ extension SweepRun {
 
     /// The user does one of the app's actions; what it wrote is recorded with what the device showed before.
     func act(on device: Int) async {
-        guard let app = await app(device), !sweep.actions.isEmpty else { return }
+        guard let app = await app(device) else { return }
+        // Paused until the user turns sync on again (the app's data deleted in Settings): half the time, that is
+        // what the user does. (An app that shows no status draws nothing here, so its runs are as they were.)
+        if await app.status() == .paused(.userDeletedZone), draw({ $0.chance(0.5) }) {
+            await userTurnsSyncOnAgain(device, app)
+            return
+        }
+        guard !sweep.actions.isEmpty else { return }
         let before = await app.snapshot()
         let (action, actionSeed) = state.withLock { state -> (SweepAction<App>, UInt64) in
             let total = sweep.actions.reduce(0) { $0 + $1.weight }
@@ -73,6 +80,30 @@ extension SweepRun {
         if account != nil, let saved = writes.first(where: { $0.value != nil }) {
             await checkNotUpToDate(device, app, after: saved)
         }
+    }
+
+    /// The user turns sync on again on a device paused for the deletion of the app's data: if the app takes it,
+    /// the values it holds may be on the server again, and must be unless a later rule forgives them
+    /// (``SweepHistory/deviceReuploads(_:account:holding:step:)``).
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - app: Its app.
+    func userTurnsSyncOnAgain(_ device: Int, _ app: App) async {
+        let held = Set(await app.snapshot().values)
+        let took: Bool
+        do {
+            took = try await app.userTurnsSyncOnAgain()
+        } catch {
+            fail(.appFailed, "turning sync on again threw on device-\(device): \(error)")
+            return
+        }
+        guard took, let account = account(of: device) else {
+            note("the user turns sync on again: nothing to do", device: device)
+            return
+        }
+        state.withLock { $0.history.deviceReuploads(device, account: account, holding: held, step: $0.step) }
+        note("the user turns sync on again: \(held.count) item(s) to upload again", device: device)
     }
 
     /// Two devices of one account act one after the other, before either syncs: what makes the same item edited

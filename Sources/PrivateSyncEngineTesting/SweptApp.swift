@@ -38,6 +38,18 @@ public protocol SweptApp: AnyObject, Sendable {
     ///
     /// - Returns: The status, as the user would read it this instant.
     func status() async -> SweptStatus?
+
+    /// The user turns sync on again while the app is paused for a deletion of its data from iCloud settings
+    /// (``SweptStatus/paused(_:)`` with ``SweptStatus/Cause/userDeletedZone``): an app that waits for the user's
+    /// word before it uploads again (as the app's own engine does: "turn sync off and on to upload this device's
+    /// data again") uploads what it holds. The sweep takes this action on a device that reads so paused, at random
+    /// and, before the end, always; from then on the values the device held may be on the server again, and must
+    /// be, unless a later rule forgives them.
+    ///
+    /// - Returns: Whether the app was paused for the deletion and now uploads again; the default, for an app that
+    ///   never waits for the user, is `false`.
+    /// - Throws: When the app cannot do it (its store refused); the sweep fails the run (`appFailed`).
+    func userTurnsSyncOnAgain() async throws -> Bool
 }
 
 extension SweptApp {
@@ -55,4 +67,9 @@ extension SweptApp {
     ///
     /// - Returns: `nil`.
     public func status() async -> SweptStatus? { nil }
+
+    /// Nothing to turn on again: the app never waits for the user after a deletion.
+    ///
+    /// - Returns: `false`.
+    public func userTurnsSyncOnAgain() async throws -> Bool { false }
 }

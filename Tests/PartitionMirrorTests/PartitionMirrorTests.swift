@@ -96,32 +96,57 @@ struct PartitionMirrorTests {
         #expect(try stores.localOnly.count() == 0)
     }
 
-    @Test("a first save whose answer was lost counts as landed, whatever a later save of it hears, when a purge comes")
-    func unansweredSaveMayHaveLanded() async throws {
+    /// How a device learns that the user deleted the app's data in Settings.
+    enum PurgeNews: String, CaseIterable, CustomStringConvertible {
+        /// A fetch of the database's changes lists the zone purged.
+        case fetch
+        /// A save is refused with `userDeletedZone` (the database's list reports the purge later).
+        case refusedSave
+        var description: String { rawValue }
+    }
+
+    @Test(
+        "after the user deletes the app's data in Settings, sync pauses and keeps everything until the user turns it on again",
+        arguments: PurgeNews.allCases)
+    func purgeWaitsForTheUser(news: PurgeNews) async throws {
         let cloud = try SyncEngineTestCloud()
         _ = try await otherClientWithZone(cloud)
-        let device = try cloud.device("phone", signedInTo: "alice")
-        let (_, first) = try launch(device, folder: "phone")
-        try await first.syncEngine.fetchChanges()
-        try await first.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("landed")], name: "e")
-        // The save lands, its answer is lost.
-        cloud.faults.add(Fault(.serverResponseLost), device: "phone")
-        try? await first.syncEngine.sendChanges()
-        #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["e"])
-        // The app is launched again (it sends what its store holds), and that save of it is refused (zone busy):
-        // the refusal says nothing of the first save.
-        let (stores, phone) = try launch(device, folder: "phone")
-        cloud.faults.add(Fault(.zoneBusy, record: "e"), device: "phone")
-        try? await phone.syncEngine.sendChanges()
-        #expect(cloud.faults.remaining == 0)
-        // The user deletes the app's data in Settings: what was on the server goes here too, and never comes back.
+        let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        try await phone.syncEngine.fetchChanges()
+        let fields: [String: FieldValue] = ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("synced")]
+        try await phone.insert(journal, fields: fields, name: "up")
+        try await phone.syncEngine.sendChanges()
+        // What a crash right after a write leaves: the entry and its unsent save in the store, nothing else.
+        try stores.userCreated.insert(
+            journal, fields: fields, origin: UserRecordID(recordName: await phone.bookkeeping.accountRecordName ?? ""),
+            name: "crashed")
         try await cloud.deleteZone(
             PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName), reason: .purged, account: "alice")
+        try await phone.update("up", setting: ["body": .string("edited")])
+        switch news {
+        case .fetch: try await phone.syncEngine.fetchChanges()
+        case .refusedSave: await #expect(throws: PSError.self) { try await phone.syncEngine.sendChanges() }
+        }
+        #expect(try await phone.status().state == .paused(.userDeletedZone))
+        // Paused: what the device holds stays, an entry written now stays too, and nothing goes up.
+        try await phone.insert(journal, fields: fields, name: "while-paused")
         try await phone.syncEngine.fetchChanges()
-        try? await phone.syncEngine.sendChanges()
-        #expect(try stores.userCreated.recordNames().isEmpty)
+        try await phone.syncEngine.sendChanges()
+        #expect(try stores.userCreated.recordNames() == ["up", "crashed", "while-paused"])
         #expect(try cloud.records(of: "alice").isEmpty)
+        try await phone.syncEngine.expectNothingPending()
+        #expect(try await phone.status().state == .paused(.userDeletedZone))
+        // The user turns sync on again: everything goes up, and the list's report of the purge (after a refused
+        // save, it comes later) is the one consented to, not a new one.
+        #expect(try await phone.userTurnedSyncOn())
+        #expect(try await phone.userTurnedSyncOn() == false)
+        try await phone.syncEngine.sendChanges()
+        try await phone.syncEngine.fetchChanges()
+        try await phone.syncEngine.sendChanges()
+        #expect(Set(try cloud.records(of: "alice").map(\.recordID.recordName)) == ["up", "crashed", "while-paused"])
+        #expect(try cloud.records(of: "alice").first { $0.recordID.recordName == "up" }?["body"] == "edited")
+        #expect(try await phone.status().state == .on(.upToDate))
+        try await phone.syncEngine.expectNothingPending()
     }
 
     @Test(
@@ -222,27 +247,6 @@ struct PartitionMirrorTests {
         let (stores, phone) = try launch(device, folder: "phone")
         try await phone.syncEngine.fetchChanges()
         #expect(try stores.userCreated.recordNames() == ["j"])
-    }
-
-    @Test("an entry the process died right after writing, its bookkeeping not written, is one that never went up")
-    func entryWrittenBeforeACrashSurvivesAPurge() async throws {
-        let cloud = try SyncEngineTestCloud()
-        _ = try await otherClientWithZone(cloud)
-        let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
-        try await phone.syncEngine.fetchChanges()
-        // What a crash between the entry's commit and anything after it leaves: the entry and its unsent save in
-        // the store, nothing in the bookkeeping.
-        try stores.userCreated.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("just written")],
-            origin: UserRecordID(recordName: await phone.bookkeeping.accountRecordName ?? ""), name: "e")
-        // The user deletes the app's data in Settings: what may have been on the server goes; this never was.
-        try await cloud.deleteZone(
-            PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName), reason: .purged, account: "alice")
-        try await phone.syncEngine.fetchChanges()
-        #expect(try stores.userCreated.recordNames() == ["e"])
-        try? await phone.syncEngine.sendChanges()
-        try await phone.syncEngine.sendChanges()
-        #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["e"])
     }
 
     @Test("deleting a record forgets every word the bookkeeping kept of it: a record made again under its name is new")

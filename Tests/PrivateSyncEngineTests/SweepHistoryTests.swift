@@ -66,6 +66,23 @@ struct SweepHistoryTests {
         #expect(history.verdict(account: "alice", server: ["k": "v3"], refused: []) == nil)
     }
 
+    @Test("once the user turns sync on again, what the device held is to be back; what it did not may stay deleted")
+    func userTurnsSyncOnAgain() {
+        var history = edited()
+        history.record(account: "alice", device: 0, key: "j", value: "w1", parent: nil, step: 1)
+        history.zoneDeleted(
+            account: "alice", reason: .purged, step: 2, server: ["k": "v2", "j": "w1"], heldByDevices: [:])
+        history.deviceReuploads(1, account: "alice", holding: ["v2"], step: 3)
+        #expect(history.verdict(account: "alice", server: ["k": "v2"], refused: []) == nil)
+        #expect(history.verdict(account: "alice", server: [:], refused: [])?.invariant == .noLostWrites)
+        #expect(
+            history.verdict(account: "alice", server: ["k": "v2", "j": "w1"], refused: [])?.invariant
+                == .purgedStaysDeleted)
+        // Its device gone from the account before it uploaded it again: it may stay deleted after all.
+        history.deviceLeft(1, account: "alice", server: [:], step: 4)
+        #expect(history.verdict(account: "alice", server: [:], refused: []) == nil)
+    }
+
     @Test("an encrypted-data reset forgives what no device held, and not what one did, until it leaves")
     func encryptedDataReset() {
         var history = edited()

@@ -1,0 +1,73 @@
+import DeviceStore
+import PrivateSync
+import PrivateSyncEngine
+
+extension PartitionMirror {
+    /// The user turns sync on again after deleting the app's data from iCloud settings: everything this device holds
+    /// of the account goes up again, as new records, into the zone created anew. The app's own engine asks the same
+    /// (`SyncEngine.userTurnedSyncOn()`; the settings copy: "Turn sync off and on to upload this device's data
+    /// again").
+    ///
+    /// The consent covers the deletions this device knows of now: one it learns of later pauses sync again. A
+    /// deletion the device learned of from a refused save is reported again by the database's list, later; that
+    /// report is the one consented to, not a new one (``MirrorBookkeeping/purgedReportsHeard``).
+    ///
+    /// - Returns: Whether sync was paused for the deletion and now uploads again; `false` when there was nothing to
+    ///   consent to (no deletion learned, or consented already).
+    /// - Throws: ``MirrorError`` `store` when the records cannot be queued again; sync stays paused, and nothing
+    ///   changed.
+    @discardableResult
+    public func userTurnedSyncOn() throws(MirrorError) -> Bool {
+        guard bookkeeping.pausedForUserDeletion else { return false }
+        let user = bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
+        let held: Set<String>
+        do {
+            // The change tags are of the zone deleted: every record goes up as new (one another device uploaded
+            // since meets it as a conflict, and the two are merged).
+            held = try store.syncTransaction { transaction in
+                try transaction.queueEverythingForUpload(to: user)
+                return try transaction.recordNames()
+            }
+        } catch {
+            throw MirrorError(.store, "could not queue this device's data to upload again", underlying: error)
+        }
+        // Without its tag here, each may be on the server again soon (other devices upload their copies too).
+        bookkeeping.untaggedMayBeOnServer.formUnion(held)
+        bookkeeping.firstSendUnanswered = []
+        bookkeeping.pausedForUserDeletion = false
+        bookkeeping.zonePurgedByUser = true
+        // Not written, the next launch reads the pause again and asks again: nothing is lost either way.
+        persistBookkeeping()
+        let engine = syncEngine
+        engine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: zoneID))])
+        addUnsentChanges(to: engine)
+        return true
+    }
+
+    /// This device learned that the user deleted the zone in Settings: sync pauses until the user turns it on
+    /// again. Nothing held here is deleted, and nothing is sent: the engine's pending changes leave its list (the
+    /// store keeps them queued), and the zone is not created again.
+    ///
+    /// - Parameters:
+    ///   - heardFromRefusal: Whether the news came from a refused save (the database's list reports it later).
+    ///   - syncEngine: The engine.
+    func pauseForUserDeletion(heardFromRefusal: Bool, syncEngine: PSSyncEngine) {
+        if bookkeeping.pausedForUserDeletion {
+            // The list's report of the deletion a refused save told of: no report of it is still to come.
+            if !heardFromRefusal && bookkeeping.purgeHeardFromRefusal {
+                bookkeeping.purgeHeardFromRefusal = false
+                persistBookkeeping()
+            }
+            return
+        }
+        bookkeeping.pausedForUserDeletion = true
+        bookkeeping.purgeHeardFromRefusal = heardFromRefusal
+        bookkeeping.zonePurgedByUser = false
+        persistBookkeeping()
+        syncEngine.state.remove(pendingRecordZoneChanges: syncEngine.state.pendingRecordZoneChanges)
+        syncEngine.state.remove(
+            pendingDatabaseChanges: syncEngine.state.pendingDatabaseChanges.filter {
+                if case .saveZone(let zone) = $0 { zone.zoneID.zoneName == zoneID.zoneName } else { false }
+            })
+    }
+}

@@ -121,7 +121,18 @@ extension PartitionMirror {
     ///   - syncEngine: The engine.
     func handleFetchedDatabaseChanges(_ event: PSSyncEngine.Event.FetchedDatabaseChanges, syncEngine: PSSyncEngine) {
         var changed = false
-        for deletion in event.deletions where deletion.zoneID.zoneName == zoneID.zoneName {
+        let deletions = event.deletions.filter { $0.zoneID.zoneName == zoneID.zoneName }
+        // The user's deletion in Settings that this device heard of from a refused save, and turned sync on again
+        // after: the list reports it now, in order. A deletion by an app listed before it is older than the user's
+        // word, and what it would delete here the user has since chosen to upload again (the purge took it from the
+        // server all the same).
+        let consentedPurgeReported =
+            (bookkeeping.zonePurgedByUser && bookkeeping.purgeHeardFromRefusal) || bookkeeping.purgedReportsHeard > 0
+        let olderThanConsent = consentedPurgeReported ? deletions.firstIndex { $0.reason == .purged } ?? 0 : 0
+        for (position, deletion) in deletions.enumerated() {
+            if position < olderThanConsent, deletion.reason == .deleted, bookkeeping.deletedReportsHeard == 0 {
+                continue
+            }
             switch deletion.reason {
             case .purged where bookkeeping.purgedReportsHeard > 0, .deleted where bookkeeping.deletedReportsHeard > 0:
                 // The deletion this device heard of from a refused save (`userDeletedZone`, `zoneNotFound`) and
@@ -137,6 +148,10 @@ extension PartitionMirror {
                 if write("start remembering what the zone's fetch returns", { try $0.clearSeenRecords() }) != nil {
                     bookkeeping.reconcileOnFullFetch = true
                 }
+            case .purged where bookkeeping.zonePurgedByUser && bookkeeping.purgeHeardFromRefusal:
+                // The report of the deletion a refused save told of, which the user turned sync on again after,
+                // before this device created the zone again: the one consented to, not a new one.
+                bookkeeping.purgeHeardFromRefusal = false
             case .purged:
                 // The user deleted the app's data in Settings: nothing goes up again without the user's word.
                 pauseForUserDeletion(heardFromRefusal: false, syncEngine: syncEngine)

@@ -21,8 +21,9 @@ import PrivateSyncFileSystem
 ///
 /// What the sweep of Apple's sample taught (docs/cksyncengine.md) is kept, with the same meaning: the engine's
 /// events of an engine replaced after a sign-out are ignored; the data of an account left is deleted; a zone
-/// deleted by an app deletes what the device holds, a zone the user deleted in Settings deletes what may have been
-/// on the server and keeps what never went up, an encrypted-data reset uploads everything again; a save refused
+/// deleted by an app deletes what the device holds, an encrypted-data reset uploads everything again. A zone the
+/// user deleted in Settings is the app's own engine's rule instead: sync pauses and keeps everything here until the
+/// user turns it on again (``userTurnedSyncOn()``), which uploads it all again; a save refused
 /// for good is not retried; a save that finds its record deleted on the server (`unknownItem`) deletes it here
 /// unless an edit made here waits for it; a fetched deletion deletes it (a delete wins), unless it was made anew here
 /// under its name and never sent. A record of another account than the one signed in never goes up.

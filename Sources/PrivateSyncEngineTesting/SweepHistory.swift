@@ -72,6 +72,9 @@ package struct SweepHistory: Sendable {
     private var resetHolds: [String: [Int: Set<String>]] = [:]
     /// Per account and device, how many writes there were when the device last learned of a zone deletion.
     private var learnedUpTo: [String: [Int: Int]] = [:]
+    /// Per account and device, how many of the account's zone deletions there had been when the device last learned
+    /// of one.
+    private var deletionsLearned: [String: [Int: Int]] = [:]
     /// Per account, every value a device held at a reset: each holder uploads its copy again as a new record, so a
     /// copy can come back even after a later delete (the item was gone from the server when it went up).
     private var heldAtReset: [String: Set<String>] = [:]
@@ -201,6 +204,7 @@ package struct SweepHistory: Sendable {
     package mutating func deviceLearnedOfDeletion(_ device: Int, account: String, step: Int) {
         let known = learnedUpTo[account]?[device] ?? 0
         learnedUpTo[account, default: [:]][device] = writes.count
+        deletionsLearned[account, default: [:]][device] = deletions[account]?.count ?? 0
         guard
             let first = deletions[account]?.first(where: {
                 $0.reason != .encryptedDataReset && $0.boundary >= known
@@ -218,7 +222,8 @@ package struct SweepHistory: Sendable {
     /// encrypted-data reset), even one the user had deleted in Settings, which the user's word brings back; and a
     /// write of the account that a deletion of the zone forgave, whose value the device holds, stands again: it is
     /// to be on the server, unless a later rule forgives it (the device leaves the account before it uploads it
-    /// again, another deletion).
+    /// again, another deletion). Not while a deletion the device has not learned of is pending: learning of it, the
+    /// device may delete what it holds.
     ///
     /// - Parameters:
     ///   - device: The device.
@@ -228,9 +233,14 @@ package struct SweepHistory: Sendable {
     package mutating func deviceReuploads(_ device: Int, account: String, holding values: Set<String>, step: Int) {
         resetHolds[account, default: [:]][device, default: []].formUnion(values)
         heldAtReset[account, default: []].formUnion(values)
+        // A deletion of the zone the device has not learned of yet is one its consent does not cover: when it learns,
+        // it may delete what it holds (a zone an app deleted) or pause again. Its writes stay forgiven then.
+        let known = deletionsLearned[account]?[device] ?? 0
+        let unlearned = deletions[account, default: []].dropFirst(known).contains { $0.reason != .encryptedDataReset }
         for value in values {
             purged[account]?.removeValue(forKey: value)
-            guard let index = byValue[value], writes[index].account == account, writes[index].forgivenByZoneDeletion
+            guard !unlearned, let index = byValue[value], writes[index].account == account,
+                writes[index].forgivenByZoneDeletion
             else { continue }
             writes[index].forgiven = nil
             writes[index].forgivenByZoneDeletion = false

@@ -48,6 +48,8 @@ final class LyingStatusApp: SweptApp {
         }
     }
 
+    func userTurnsSyncOnAgain() async throws -> Bool { try await app.userTurnsSyncOnAgain() }
+
     /// The sweep of the demo app with this lie: the mirror's own actions, on the app it wraps.
     static func sweep(lying lie: Lie) -> DelegateSweep<LyingStatusApp> {
         DelegateSweep(

@@ -72,6 +72,7 @@ struct SweepHistoryTests {
         history.record(account: "alice", device: 0, key: "j", value: "w1", parent: nil, step: 1)
         history.zoneDeleted(
             account: "alice", reason: .purged, step: 2, server: ["k": "v2", "j": "w1"], heldByDevices: [:])
+        history.deviceLearnedOfDeletion(1, account: "alice", step: 3)
         history.deviceReuploads(1, account: "alice", holding: ["v2"], step: 3)
         #expect(history.verdict(account: "alice", server: ["k": "v2"], refused: []) == nil)
         #expect(history.verdict(account: "alice", server: [:], refused: [])?.invariant == .noLostWrites)
@@ -81,6 +82,17 @@ struct SweepHistoryTests {
         // Its device gone from the account before it uploaded it again: it may stay deleted after all.
         history.deviceLeft(1, account: "alice", server: [:], step: 4)
         #expect(history.verdict(account: "alice", server: [:], refused: []) == nil)
+    }
+
+    @Test("a device's word covers only the deletions it had learned of: one it had not may still delete what it held")
+    func userTurnsSyncOnAgainBeforeLearningOfADeletion() {
+        var history = edited()
+        history.zoneDeleted(account: "alice", reason: .purged, step: 2, server: ["k": "v2"], heldByDevices: [:])
+        history.deviceLearnedOfDeletion(1, account: "alice", step: 3)
+        history.zoneDeleted(account: "alice", reason: .deleted, step: 4, server: [:], heldByDevices: [:])
+        history.deviceReuploads(1, account: "alice", holding: ["v2"], step: 5)
+        #expect(history.verdict(account: "alice", server: [:], refused: []) == nil)
+        #expect(history.verdict(account: "alice", server: ["k": "v2"], refused: []) == nil)
     }
 
     @Test("an encrypted-data reset forgives what no device held, and not what one did, until it leaves")

@@ -8,8 +8,18 @@ public import PrivateSyncEngine
 public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// The engine's last state, from its last `stateUpdate`.
     public var stateSerialization: PSSyncEngine.State.Serialization?
+    /// The engine's last state while it worked for the account the data belongs to: when that account signs in
+    /// again after a sign-out or another account, the engine is made again from it and resumes where it stood (the
+    /// engine forgets its state at every change of account).
+    public var dataAccountState: PSSyncEngine.State.Serialization?
     /// The user record name of the account the store's records belong to, once the engine reported one.
     public var accountRecordName: String?
+    /// The user record name of the account the engine last reported signed in; `nil` once it reported a sign-out
+    /// (or before it reported any). When it is another than ``accountRecordName``, sync is paused
+    /// (`accountChanged`): the data stays this device's, and nothing goes up or comes down, until the user chooses
+    /// (``PartitionMirror/startFreshForSignedInAccount()``) or the account comes back. Read from a file without it,
+    /// it is ``accountRecordName``.
+    public var engineAccount: String?
     /// Records whose change tag this device cleared while they may be on the server (an encrypted-data reset, which
     /// other devices answer by uploading their copies again; a zone found missing; a record found deleted that an
     /// edit here sends again). With the change tags and ``firstSendUnanswered``, what tells a record that may be on
@@ -64,6 +74,14 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// Nothing known: a first launch, or after the account's data was deleted.
     public init() {}
 
+    /// The file's keys, one per field.
+    enum CodingKeys: String, CodingKey {
+        case stateSerialization, dataAccountState, accountRecordName, engineAccount, untaggedMayBeOnServer
+        case firstSendUnanswered, firstSendMayHaveLanded, pausedForUserDeletion, zonePurgedByUser
+        case deletedReportsHeard, purgedReportsHeard, purgeHeardFromRefusal, zoneNotFoundHeard, reconcileOnFullFetch
+        case quotaExceededHeard, sendWaitingCode, initialFetchDone
+    }
+
     /// Reads a file written by this version, or by an earlier one that lacked some of the keys (each missing key
     /// reads as nothing known).
     ///
@@ -73,7 +91,12 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         stateSerialization = try container.decodeIfPresent(
             PSSyncEngine.State.Serialization.self, forKey: .stateSerialization)
+        dataAccountState = try container.decodeIfPresent(
+            PSSyncEngine.State.Serialization.self, forKey: .dataAccountState)
         accountRecordName = try container.decodeIfPresent(String.self, forKey: .accountRecordName)
+        engineAccount =
+            container.contains(.engineAccount)
+            ? try container.decodeIfPresent(String.self, forKey: .engineAccount) : accountRecordName
         untaggedMayBeOnServer =
             try container.decodeIfPresent(Set<String>.self, forKey: .untaggedMayBeOnServer) ?? []
         firstSendUnanswered = try container.decodeIfPresent(Set<String>.self, forKey: .firstSendUnanswered) ?? []
@@ -90,5 +113,31 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
         quotaExceededHeard = try container.decodeIfPresent(Bool.self, forKey: .quotaExceededHeard) ?? false
         initialFetchDone = try container.decodeIfPresent(Bool.self, forKey: .initialFetchDone) ?? false
         sendWaitingCode = try container.decodeIfPresent(Int.self, forKey: .sendWaitingCode)
+    }
+
+    /// Writes every key, ``engineAccount`` even when it is `nil` (a sign-out), so that a missing key means a file of
+    /// an earlier version.
+    ///
+    /// - Parameter encoder: The encoder.
+    /// - Throws: `EncodingError` when a value cannot be encoded.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(stateSerialization, forKey: .stateSerialization)
+        try container.encodeIfPresent(dataAccountState, forKey: .dataAccountState)
+        try container.encodeIfPresent(accountRecordName, forKey: .accountRecordName)
+        try container.encode(engineAccount, forKey: .engineAccount)
+        try container.encode(untaggedMayBeOnServer, forKey: .untaggedMayBeOnServer)
+        try container.encode(firstSendUnanswered, forKey: .firstSendUnanswered)
+        try container.encode(firstSendMayHaveLanded, forKey: .firstSendMayHaveLanded)
+        try container.encode(pausedForUserDeletion, forKey: .pausedForUserDeletion)
+        try container.encode(zonePurgedByUser, forKey: .zonePurgedByUser)
+        try container.encode(deletedReportsHeard, forKey: .deletedReportsHeard)
+        try container.encode(purgedReportsHeard, forKey: .purgedReportsHeard)
+        try container.encode(purgeHeardFromRefusal, forKey: .purgeHeardFromRefusal)
+        try container.encode(zoneNotFoundHeard, forKey: .zoneNotFoundHeard)
+        try container.encode(reconcileOnFullFetch, forKey: .reconcileOnFullFetch)
+        try container.encode(quotaExceededHeard, forKey: .quotaExceededHeard)
+        try container.encodeIfPresent(sendWaitingCode, forKey: .sendWaitingCode)
+        try container.encode(initialFetchDone, forKey: .initialFetchDone)
     }
 }

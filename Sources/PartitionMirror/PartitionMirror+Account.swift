@@ -2,54 +2,88 @@ import DeviceStore
 import PrivateSyncEngine
 
 extension PartitionMirror {
-    /// A sign-in keeps what the device holds and uploads it; a switch or a sign-out deletes it, with the engine's
-    /// state, and starts a new engine.
+    /// A change of account, by the app's own rule: the data stays this device's. A sign-out keeps it (the status
+    /// reads paused, no account); the account it belongs to, signed in again, resumes where it stood; another
+    /// account signed in pauses sync (`accountChanged`) until the user chooses to start afresh for it
+    /// (``startFreshForSignedInAccount()``), which keeps the data in an archive, or until the data's account comes
+    /// back. Nothing of one account ever goes to another.
     ///
     /// - Parameter event: The change.
     func handleAccountChange(_ event: PSSyncEngine.Event.AccountChange) {
         switch event.changeType {
         case .signIn(let currentUser):
-            if let owner = bookkeeping.accountRecordName, owner != currentUser.recordName {
-                // Records of another account, written after it was left and before this engine ran: never upload
-                // them to this one.
-                deleteLocalData()
-                bookkeeping.accountRecordName = currentUser.recordName
-                persistBookkeeping()
-                return
-            }
-            bookkeeping.accountRecordName = currentUser.recordName
-            persistBookkeeping()
-            let user = UserRecordID(recordName: currentUser.recordName)
-            // What was written signed into no account goes to this one; what another account's records are here
-            // (a store whose bookkeeping was lost, say) stays on the device and never goes up.
-            let held = write("queue the records for the account signed into") { transaction -> Bool in
-                try transaction.adoptUnownedRecords(as: user)
-                try transaction.queueUnconfirmedRecords(of: user)
-                return try transaction.pendingChanges(limit: Int.max).contains { $0.kind == .save }
-            }
-            // The zone's save only with something to put in it: queued for nothing, it would create again a zone
-            // the user may have deleted in Settings since.
-            guard held == true, let engine, !bookkeeping.pausedForUserDeletion else { return }
-            engine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: zoneID))])
-            addUnsentChanges(to: engine)
+            accountSignedIn(currentUser.recordName)
         case .switchAccounts(_, let currentUser):
-            deleteLocalData()
-            bookkeeping.accountRecordName = currentUser.recordName
-            persistBookkeeping()
+            accountSignedIn(currentUser.recordName)
         case .signOut:
-            deleteLocalData()
+            // The engine forgot its state; the bookkeeping keeps the state the data's account left
+            // (``MirrorBookkeeping/dataAccountState``), to resume from.
+            bookkeeping.engineAccount = nil
+            persistBookkeeping()
         }
     }
 
-    /// Deletes every user-created record and the engine's state, and starts a new engine from nothing.
+    /// The engine reports `current` signed in: the data's account resumes, a device with no data's account binds
+    /// its data to it, and another pauses.
     ///
-    /// Should the deletion fail, the records stay, written under the account left: no batch sends a record of
-    /// another account than the one signed in (``nextRecordZoneChangeBatch(_:syncEngine:)``), so none reaches the
-    /// new one.
-    func deleteLocalData() {
-        write("delete the data of the account left") { try $0.removeAllRecords() }
-        bookkeeping = MirrorBookkeeping()
+    /// - Parameter current: The user record name of the account signed in.
+    func accountSignedIn(_ current: String) {
+        let reported = bookkeeping.engineAccount
+        bookkeeping.engineAccount = current
+        if let owner = bookkeeping.accountRecordName, owner != current {
+            // Another account's data is here: paused until the user chooses. What was written signed into no
+            // account is the account signed in's (the app saw it next), kept apart from the data's.
+            write("give what was written signed out to the account signed in") {
+                try $0.adoptUnownedRecords(as: UserRecordID(recordName: current))
+            }
+            persistBookkeeping()
+            return
+        }
+        if bookkeeping.accountRecordName == current, reported != current, let resumed = bookkeeping.dataAccountState {
+            // The data's account is back. The engine that reported it forgot its state at the change; one made from
+            // the state the account left resumes where it stood (its tokens, its pending changes), and the one that
+            // reported it is ignored from now on.
+            bookkeeping.stateSerialization = resumed
+            persistBookkeeping()
+            initializeSyncEngine()
+        }
+        bind(to: current)
+    }
+
+    /// Binds the data to the account signed in (the first account, or the data's account back): what was written
+    /// signed into no account goes to it, and what never went up is queued, with the zone's creation when there is
+    /// something to put in it.
+    ///
+    /// - Parameter current: The user record name of the account signed in.
+    func bind(to current: String) {
+        bookkeeping.accountRecordName = current
         persistBookkeeping()
-        initializeSyncEngine()
+        let user = UserRecordID(recordName: current)
+        // What was written signed into no account goes to this one; what another account's records are here
+        // (written while it was signed in, or a store whose bookkeeping was lost) stays on the device and never goes
+        // up.
+        let held = write("queue the records for the account signed into") { transaction -> Bool in
+            try transaction.adoptUnownedRecords(as: user)
+            try transaction.queueUnconfirmedRecords(of: user)
+            return try transaction.pendingChanges(limit: Int.max).contains { $0.kind == .save }
+        }
+        // The zone's save only with something to put in it: queued for nothing, it would create again a zone
+        // the user may have deleted in Settings since.
+        guard held == true, let engine, !bookkeeping.pausedForUserDeletion else { return }
+        engine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: zoneID))])
+        addUnsentChanges(to: engine)
+    }
+
+    /// Whether the engine works for the account the data belongs to (or the data belongs to none yet): otherwise it
+    /// is another account's (sync paused, `accountChanged`) or no one's (signed out), and none of its news, nor its
+    /// state, is the data's.
+    var engineServesTheData: Bool {
+        bookkeeping.accountRecordName == nil || bookkeeping.engineAccount == bookkeeping.accountRecordName
+    }
+
+    /// Whether the engine may be given changes to send: it works for the data's account, and sync is not paused for
+    /// the user's deletion of the zone.
+    var sendsChanges: Bool {
+        engineServesTheData && !bookkeeping.pausedForUserDeletion
     }
 }

@@ -38,9 +38,12 @@ extension PartitionMirror {
         bookkeeping.zonePurgedByUser = true
         // Not written, the next launch reads the pause again and asks again: nothing is lost either way.
         persistBookkeeping()
-        let engine = syncEngine
-        engine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: zoneID))])
-        addUnsentChanges(to: engine)
+        // Signed out, or into another account: the data's account, back, creates the zone (``bind(to:)``).
+        if sendsChanges {
+            let engine = syncEngine
+            engine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: zoneID))])
+            addUnsentChanges(to: engine)
+        }
         return true
     }
 

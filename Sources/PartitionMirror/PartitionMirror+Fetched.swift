@@ -112,6 +112,26 @@ extension PartitionMirror {
         persistBookkeeping()
     }
 
+    /// At the end of a fetch that listed every zone (it began with no database token: a start afresh, say) and did
+    /// not list the mirror's, while the records are to be reconciled with the zone: the zone is not there, so none of
+    /// what the server confirmed once is; it goes here, as at the end of a fetch of the zone whole. (A fetch from a
+    /// token lists only the zones that changed, and says nothing of this.)
+    ///
+    /// - Parameter syncEngine: The engine.
+    func reconcileWithAZoneNotThere(_ syncEngine: PSSyncEngine) {
+        guard bookkeeping.reconcileOnFullFetch, fetchListsEveryZone, !zoneListedInFetch, syncEngine.lastFetchSucceeded,
+            syncEngine.hasDatabaseChangeToken
+        else { return }
+        let removed = write("delete what the zone, not there, no longer holds") {
+            try $0.deleteSyncedRecordsNotSeen(of: nil)
+        }
+        guard let removed else { return }
+        bookkeeping.reconcileOnFullFetch = false
+        bookkeeping.firstSendUnanswered.subtract(removed)
+        bookkeeping.untaggedMayBeOnServer.subtract(removed)
+        persistBookkeeping()
+    }
+
     /// A deletion of the zone: by an app, everything here goes; by the user in Settings, sync pauses and everything
     /// here stays, until the user turns sync on again (``userTurnedSyncOn()``); in an encrypted-data reset,
     /// everything here goes up again.
@@ -121,6 +141,7 @@ extension PartitionMirror {
     ///   - syncEngine: The engine.
     func handleFetchedDatabaseChanges(_ event: PSSyncEngine.Event.FetchedDatabaseChanges, syncEngine: PSSyncEngine) {
         var changed = false
+        if event.modifications.contains(where: { $0.zoneID.zoneName == zoneID.zoneName }) { zoneListedInFetch = true }
         let deletions = event.deletions.filter { $0.zoneID.zoneName == zoneID.zoneName }
         // The user's deletion in Settings that this device heard of from a refused save, and turned sync on again
         // after: the list reports it now, in order. A deletion by an app listed before it is older than the user's

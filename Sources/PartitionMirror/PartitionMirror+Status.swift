@@ -36,12 +36,14 @@ extension PartitionMirror {
     {
         let accountStatus = if let accountStatus { accountStatus } else { await database.container.accountStatus() }
         let bound = bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
+        let reported = bookkeeping.engineAccount.map(UserRecordID.init(recordName:))
         let pending = try store.syncSnapshot { try $0.sendablePendingCount(for: bound) }
         let facts = SyncFacts(
             syncWanted: syncWanted, userCreatedStoreIsCloud: true, launchFallback: nil, accountStatus: accountStatus,
             // Signed in (the status says so) but not yet reported by the engine: an account whose first sync has not
             // run, never "sign in".
-            currentUser: bound ?? Self.accountNotYetReported, boundUser: bound,
+            // Another account than the data's, reported by the engine: paused until the user chooses.
+            currentUser: reported ?? bound ?? Self.accountNotYetReported, boundUser: bound,
             enginePause: bookkeeping.pausedForUserDeletion
                 ? .userDeletedZone : bookkeeping.quotaExceededHeard && pending > 0 ? .quotaExceeded : nil,
             lastOutcome: pending > 0 ? waitingOutcome : nil,

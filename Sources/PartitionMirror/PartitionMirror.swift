@@ -20,10 +20,12 @@ import PrivateSyncFileSystem
 /// last writer winning (`FieldLevelLastWriterWins`), as the app's own engine does.
 ///
 /// What the sweep of Apple's sample taught (docs/cksyncengine.md) is kept, with the same meaning: the engine's
-/// events of an engine replaced after a sign-out are ignored; the data of an account left is deleted; a zone
-/// deleted by an app deletes what the device holds, an encrypted-data reset uploads everything again. A zone the
-/// user deleted in Settings is the app's own engine's rule instead: sync pauses and keeps everything here until the
-/// user turns it on again (``userTurnedSyncOn()``), which uploads it all again; a save refused
+/// events of an engine replaced are ignored; a zone deleted by an app deletes what the device holds, an
+/// encrypted-data reset uploads everything again. Two rules are the app's own engine's instead: the data of an
+/// account left stays on the device (signed out, the account back resumes where it stood; another account signed
+/// in pauses sync until the user chooses it, ``startFreshForSignedInAccount()``, which keeps the data in an
+/// archive); and a zone the user deleted in Settings pauses sync and keeps everything here until the user turns it
+/// on again (``userTurnedSyncOn()``), which uploads it all again; a save refused
 /// for good is not retried; a save that finds its record deleted on the server (`unknownItem`) deletes it here
 /// unless an edit made here waits for it; a fetched deletion deletes it (a delete wins), unless it was made anew here
 /// under its name and never sent. A record of another account than the one signed in never goes up.
@@ -50,6 +52,10 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     var engine: PSSyncEngine?
     /// Fetched pages in a row the store could not write (see ``pageRefetchLimit``).
     var pageWriteFailures = 0
+    /// The fetch under way began with no database change token: its list names every zone there is.
+    var fetchListsEveryZone = false
+    /// The fetch under way listed the mirror's zone.
+    var zoneListedInFetch = false
     /// How many times in a row a page the store could not write makes the engine start again from the state before
     /// it.
     static let pageRefetchLimit = 3
@@ -135,8 +141,9 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         let record: StoredRecord
         do {
             // Written under the account signed in, as the engine last reported it (none: it goes to the next).
+            // Written under the account the engine last reported signed in (none: it goes to the next one bound).
             record = try store.insert(
-                type, fields: fields, origin: bookkeeping.accountRecordName.map(UserRecordID.init(recordName:)),
+                type, fields: fields, origin: bookkeeping.engineAccount.map(UserRecordID.init(recordName:)),
                 name: name)
         } catch {
             throw MirrorError(.store, "could not add the \(type.name)", underlying: error)
@@ -197,11 +204,27 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         // changes belong to the account left.
         guard syncEngine === engine else { return }
         switch event {
-        case .stateUpdate(let event):
-            bookkeeping.stateSerialization = event.stateSerialization
-            persistBookkeeping()
         case .accountChange(let event):
             handleAccountChange(event)
+            return
+        case .stateUpdate(let event):
+            // Every state is kept, whoever the engine works for (a relaunch resumes this engine); the data's account's
+            // also apart, to resume from when that account comes back.
+            bookkeeping.stateSerialization = event.stateSerialization
+            if engineServesTheData { bookkeeping.dataAccountState = event.stateSerialization }
+            persistBookkeeping()
+            return
+        default:
+            break
+        }
+        // An engine of another account than the data's (sync paused), or of none (signed out): none of its news is
+        // the data's.
+        guard engineServesTheData else { return }
+        switch event {
+        case .stateUpdate:
+            break
+        case .accountChange:
+            break
         case .fetchedDatabaseChanges(let event):
             handleFetchedDatabaseChanges(event, syncEngine: syncEngine)
         case .fetchedRecordZoneChanges(let event):
@@ -214,10 +237,14 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
             // A change an error took out of the engine goes again, now that the fetch brought any deletion of the
             // zone.
             addUnsentChanges(to: syncEngine)
+            reconcileWithAZoneNotThere(syncEngine)
             noteDownloadCaughtUp(syncEngine)
         case .didFetchRecordZoneChanges(let event):
             handleDidFetchRecordZoneChanges(event)
-        case .willFetchChanges, .willFetchRecordZoneChanges, .willSendChanges, .didSendChanges:
+        case .willFetchChanges:
+            fetchListsEveryZone = !syncEngine.hasDatabaseChangeToken
+            zoneListedInFetch = false
+        case .willFetchRecordZoneChanges, .willSendChanges, .didSendChanges:
             break
         }
     }
@@ -231,10 +258,9 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     public func nextRecordZoneChangeBatch(
         _ context: PSSyncEngine.SendChangesContext, syncEngine: PSSyncEngine
     ) async -> PSSyncEngine.RecordZoneChangeBatch? {
-        // An engine replaced after a sign-out or a switch sends nothing more; nor does one paused for the user's
-        // deletion of the zone.
-        guard syncEngine === engine, let owner = bookkeeping.accountRecordName, !bookkeeping.pausedForUserDeletion
-        else { return nil }
+        // An engine replaced sends nothing more; nor does one of another account than the data's, or one paused for
+        // the user's deletion of the zone.
+        guard syncEngine === engine, let owner = bookkeeping.accountRecordName, sendsChanges else { return nil }
         let user = UserRecordID(recordName: owner)
         let scope = context.options.scope
         let inScope = syncEngine.state.pendingRecordZoneChanges.filter { scope.contains($0) }
@@ -300,12 +326,12 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         PSRecord.ID(recordName: name, zoneID: zoneID)
     }
 
-    /// Gives the engine a change the user just made, unless sync is paused for the user's deletion of the zone
-    /// (the store keeps it queued, and ``userTurnedSyncOn()`` sends it).
+    /// Gives the engine a change the user just made, unless sync is paused (the user's deletion of the zone,
+    /// another account) or signed out: the store keeps it queued for then.
     ///
     /// - Parameter change: The change.
     func queueInEngine(_ change: PSSyncEngine.PendingRecordZoneChange) {
-        guard !bookkeeping.pausedForUserDeletion else { return }
+        guard sendsChanges else { return }
         syncEngine.state.add(pendingRecordZoneChanges: [change])
     }
 
@@ -314,8 +340,8 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     /// Not the zone's save: a zone that is gone is created again where a save fails for it, never on the guess that
     /// it may be gone, which would bring back, into a zone the user deleted, what this device held before it heard.
     func addUnsentChanges(to engine: PSSyncEngine) {
-        // Paused for the user's deletion of the zone: the store keeps them for the user's word.
-        guard !bookkeeping.pausedForUserDeletion else { return }
+        // Paused (the user's deletion of the zone, another account), or signed out: the store keeps them.
+        guard sendsChanges else { return }
         let rows: [PendingChangeRow]
         do {
             rows = try store.pendingChanges()

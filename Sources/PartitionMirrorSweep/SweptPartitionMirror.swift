@@ -77,11 +77,26 @@ public final class SweptPartitionMirror: SweptApp {
     ///
     /// - Returns: What the user sees.
     public func snapshot() async -> [String: String] {
-        let records = (try? stores.userCreated.records()) ?? []
+        let records = (try? await shownRecords()) ?? []
         return Dictionary(records.map { ($0.name, Self.shown($0.fields)) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Copies the two stores through SQLite (`VACUUM INTO`) and the bookkeeping file, as they are this instant.
+    /// The journal entries the user sees: those of the account the data belongs to, of the account signed in (an
+    /// entry written while another account's data is here), and of none. Another account's entries the store keeps
+    /// (written while it was signed in, before the data's account came back) are not shown, and never go up.
+    ///
+    /// - Returns: The records.
+    /// - Throws: `StoreError` when the store cannot be read.
+    func shownRecords() async throws -> [StoredRecord] {
+        let bookkeeping = await mirror.bookkeeping
+        let shown = Set([bookkeeping.accountRecordName, bookkeeping.engineAccount].compactMap { $0 })
+        return try stores.userCreated.records().filter { record in
+            record.origin.map { shown.contains($0.recordName) } ?? true
+        }
+    }
+
+    /// Copies the two stores through SQLite (`VACUUM INTO`), the bookkeeping file and the archives, as they are this
+    /// instant.
     ///
     /// - Parameters:
     ///   - folder: This launch's folder.
@@ -94,6 +109,12 @@ public final class SweptPartitionMirror: SweptApp {
         let bookkeeping = folder.appending(path: Self.bookkeepingName)
         if FileManager.default.fileExists(atPath: bookkeeping.path) {
             try FileManager.default.copyItem(at: bookkeeping, to: next.appending(path: Self.bookkeepingName))
+        }
+        // The archives are SQLite files no connection is open to between two of the mirror's calls (a start afresh
+        // or a restore opens, reads or writes, and closes each, with no suspension between): copied as files.
+        let archives = URL(fileURLWithPath: mirror.archivesFolder)
+        if FileManager.default.fileExists(atPath: archives.path) {
+            try FileManager.default.copyItem(at: archives, to: next.appending(path: archives.lastPathComponent))
         }
     }
 
@@ -119,6 +140,15 @@ public final class SweptPartitionMirror: SweptApp {
         try await mirror.userTurnedSyncOn()
     }
 
+    /// The user chooses the account signed in over the data's (``PartitionMirror/startFreshForSignedInAccount()``):
+    /// the data's account's records go into an archive beside the store.
+    ///
+    /// - Returns: Whether the mirror was paused for it and now syncs with the account signed in.
+    /// - Throws: ``MirrorError`` when the archive cannot be written or the records cannot move.
+    public func userStartsAfresh() async throws -> Bool {
+        try await mirror.startFreshForSignedInAccount() != nil
+    }
+
     /// A status of the app's model in the sweep's terms.
     ///
     /// - Parameter status: The status.
@@ -136,7 +166,8 @@ public final class SweptPartitionMirror: SweptApp {
             case .accountRestricted, .accountTemporarilyUnavailable: return .paused(.accountUnavailable)
             case .quotaExceeded: return .paused(.quotaExceeded)
             case .userDeletedZone: return .paused(.userDeletedZone)
-            case .missingEntitlement, .accountChanged, .storeCreationFailed, .containerUnusable: return .paused(.other)
+            case .accountChanged: return .paused(.accountChanged)
+            case .missingEntitlement, .storeCreationFailed, .containerUnusable: return .paused(.other)
             }
         }
     }
@@ -191,7 +222,7 @@ public final class SweptPartitionMirror: SweptApp {
             try await app.add(count: 2 + random.int(below: 6), &random)
         },
         SweepAction("edit a journal entry", weight: 4) { app, random in
-            let records = try app.stores.userCreated.records()
+            let records = try await app.shownRecords()
             // Half the time the entry edited last (here, or elsewhere and fetched): two devices editing one entry
             // is what makes conflicts.
             let latest = records.max { ($0.modifiedAt, $0.name) < ($1.modifiedAt, $1.name) }?.name
@@ -202,7 +233,7 @@ public final class SweptPartitionMirror: SweptApp {
             return [SweepWrite(key: name, value: note)]
         },
         SweepAction("delete a journal entry", weight: 2) { app, random in
-            let names = try app.stores.userCreated.recordNames().sorted()
+            let names = try await app.shownRecords().map(\.name).sorted()
             guard let name = random.element(of: names) else { return [] }
             try await app.mirror.delete(name)
             return [SweepWrite(key: name, value: nil)]

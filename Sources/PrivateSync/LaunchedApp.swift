@@ -280,11 +280,7 @@ public final class LaunchedApp: Sendable {
         throws(StoreError)
     {
         let folder = device.appGroup.archives
-        guard FileSystem.isDirectory(folder) else { return }
-        let prefix = "UserCreated-\(user.recordName)-"
-        guard let names = try? FileSystem.contents(ofDirectory: folder),
-            names.contains(where: { $0.hasPrefix(prefix) && $0.hasSuffix(".store") })
-        else { return }
+        guard RecordStore<UserCreated>.hasAccountArchive(of: user, in: folder) else { return }
         let lock: FileLock
         do {
             lock = try FileLock.exclusive(folder)
@@ -294,42 +290,7 @@ public final class LaunchedApp: Sendable {
         defer { lock.unlock() }
         // Read again under the lock: another process may have bound the store, or restored, meanwhile.
         guard try EngineState.read(from: stores.userCreated).boundUser == nil else { return }
-        try restoreEachArchive(of: user, in: folder, into: stores)
-    }
-
-    /// Brings back every archive of `user` in `folder` (whose lock the caller holds), newest first, removing each
-    /// once its records are back (committed): nothing is kept twice.
-    ///
-    /// Newest first, because two archives can hold one record: a start-fresh killed after it wrote its archive and
-    /// before its removal committed leaves that archive behind with the records still in the store, and the next
-    /// start-fresh writes a newer one, with what the user changed meanwhile. A restore keeps what the store holds of
-    /// a name, so the first archive restored wins: in name order, the older copy came back and the edit was lost
-    /// (seed 1041 of the sweep at 2326e39). Older archives only fill in what the newer ones lack.
-    ///
-    /// - Parameters:
-    ///   - user: The account whose archives to restore.
-    ///   - folder: The archives' folder.
-    ///   - stores: The device's stores.
-    /// - Throws: `StoreError` when the folder cannot be read or an archive cannot be brought back or removed.
-    private static func restoreEachArchive(
-        of user: UserRecordID, in folder: String, into stores: DeviceStores
-    ) throws(StoreError) {
-        let prefix = "UserCreated-\(user.recordName)-"
-        let archives: [(index: Int, name: String)]
-        do {
-            archives = try FileSystem.contents(ofDirectory: folder).compactMap { name in
-                guard name.hasPrefix(prefix), name.hasSuffix(".store"),
-                    let index = Int(name.dropFirst(prefix.count).dropLast(".store".count))
-                else { return nil }
-                return (index, name)
-            }
-        } catch {
-            throw StoreError(.storage, "cannot read \(folder)", underlying: error)
-        }
-        for archive in archives.sorted(by: { $0.index > $1.index }) {
-            try stores.userCreated.restoreArchive(at: "\(folder)/\(archive.name)")
-            try stores.userCreated.removeRestoredArchive(at: "\(folder)/\(archive.name)")
-        }
+        try stores.userCreated.restoreAccountArchives(of: user, in: folder)
     }
 
     /// Flips the sync switch as the app does: saves the preference and reconfigures the stores, as a new
@@ -413,7 +374,7 @@ public final class LaunchedApp: Sendable {
         // transaction all the same.
         let (path, count) = try stores.userCreated.syncTransaction { transaction -> (String, Int) in
             let active = try transaction.archivableRows(of: previous)
-            let (path, count) = try archive(of: previous, in: folder, holding: active)
+            let (path, count) = try stores.userCreated.writeAccountArchive(of: previous, in: folder, holding: active)
             guard try stores.userCreated.archivedRows(of: previous, at: path) == active else {
                 throw StoreError(
                     .storage,
@@ -437,30 +398,7 @@ public final class LaunchedApp: Sendable {
             return (path, count)
         }
         // Data this device kept apart for the account signed in now, when it started afresh for another, comes back.
-        if let current { try Self.restoreEachArchive(of: current, in: folder, into: stores) }
+        if let current { try stores.userCreated.restoreAccountArchives(of: current, in: folder) }
         return (path, count)
-    }
-
-    /// Writes the archive of `previous`'s records into `folder` (under its lock), or finds the one a start-fresh
-    /// interrupted after writing it left: the newest archive, when it holds exactly the records still here.
-    ///
-    /// - Parameters:
-    ///   - previous: The account whose records to archive.
-    ///   - folder: The archives' folder, locked by the caller.
-    ///   - active: The records of `previous` the store holds, read in the caller's write transaction.
-    /// - Returns: The archive and how many records it holds.
-    /// - Throws: `StoreError` when the archive cannot be read or written.
-    private func archive(
-        of previous: UserRecordID, in folder: String, holding active: ArchivableRows
-    ) throws(StoreError) -> (path: String, records: Int) {
-        var index = 1
-        while FileSystem.exists("\(folder)/UserCreated-\(previous.recordName)-\(index).store") { index += 1 }
-        let path = "\(folder)/UserCreated-\(previous.recordName)-\(index).store"
-        if index > 1 {
-            let newest = "\(folder)/UserCreated-\(previous.recordName)-\(index - 1).store"
-            let archived = try stores.userCreated.archivedRows(of: previous, at: newest)
-            if archived == active { return (newest, archived.count) }
-        }
-        return (path, try stores.userCreated.archiveRecords(of: previous, to: path))
     }
 }

@@ -7,14 +7,18 @@
 /// way it likes (last writer wins, server wins, a delete wins), so the server must end holding one of them, never an
 /// overwritten one nor nothing. The rules that forgive a write (the server may end without it):
 /// - its device left the account (signed out, switched) before the write went up, or the write was made after the
-///   account changed and before the app heard of it;
+///   account changed and before the app heard of it (it is the account's the app heard of last);
+/// - it edits an item of another account's data than the one signed in, which an app may keep on the device while
+///   no account or another is signed in (until the user chooses): it is that account's, and goes up to it if that
+///   account comes back, or never;
 /// - a zone of the account was deleted after it (by an app, or the user in Settings), or before it, on a device that
 ///   had not yet learned of the deletion (the delegate deletes what it holds when it learns);
 /// - the server lost it in an encrypted-data reset and no device signed into the account held it then, or the last
 ///   to hold it left the account before it learned of the reset.
 /// A value a device held at a reset may come back whatever came after (each holder uploads its copy again, as a new
 /// record; a copy that finds the item deleted since brings it back).
-/// A zone deleted by the user (`purged`) adds one more: the values the server held then may not come back.
+/// A zone deleted by the user (`purged`) adds one more: the values the server held then may not come back, unless
+/// the user turned sync on again on a device that held them (which must then upload them).
 /// A save its device was not told had landed (the answer lost, or the process gone before it handled it) may land
 /// again later, when the device retries it, over what others wrote since (at-least-once, as Jepsen's indeterminate
 /// operations): until its device hears the server has it, its value may come back after it was overwritten.
@@ -91,10 +95,29 @@ package struct SweepHistory: Sendable {
         if let value { byValue[value] = index }
     }
 
+    /// The account a value was written under, as far as the history knows: `nil` for a value no write made,
+    /// `.some(nil)` for one written signed into no account and not yet given to one.
+    ///
+    /// - Parameter value: The value.
+    /// - Returns: The account.
+    package func account(ofValue value: String) -> String?? {
+        byValue[value].map { writes[$0].account }
+    }
+
     /// Gives a device's writes made while signed into no account to the account it signed into.
+    ///
+    /// A deletion of that account's zone (by an app, or the user) after such a write forgives it as it forgives the
+    /// account's own writes: the app takes what it holds for the account's data, which the deletion's rule may
+    /// delete when the app learns of it.
     package mutating func attribute(device: Int, to account: String) {
+        let zoneDeletions = deletions[account, default: []].filter { $0.reason != .encryptedDataReset }
         for index in writes.indices where writes[index].device == device && writes[index].account == nil {
             writes[index].account = account
+            guard writes[index].forgiven == nil, let deletion = zoneDeletions.first(where: { $0.boundary > index })
+            else { continue }
+            writes[index].forgiven =
+                "the zone was deleted (\(deletion.reason)) at step \(deletion.step), after it was written signed out"
+            writes[index].forgivenByZoneDeletion = true
         }
     }
 
@@ -272,12 +295,7 @@ package struct SweepHistory: Sendable {
         let keys = Set(byKey.keys).union(server.keys).subtracting(refused).sorted()
         for key in keys {
             let held = server[key]
-            if let held, let step = purged[account]?[held] {
-                return Verdict(
-                    invariant: .purgedStaysDeleted,
-                    message: "\(account)'s \(key) = \(held) came back after the user deleted it from iCloud settings "
-                        + "at step \(step)")
-            }
+            // A breach of privacy first: a value no one wrote under this account is that, whatever else it is.
             if let held, let origin = byValue[held].map({ writes[$0] }), origin.account != account {
                 return Verdict(
                     invariant: .privacy,
@@ -289,6 +307,12 @@ package struct SweepHistory: Sendable {
                 return Verdict(
                     invariant: .privacy,
                     message: "\(account)'s server holds \(key) = \(held), which no device wrote under \(account)")
+            }
+            if let held, let step = purged[account]?[held] {
+                return Verdict(
+                    invariant: .purgedStaysDeleted,
+                    message: "\(account)'s \(key) = \(held) came back after the user deleted it from iCloud settings "
+                        + "at step \(step)")
             }
             var allowed = allowedValues(itemWrites)
             for write in itemWrites where write.value.map({ heldAtReset[account]?.contains($0) ?? false }) ?? false {

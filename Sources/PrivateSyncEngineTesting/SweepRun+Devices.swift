@@ -14,8 +14,9 @@ extension SweepRun {
         let automatic = draw { $0.chance(0.5) }
         let container = makeContainer(device: index, generation: 0, session: session)
         state.withLock {
-            $0.devices.append(
-                Device(name: "device-\(index)", session: session, automatic: automatic, container: container))
+            var device = Device(name: "device-\(index)", session: session, automatic: automatic, container: container)
+            if let account { device.accountsSignedInto.insert(account) }
+            $0.devices.append(device)
         }
         note("made, signed into \(account ?? "nothing"), automatic sync \(automatic ? "on" : "off")", device: index)
     }

@@ -37,15 +37,17 @@ extension SweepRun {
     ///
     /// - Parameters:
     ///   - sending: Whether each sends after its fetch.
-    ///   - consenting: Whether the user first turns sync on again where the app waits for it (the app's data was
-    ///     deleted in Settings): in the heal's rounds, so that everything can end synced; never in the last round,
-    ///     which must find nothing to do.
+    ///   - consenting: Whether the user first does what a pause that waits for them asks (``awaitsTheUser(_:)``): in
+    ///     the heal's rounds, so that everything can end synced; never in the last round, which must find nothing to
+    ///     do.
     /// - Returns: `false` when a device had no engine to sync with (its app failed, and the run with it).
     private func everyDeviceSyncs(sending: Bool, consenting: Bool = false) async -> Bool {
         let devices = state.withLock { $0.devices.indices }
         for device in devices where account(of: device) != nil {
-            if consenting, let app = await app(device), await app.status() == .paused(.userDeletedZone) {
-                await userTurnsSyncOnAgain(device, app)
+            if consenting, let app = await app(device), case .paused(let cause)? = await app.status(),
+                Self.awaitsTheUser(cause)
+            {
+                await userAnswers(cause, device, app)
                 if failed { return true }
             }
             guard let engine = await engine(device) else { return false }
@@ -92,12 +94,14 @@ extension SweepRun {
         return tags
     }
 
-    /// The devices signed in whose apps wait for the user to turn sync on again (the app's data deleted in Settings).
+    /// The devices signed in whose apps wait for the user to act (``awaitsTheUser(_:)``).
     func awaitingTheUser() async -> [Int] {
         var found: [Int] = []
         let count = state.withLock { $0.devices.count }
         for device in 0..<count where account(of: device) != nil {
-            if let app = await app(device), await app.status() == .paused(.userDeletedZone) { found.append(device) }
+            if let app = await app(device), case .paused(let cause)? = await app.status(), Self.awaitsTheUser(cause) {
+                found.append(device)
+            }
         }
         return found
     }

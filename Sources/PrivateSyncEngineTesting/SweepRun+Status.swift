@@ -69,10 +69,11 @@ extension SweepRun {
     /// - Returns: The lie, in words.
     func lie(in status: SweptStatus, of device: Int) -> String? {
         let account = account(of: device)
-        let (heard, purged) = state.withLock { state in
+        let (heard, purged, signedIntoAnother) = state.withLock { state in
             (
                 account.flatMap { state.devices[device].causesHeard[$0] } ?? [],
-                account.map { state.purgedAccounts.contains($0) } ?? false
+                account.map { state.purgedAccounts.contains($0) } ?? false,
+                state.devices[device].accountsSignedInto.contains { $0 != account }
             )
         }
         switch (status, account) {
@@ -86,6 +87,9 @@ extension SweepRun {
             return "device-\(device) asks the user to sign in while \(account) is signed in"
         case (.paused(.userDeletedZone), _) where purged || heard.contains(.userDeletedZone):
             return nil
+        case (.paused(.accountChanged), let account?):
+            return signedIntoAnother
+                ? nil : "device-\(device) reads \(status), but it has been signed into no account but \(account)"
         case (.paused(.transient), _):
             return "device-\(device) reads \(status): a transient failure is a cause to wait, never to pause"
         case (.on(.waiting), let account?) where !heard.contains(.transient):

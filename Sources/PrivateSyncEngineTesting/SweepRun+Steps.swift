@@ -36,10 +36,11 @@ extension SweepRun {
     /// The user does one of the app's actions; what it wrote is recorded with what the device showed before.
     func act(on device: Int) async {
         guard let app = await app(device) else { return }
-        // Paused until the user turns sync on again (the app's data deleted in Settings): half the time, that is
-        // what the user does. (An app that shows no status draws nothing here, so its runs are as they were.)
-        if await app.status() == .paused(.userDeletedZone), draw({ $0.chance(0.5) }) {
-            await userTurnsSyncOnAgain(device, app)
+        // Paused until the user acts (turns sync on again after deleting the app's data in Settings, chooses the
+        // account signed in over the data's): half the time, that is what the user does. (An app that shows no
+        // status draws nothing here, so its runs are as they were.)
+        if case .paused(let cause)? = await app.status(), Self.awaitsTheUser(cause), draw({ $0.chance(0.5) }) {
+            await userAnswers(cause, device, app)
             return
         }
         guard !sweep.actions.isEmpty else { return }
@@ -63,14 +64,26 @@ extension SweepRun {
         }
         let account = account(of: device)
         state.withLock { state in
-            // Made after the account changed and before the app heard of it: the app may take it for the previous
-            // account's, and delete it with that account's data when it hears.
-            let stale = state.devices[device].appAccount.map { $0 != account } ?? false
+            // Made after the account changed and before the app heard of it: the app takes it for the account it
+            // last heard of (and may delete it with that account's data when it hears, or keep it with that data).
+            let heard = state.devices[device].appAccount
+            let stale = heard.map { $0 != account } ?? false
             for write in writes {
+                var writtenUnder = stale ? heard ?? account : account
+                var forgiven = stale ? "made before the app heard that its account changed" : nil
+                // An edit of an item of another account's data, which an app may keep on the device while no account
+                // or another is signed in (until the user chooses): the edit is that account's data too. It goes up
+                // to it if that account comes back, or never.
+                if let parent = before[write.key], let owner = state.history.account(ofValue: parent) ?? nil,
+                    owner != writtenUnder
+                {
+                    writtenUnder = owner
+                    forgiven =
+                        forgiven ?? "an edit of \(owner)'s item, made while \(account ?? "no account") was signed in"
+                }
                 state.history.record(
-                    account: account, device: device, key: write.key, value: write.value, parent: before[write.key],
-                    step: state.step,
-                    forgiven: stale ? "made before the app heard that its account changed" : nil)
+                    account: writtenUnder, device: device, key: write.key, value: write.value,
+                    parent: before[write.key], step: state.step, forgiven: forgiven)
                 state.keys.append(write.key)
             }
         }
@@ -82,28 +95,41 @@ extension SweepRun {
         }
     }
 
-    /// The user turns sync on again on a device paused for the deletion of the app's data: if the app takes it,
-    /// the values it holds may be on the server again, and must be unless a later rule forgives them
-    /// (``SweepHistory/deviceReuploads(_:account:holding:step:)``).
+    /// Whether a pause waits for the user to act: the app's data deleted in Settings, another account's data.
+    static func awaitsTheUser(_ cause: SweptStatus.Cause) -> Bool {
+        cause == .userDeletedZone || cause == .accountChanged
+    }
+
+    /// The user does what a pause that waits for them asks.
+    ///
+    /// Turning sync on again after the app's data was deleted: if the app takes it, the values it holds may be on
+    /// the server again, and must be unless a later rule forgives them
+    /// (``SweepHistory/deviceReuploads(_:account:holding:step:)``). Starting afresh for the account signed in: the
+    /// data of the account left goes aside (its writes were forgiven when the device left it), and what the device
+    /// kept for the account signed in comes back.
     ///
     /// - Parameters:
+    ///   - cause: The pause.
     ///   - device: The device.
     ///   - app: Its app.
-    func userTurnsSyncOnAgain(_ device: Int, _ app: App) async {
+    func userAnswers(_ cause: SweptStatus.Cause, _ device: Int, _ app: App) async {
         let held = Set(await app.snapshot().values)
+        let answer = cause == .accountChanged ? "starts afresh for the account signed in" : "turns sync on again"
         let took: Bool
         do {
-            took = try await app.userTurnsSyncOnAgain()
+            took = try await cause == .accountChanged ? app.userStartsAfresh() : app.userTurnsSyncOnAgain()
         } catch {
-            fail(.appFailed, "turning sync on again threw on device-\(device): \(error)")
+            fail(.appFailed, "the user \(answer) on device-\(device), and the app threw \(error)")
             return
         }
         guard took, let account = account(of: device) else {
-            note("the user turns sync on again: nothing to do", device: device)
+            note("the user \(answer): nothing to do", device: device)
             return
         }
-        state.withLock { $0.history.deviceReuploads(device, account: account, holding: held, step: $0.step) }
-        note("the user turns sync on again: \(held.count) item(s) to upload again", device: device)
+        if cause == .userDeletedZone {
+            state.withLock { $0.history.deviceReuploads(device, account: account, holding: held, step: $0.step) }
+        }
+        note("the user \(answer): \(held.count) item(s) shown before", device: device)
     }
 
     /// Two devices of one account act one after the other, before either syncs: what makes the same item edited
@@ -185,6 +211,7 @@ extension SweepRun {
         }
         let session = state.withLock { $0.devices[device].session }
         if let next, let id = try? AccountID(next) {
+            state.withLock { _ = $0.devices[device].accountsSignedInto.insert(next) }
             session.signIn(id)
         } else {
             session.signOut()

@@ -41,6 +41,9 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         /// what its status may name while that account is signed in. (A cause outlives a sign-out and a sign-in of the
         /// same account: its storage is still full, and the app may not have heard it left.)
         var causesHeard: [String: Set<SweptStatus.Cause>] = [:]
+        /// Every account the device has been signed into: once there are two, the data on it may be another
+        /// account's than the one signed in (``SweptStatus/Cause/accountChanged``).
+        var accountsSignedInto: Set<String> = []
     }
 
     /// One engine the run met, for the pairing and misuse checks (held weakly: an engine a crash or the app let go

@@ -50,6 +50,17 @@ public protocol SweptApp: AnyObject, Sendable {
     ///   never waits for the user, is `false`.
     /// - Throws: When the app cannot do it (its store refused); the sweep fails the run (`appFailed`).
     func userTurnsSyncOnAgain() async throws -> Bool
+
+    /// The user chooses to sync with the account signed in while the app is paused because the data on the device
+    /// belongs to another account (``SweptStatus/Cause/accountChanged``): an app that keeps a left account's data
+    /// until the user chooses (as the app's own engine does: "Your data stays on this device until you choose")
+    /// puts it aside and starts afresh with the account signed in. The sweep takes this action on a device that reads
+    /// so paused, at random and, before the end, always.
+    ///
+    /// - Returns: Whether the app was paused for it and now syncs with the account signed in; the default, for an
+    ///   app that never keeps a left account's data, is `false`.
+    /// - Throws: When the app cannot do it; the sweep fails the run (`appFailed`).
+    func userStartsAfresh() async throws -> Bool
 }
 
 extension SweptApp {
@@ -72,4 +83,9 @@ extension SweptApp {
     ///
     /// - Returns: `false`.
     public func userTurnsSyncOnAgain() async throws -> Bool { false }
+
+    /// Nothing to choose: the app never keeps a left account's data.
+    ///
+    /// - Returns: `false`.
+    public func userStartsAfresh() async throws -> Bool { false }
 }

@@ -34,11 +34,14 @@ public enum SweptStatus: Sendable, Hashable, CustomStringConvertible {
         case quotaExceeded
         /// The user deleted the app's data in Settings (the account's zone was purged).
         case userDeletedZone
+        /// The data on the device belongs to another account than the one signed in (the device was signed into
+        /// another before): the app waits for the user to choose (``SweptApp/userStartsAfresh()``).
+        case accountChanged
         /// A transient failure (offline, the server busy or rate-limiting): a cause for waiting while on, never for a
         /// pause.
         case transient
-        /// Any other cause (a build without the entitlement, a store that could not be created, another account's
-        /// data): none holds in a sweep, so a status that names one is a lie there.
+        /// Any other cause (a build without the entitlement, a store that could not be created): none holds in a
+        /// sweep, so a status that names one is a lie there.
         case other
     }
 

@@ -23,6 +23,8 @@ final class ForgetfulConsentApp: SweptApp {
 
     func status() async -> SweptStatus? { await app.status() }
 
+    func userStartsAfresh() async throws -> Bool { try await app.userStartsAfresh() }
+
     func userTurnsSyncOnAgain() async throws -> Bool {
         guard try await app.userTurnsSyncOnAgain() else { return false }
         try app.stores.userCreated.syncTransaction { transaction in

@@ -18,6 +18,9 @@ final class LyingStatusApp: SweptApp {
         case waitingWhileSyncing
         /// Reads up to date while changes wait to go up: what the user wrote looks safe in iCloud and is not.
         case upToDateWhileSyncing
+        /// Reads paused, another account's data, whenever changes wait to go up: a choice asked of the user that
+        /// there is no cause for.
+        case accountChangedWhileSyncing
     }
 
     let app: SweptPartitionMirror
@@ -44,11 +47,14 @@ final class LyingStatusApp: SweptApp {
         case (.neverUpToDate, .on(.upToDate)?): return .on(.syncing)
         case (.waitingWhileSyncing, .on(.syncing)?): return .on(.waiting)
         case (.upToDateWhileSyncing, .on(.syncing)?): return .on(.upToDate)
+        case (.accountChangedWhileSyncing, .on(.syncing)?): return .paused(.accountChanged)
         default: return status
         }
     }
 
     func userTurnsSyncOnAgain() async throws -> Bool { try await app.userTurnsSyncOnAgain() }
+
+    func userStartsAfresh() async throws -> Bool { try await app.userStartsAfresh() }
 
     /// The sweep of the demo app with this lie: the mirror's own actions, on the app it wraps.
     static func sweep(lying lie: Lie) -> DelegateSweep<LyingStatusApp> {

@@ -119,6 +119,20 @@ struct SweepHistoryTests {
         #expect(history.verdict(account: "bob", server: ["k": "v1"], refused: [])?.invariant == .privacy)
         history.attribute(device: 0, to: "bob")
         #expect(history.verdict(account: "bob", server: ["k": "v1"], refused: []) == nil)
+        #expect(history.verdict(account: "bob", server: [:], refused: [])?.invariant == .noLostWrites)
+    }
+
+    @Test(
+        "a write made signed out, then the account's zone deleted, may go with the zone once given to the account",
+        arguments: [PSDatabase.DatabaseChange.Deletion.Reason.deleted, .purged])
+    func signedOutWriteBeforeAZoneDeletion(reason: PSDatabase.DatabaseChange.Deletion.Reason) {
+        var history = SweepHistory()
+        history.record(account: nil, device: 0, key: "k", value: "v1", parent: nil, step: 0)
+        history.zoneDeleted(account: "bob", reason: reason, step: 1, server: [:], heldByDevices: [:])
+        history.record(account: nil, device: 0, key: "j", value: "w1", parent: nil, step: 2)
+        history.attribute(device: 0, to: "bob")
+        #expect(history.verdict(account: "bob", server: ["j": "w1"], refused: []) == nil)
+        #expect(history.verdict(account: "bob", server: [:], refused: [])?.invariant == .noLostWrites)
     }
 
     @Test("an item the server refuses for good is not judged")

@@ -12,6 +12,12 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// again after a sign-out or another account, the engine is made again from it and resumes where it stood (the
     /// engine forgets its state at every change of account).
     public var dataAccountState: PSSyncEngine.State.Serialization?
+    /// The bookkeeping of each account whose data this device put into an archive
+    /// (``PartitionMirror/startFreshForSignedInAccount()``), by user record name, as it stood then: when that
+    /// account's archive comes back, so does what the mirror knew of it (a pause for the user's deletion of the
+    /// zone, the first saves unanswered), and the engine resumes from the state it left, hearing what happened on
+    /// the server since rather than fetching the zone whole as if nothing had.
+    public var archivedAccounts: [String: MirrorBookkeeping] = [:]
     /// The user record name of the account the store's records belong to, once the engine reported one.
     public var accountRecordName: String?
     /// The user record name of the account the engine last reported signed in; `nil` once it reported a sign-out
@@ -71,12 +77,13 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// token and no change of the zone left to fetch at the end of a fetch. Until then the status says syncing.
     public var initialFetchDone = false
 
-    /// Nothing known: a first launch, or after the account's data was deleted.
+    /// Nothing known: a first launch.
     public init() {}
 
     /// The file's keys, one per field.
     enum CodingKeys: String, CodingKey {
-        case stateSerialization, dataAccountState, accountRecordName, engineAccount, untaggedMayBeOnServer
+        case stateSerialization, dataAccountState, archivedAccounts, accountRecordName, engineAccount
+        case untaggedMayBeOnServer
         case firstSendUnanswered, firstSendMayHaveLanded, pausedForUserDeletion, zonePurgedByUser
         case deletedReportsHeard, purgedReportsHeard, purgeHeardFromRefusal, zoneNotFoundHeard, reconcileOnFullFetch
         case quotaExceededHeard, sendWaitingCode, initialFetchDone
@@ -93,6 +100,8 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
             PSSyncEngine.State.Serialization.self, forKey: .stateSerialization)
         dataAccountState = try container.decodeIfPresent(
             PSSyncEngine.State.Serialization.self, forKey: .dataAccountState)
+        archivedAccounts =
+            try container.decodeIfPresent([String: MirrorBookkeeping].self, forKey: .archivedAccounts) ?? [:]
         accountRecordName = try container.decodeIfPresent(String.self, forKey: .accountRecordName)
         engineAccount =
             container.contains(.engineAccount)
@@ -124,6 +133,7 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(stateSerialization, forKey: .stateSerialization)
         try container.encodeIfPresent(dataAccountState, forKey: .dataAccountState)
+        try container.encode(archivedAccounts, forKey: .archivedAccounts)
         try container.encodeIfPresent(accountRecordName, forKey: .accountRecordName)
         try container.encode(engineAccount, forKey: .engineAccount)
         try container.encode(untaggedMayBeOnServer, forKey: .untaggedMayBeOnServer)

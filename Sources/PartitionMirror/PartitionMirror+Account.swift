@@ -10,6 +10,11 @@ extension PartitionMirror {
     ///
     /// - Parameter event: The change.
     func handleAccountChange(_ event: PSSyncEngine.Event.AccountChange) {
+        // The engine forgot its state at the change (its state update follows): written now with the account it
+        // reports, so that no crash leaves the account of one with the state of another (a relaunch would resume an
+        // engine that reports nothing, and the mirror would wait for ever). Made from nothing, the engine reports
+        // the account signed in at its first use.
+        bookkeeping.stateSerialization = nil
         switch event.changeType {
         case .signIn(let currentUser):
             accountSignedIn(currentUser.recordName)
@@ -58,6 +63,7 @@ extension PartitionMirror {
     func bind(to current: String) {
         bookkeeping.accountRecordName = current
         persistBookkeeping()
+        restoreArchivesOfTheDataAccount()
         let user = UserRecordID(recordName: current)
         // What was written signed into no account goes to this one; what another account's records are here
         // (written while it was signed in, or a store whose bookkeeping was lost) stays on the device and never goes
@@ -72,6 +78,11 @@ extension PartitionMirror {
         guard held == true, let engine, !bookkeeping.pausedForUserDeletion else { return }
         engine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: zoneID))])
         addUnsentChanges(to: engine)
+    }
+
+    /// The account the data belongs to, once the engine reported one.
+    var dataAccount: UserRecordID? {
+        bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
     }
 
     /// Whether the engine works for the account the data belongs to (or the data belongs to none yet): otherwise it

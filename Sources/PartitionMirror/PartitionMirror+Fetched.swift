@@ -104,26 +104,8 @@ extension PartitionMirror {
         guard event.zoneID.zoneName == zoneID.zoneName, event.error == nil else { return }
         noteZoneCaughtUp()
         guard bookkeeping.reconcileOnFullFetch else { return }
-        let removed = write("delete what the zone no longer holds") { try $0.deleteSyncedRecordsNotSeen(of: nil) }
-        guard let removed else { return }
-        bookkeeping.reconcileOnFullFetch = false
-        bookkeeping.firstSendUnanswered.subtract(removed)
-        bookkeeping.untaggedMayBeOnServer.subtract(removed)
-        persistBookkeeping()
-    }
-
-    /// At the end of a fetch that listed every zone (it began with no database token: a start afresh, say) and did
-    /// not list the mirror's, while the records are to be reconciled with the zone: the zone is not there, so none of
-    /// what the server confirmed once is; it goes here, as at the end of a fetch of the zone whole. (A fetch from a
-    /// token lists only the zones that changed, and says nothing of this.)
-    ///
-    /// - Parameter syncEngine: The engine.
-    func reconcileWithAZoneNotThere(_ syncEngine: PSSyncEngine) {
-        guard bookkeeping.reconcileOnFullFetch, fetchListsEveryZone, !zoneListedInFetch, syncEngine.lastFetchSucceeded,
-            syncEngine.hasDatabaseChangeToken
-        else { return }
-        let removed = write("delete what the zone, not there, no longer holds") {
-            try $0.deleteSyncedRecordsNotSeen(of: nil)
+        let removed = write("delete what the zone no longer holds") {
+            try $0.deleteSyncedRecordsNotSeen(of: dataAccount)
         }
         guard let removed else { return }
         bookkeeping.reconcileOnFullFetch = false
@@ -132,7 +114,7 @@ extension PartitionMirror {
         persistBookkeeping()
     }
 
-    /// A deletion of the zone: by an app, everything here goes; by the user in Settings, sync pauses and everything
+    /// A deletion of the zone: by an app, what it held goes here too (what never went up stays); by the user in Settings, sync pauses and everything
     /// here stays, until the user turns sync on again (``userTurnedSyncOn()``); in an encrypted-data reset,
     /// everything here goes up again.
     ///
@@ -141,19 +123,16 @@ extension PartitionMirror {
     ///   - syncEngine: The engine.
     func handleFetchedDatabaseChanges(_ event: PSSyncEngine.Event.FetchedDatabaseChanges, syncEngine: PSSyncEngine) {
         var changed = false
-        if event.modifications.contains(where: { $0.zoneID.zoneName == zoneID.zoneName }) { zoneListedInFetch = true }
         let deletions = event.deletions.filter { $0.zoneID.zoneName == zoneID.zoneName }
-        // The user's deletion in Settings that this device heard of from a refused save, and turned sync on again
-        // after: the list reports it now, in order. A deletion by an app listed before it is older than the user's
-        // word, and what it would delete here the user has since chosen to upload again (the purge took it from the
-        // server all the same).
-        let consentedPurgeReported =
-            (bookkeeping.zonePurgedByUser && bookkeeping.purgeHeardFromRefusal) || bookkeeping.purgedReportsHeard > 0
-        let olderThanConsent = consentedPurgeReported ? deletions.firstIndex { $0.reason == .purged } ?? 0 : 0
-        for (position, deletion) in deletions.enumerated() {
-            if position < olderThanConsent, deletion.reason == .deleted, bookkeeping.deletedReportsHeard == 0 {
-                continue
-            }
+        for deletion in deletions {
+            // The user's deletion in Settings that this device heard of from a refused save, and turned sync on again
+            // after, is still to be reported (the list reports in order, on one page or several): a deletion by an
+            // app listed before it is older than the user's word, and what it would delete here the user has since
+            // chosen to upload again (the purge took it from the server all the same).
+            let consentedPurgeToCome =
+                (bookkeeping.zonePurgedByUser && bookkeeping.purgeHeardFromRefusal)
+                || bookkeeping.purgedReportsHeard > 0
+            if consentedPurgeToCome, deletion.reason == .deleted, bookkeeping.deletedReportsHeard == 0 { continue }
             switch deletion.reason {
             case .purged where bookkeeping.purgedReportsHeard > 0, .deleted where bookkeeping.deletedReportsHeard > 0:
                 // The deletion this device heard of from a refused save (`userDeletedZone`, `zoneNotFound`) and
@@ -177,12 +156,38 @@ extension PartitionMirror {
                 // The user deleted the app's data in Settings: nothing goes up again without the user's word.
                 pauseForUserDeletion(heardFromRefusal: false, syncEngine: syncEngine)
             case .deleted:
-                // Not deleted (the store refused), nothing of the bookkeeping changes either: the next launch starts
-                // from the state before this report, and hears it again.
-                guard write("delete the records of the deleted zone", { try $0.removeAllRecords() }) != nil else {
-                    continue
+                // What the zone held goes: the data's account's records the server confirmed, or may hold, unless an
+                // edit made here waits to go up (as when a save finds its record deleted, `unknownItem`): that goes up
+                // again, as new. What never went up stays too (written after the deletion, on a device that hears of
+                // it late, it is no part of what was deleted), and creates the zone again; another account's records
+                // the store keeps were never in this zone. Not deleted (the store refused), nothing of the bookkeeping
+                // changes either: the next launch starts from the state before this report, and hears it again.
+                let mayBeOnServer = bookkeeping.firstSendUnanswered.union(bookkeeping.untaggedMayBeOnServer)
+                let owner = dataAccount
+                let outcome = write("delete the records of the deleted zone") {
+                    transaction -> (gone: Set<String>, edited: Set<String>) in
+                    var gone: Set<String> = []
+                    var edited: Set<String> = []
+                    for name in try transaction.recordNames() {
+                        guard let record = try transaction.record(named: name),
+                            record.origin == nil || record.origin == owner,
+                            try mayBeOnServer.contains(name) || transaction.serverChangeTag(of: name) != nil
+                        else { continue }
+                        if try transaction.pendingChange(named: name)?.kind == .save {
+                            try transaction.putRecord(record, serverFields: nil)
+                            edited.insert(name)
+                        } else {
+                            try transaction.deleteRecord(named: name)
+                            try transaction.removePendingChange(named: name, ifRevision: nil)
+                            gone.insert(name)
+                        }
+                    }
+                    return (gone, edited)
                 }
-                bookkeeping.untaggedMayBeOnServer = []
+                guard let outcome else { continue }
+                syncEngine.state.remove(pendingRecordZoneChanges: outcome.gone.map { .saveRecord(recordID($0)) })
+                // An edit sent again, as new, may meet a copy another device sent: it stays one that may be there.
+                bookkeeping.untaggedMayBeOnServer = outcome.edited
                 bookkeeping.firstSendUnanswered = []
                 bookkeeping.reconcileOnFullFetch = false
                 bookkeeping.zonePurgedByUser = false
@@ -226,7 +231,9 @@ extension PartitionMirror {
             // Deleted after the token and not created again since (it would be listed as changed): the server holds
             // nothing of the zone, so nothing it confirmed is there. (A reset after the purge, in this list, has
             // already cleared the change tags and queued everything again: nothing goes then.)
-            let removed = write("delete what the deleted zone held") { try $0.deleteSyncedRecordsNotSeen(of: nil) }
+            let removed = write("delete what the deleted zone held") {
+                try $0.deleteSyncedRecordsNotSeen(of: dataAccount)
+            }
             if let removed {
                 bookkeeping.reconcileOnFullFetch = false
                 bookkeeping.firstSendUnanswered.subtract(removed)

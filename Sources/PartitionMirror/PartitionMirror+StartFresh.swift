@@ -12,74 +12,120 @@ extension PartitionMirror {
     /// After another account signed in (sync paused, `accountChanged`), the user chooses to sync with it: the data's
     /// account's records go into an archive beside the store, and the store starts afresh with the account signed
     /// in. What was written under that account, or under none, stays and goes up to it; what this device archived
-    /// for that account earlier, when it started afresh for another, comes back. Nothing is deleted anywhere, and
-    /// nothing of the previous account ever reaches the new one. The app's own engine does the same
-    /// (`LaunchedApp.startFreshForSignedInAccount()`), with the same archives.
+    /// for that account earlier, when it started afresh for another, comes back, with what the mirror knew of it
+    /// then (``MirrorBookkeeping/archivedAccounts``): the engine resumes from the state that account left, and hears
+    /// what happened on the server since. Nothing is deleted anywhere, and nothing of the previous account ever reaches the new one. The
+    /// app's own engine does the same (`LaunchedApp.startFreshForSignedInAccount()`), with the same archives.
     ///
-    /// One start afresh at a time on a device, in this process or another (the archives' folder is locked). The
-    /// archive is written and checked, then the records leave the store, in one write transaction: every other
-    /// writer waits, so the archive holds exactly what left; a start afresh killed after the archive was written
-    /// and before the records left finds that archive next time and writes no second one.
+    /// The bookkeeping is written first, bound to the account signed in, the previous account's kept in it: from
+    /// then on the previous account's
+    /// records, wherever a crash leaves them (still in the store, or in the archive), never go up, and a launch
+    /// brings back whatever archive of the account signed in is left (``restoreArchivesOfTheDataAccount()``). The
+    /// archive is written and checked, and the records leave the store, in one write transaction under the
+    /// archives' folder's lock (one start afresh at a time on a device, in any process): the archive holds exactly
+    /// what left, and one killed before the records left is found again, not written twice.
     ///
     /// - Returns: The archive file and how many records it holds, or `nil` when there is nothing to start afresh
     ///   from (the data belongs to the account signed in, or to none, or no account is signed in).
-    /// - Throws: ``MirrorError`` `store` when the archive cannot be written or checked, or the records cannot leave
-    ///   or come back; the store then still holds the previous account's records, and sync stays paused.
+    /// - Throws: ``MirrorError`` `bookkeepingNotWritten` when the bookkeeping cannot be written (nothing changed,
+    ///   sync stays paused), or `store` when the archive cannot be written or checked, or the records cannot move:
+    ///   the data is then bound to the account signed in, the previous account's records are in the store or the
+    ///   archive (never sent), and the next launch, or the next call, goes on.
     @discardableResult
     public func startFreshForSignedInAccount() throws(MirrorError) -> (path: String, records: Int)? {
         guard let owner = bookkeeping.accountRecordName, let current = bookkeeping.engineAccount, owner != current
         else { return nil }
         let previous = UserRecordID(recordName: owner)
         let user = UserRecordID(recordName: current)
-        let folder = archivesFolder
+        var archivedAccounts = bookkeeping.archivedAccounts
+        var left = bookkeeping
+        left.archivedAccounts = [:]
+        archivedAccounts[owner] = left
+        let resumed = archivedAccounts.removeValue(forKey: current)
+        var fresh = resumed ?? MirrorBookkeeping()
+        fresh.archivedAccounts = archivedAccounts
+        fresh.accountRecordName = current
+        fresh.engineAccount = current
+        fresh.stateSerialization = fresh.dataAccountState
+        // With no state to resume from, the engine fetches the zone whole: what the server confirmed once and no
+        // longer holds goes at its end.
+        if fresh.dataAccountState == nil { fresh.reconcileOnFullFetch = true }
+        let before = bookkeeping
+        bookkeeping = fresh
+        guard persistBookkeeping() else {
+            bookkeeping = before
+            throw MirrorError(.bookkeepingNotWritten, "could not start afresh: \(bookkeepingPath) was not written")
+        }
         let archived: (path: String, records: Int)
-        let held: Set<String>
         do {
-            let lock: FileLock
-            do {
-                try FileSystem.createDirectory(folder, permissions: 0o700)
-                lock = try FileLock.exclusive(folder)
-            } catch {
-                throw StoreError(.storage, "cannot create \(folder)", underlying: error)
-            }
-            defer { lock.unlock() }
-            let store = store
-            archived = try store.syncTransaction { transaction -> (String, Int) in
-                let active = try transaction.archivableRows(of: previous)
-                let (path, count) = try store.writeAccountArchive(of: previous, in: folder, holding: active)
-                guard try store.archivedRows(of: previous, at: path) == active else {
-                    throw StoreError(
-                        .storage,
-                        "the archive \(path) does not hold the previous account's records; nothing was removed")
+            archived = try withArchivesLocked { folder throws(StoreError) in
+                let store = store
+                let archived = try store.syncTransaction { transaction -> (String, Int) in
+                    let active = try transaction.archivableRows(of: previous)
+                    let (path, count) = try store.writeAccountArchive(of: previous, in: folder, holding: active)
+                    guard try store.archivedRows(of: previous, at: path) == active else {
+                        throw StoreError(
+                            .storage,
+                            "the archive \(path) does not hold the previous account's records; nothing was removed")
+                    }
+                    try transaction.removeRecords(of: previous)
+                    try transaction.clearSeenRecords()
+                    return (path, count)
                 }
-                try transaction.removeRecords(of: previous)
-                return (path, count)
-            }
-            try store.restoreAccountArchives(of: user, in: folder)
-            // What came back keeps its change tags and its unsent changes: the engine, from nothing, fetches the
-            // zone whole, and what the server confirmed once and no longer holds (deleted since) goes at its end,
-            // rather than going up again. What never went up is queued.
-            held = try store.syncTransaction { transaction in
-                try transaction.adoptUnownedRecords(as: user)
-                try transaction.queueUnconfirmedRecords(of: user)
-                try transaction.clearSeenRecords()
-                return try transaction.recordNames().filter { try transaction.serverChangeTag(of: $0) == nil }
+                try store.restoreAccountArchives(of: user, in: folder)
+                return archived
             }
         } catch {
             throw MirrorError(.store, "could not start afresh for the account signed in", underlying: error)
         }
-        var fresh = MirrorBookkeeping()
-        fresh.accountRecordName = current
-        fresh.engineAccount = current
-        // Each record with no tag may be on the server already (an archived first save whose answer never came):
-        // it stays one that may be.
-        fresh.untaggedMayBeOnServer = held
-        fresh.reconcileOnFullFetch = true
-        bookkeeping = fresh
+        // What never went up is queued (the engine resumed reports no sign-in, which would queue it).
+        let untagged = write("queue what never went up to the account signed in") { transaction in
+            try transaction.adoptUnownedRecords(as: user)
+            try transaction.queueUnconfirmedRecords(of: user)
+            return try transaction.recordNames().filter { try transaction.serverChangeTag(of: $0) == nil }
+        }
+        // Each record with no tag may be on the server already (an archived first save whose answer never came).
+        bookkeeping.untaggedMayBeOnServer.formUnion(untagged ?? [])
         persistBookkeeping()
-        // An engine from nothing: it fetches the account's data whole, and reports the account signed in, which
-        // binds the data and creates the zone.
         initializeSyncEngine()
+        if bookkeeping.dataAccountState != nil {
+            // Resumed, the engine reports no sign-in: the zone's creation is queued here, with something to put in
+            // it.
+            bind(to: current)
+        }
         return archived
+    }
+
+    /// Brings back the archives of the data's account that a start afresh killed after binding the data (and before
+    /// bringing them back) left in the archives' folder. Called when the engine is made.
+    func restoreArchivesOfTheDataAccount() {
+        guard let owner = dataAccount, RecordStore<UserCreated>.hasAccountArchive(of: owner, in: archivesFolder)
+        else { return }
+        do {
+            try withArchivesLocked { folder throws(StoreError) in
+                try store.restoreAccountArchives(of: owner, in: folder)
+            }
+        } catch {
+            note(MirrorError(.store, "could not bring back the archive of the account signed in", underlying: error))
+        }
+    }
+
+    /// Runs `body` holding the archives' folder's lock (made if missing): one start afresh or restore at a time on
+    /// a device, in this process or another.
+    ///
+    /// - Parameter body: What to do, given the folder.
+    /// - Returns: What `body` returned.
+    /// - Throws: `StoreError` when the folder cannot be made or locked, or what `body` throws.
+    func withArchivesLocked<T>(_ body: (String) throws(StoreError) -> T) throws(StoreError) -> T {
+        let folder = archivesFolder
+        let lock: FileLock
+        do {
+            try FileSystem.createDirectory(folder, permissions: 0o700)
+            lock = try FileLock.exclusive(folder)
+        } catch {
+            throw StoreError(.storage, "cannot lock \(folder)", underlying: error)
+        }
+        defer { lock.unlock() }
+        return try body(folder)
     }
 }

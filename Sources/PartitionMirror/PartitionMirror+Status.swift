@@ -20,8 +20,8 @@ extension PartitionMirror {
     ///
     /// Until the engine hears of a switch of account (at its next fetch or send, which an app starts when it
     /// observes `CKAccountChanged`), the status is the previous account's. Changes waiting are those of the account
-    /// the data belongs to (or of none): another account's records a failed deletion left never go up, and are not
-    /// counted.
+    /// the data belongs to (or of none): another account's records the store keeps (written while it was signed in)
+    /// never go up, and are not counted.
     ///
     /// - Parameters:
     ///   - syncWanted: Whether the user asked for sync (the app's switch).

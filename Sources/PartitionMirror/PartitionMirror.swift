@@ -20,8 +20,8 @@ import PrivateSyncFileSystem
 /// last writer winning (`FieldLevelLastWriterWins`), as the app's own engine does.
 ///
 /// What the sweep of Apple's sample taught (docs/cksyncengine.md) is kept, with the same meaning: the engine's
-/// events of an engine replaced are ignored; a zone deleted by an app deletes what the device holds, an
-/// encrypted-data reset uploads everything again. Two rules are the app's own engine's instead: the data of an
+/// events of an engine replaced are ignored; a zone deleted by an app deletes here what it held (an edit waiting to
+/// go up, and what never went up, stay), an encrypted-data reset uploads everything again. Two rules are the app's own engine's instead: the data of an
 /// account left stays on the device (signed out, the account back resumes where it stood; another account signed
 /// in pauses sync until the user chooses it, ``startFreshForSignedInAccount()``, which keeps the data in an
 /// archive); and a zone the user deleted in Settings pauses sync and keeps everything here until the user turns it
@@ -52,10 +52,6 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     var engine: PSSyncEngine?
     /// Fetched pages in a row the store could not write (see ``pageRefetchLimit``).
     var pageWriteFailures = 0
-    /// The fetch under way began with no database change token: its list names every zone there is.
-    var fetchListsEveryZone = false
-    /// The fetch under way listed the mirror's zone.
-    var zoneListedInFetch = false
     /// How many times in a row a page the store could not write makes the engine start again from the state before
     /// it.
     static let pageRefetchLimit = 3
@@ -107,8 +103,9 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     }
 
     /// Makes the engine, from the state last persisted, and gives it the store's unsent changes. Called at the first
-    /// use, after an account's data is deleted, and after a fetched page could not be written (its events then come
-    /// again): the engine it replaces is ignored from then on.
+    /// use, when the data's account comes back, after a start afresh, and after a fetched page could not be written
+    /// (its events then come again): the engine it replaces is ignored from then on. An archive of the data's
+    /// account that a start afresh killed midway left comes back first.
     ///
     /// - Returns: The new engine.
     @discardableResult
@@ -117,6 +114,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
             database: database, stateSerialization: bookkeeping.stateSerialization, delegate: engineDelegate ?? self)
         configuration.automaticallySync = automaticallySync
         configuration.scheduler = scheduler
+        restoreArchivesOfTheDataAccount()
         let engine = PSSyncEngine(configuration)
         self.engine = engine
         // What the last state may not hold: changes written after it, or dropped by the engine on an error.
@@ -140,7 +138,6 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     ) throws(MirrorError) -> StoredRecord {
         let record: StoredRecord
         do {
-            // Written under the account signed in, as the engine last reported it (none: it goes to the next).
             // Written under the account the engine last reported signed in (none: it goes to the next one bound).
             record = try store.insert(
                 type, fields: fields, origin: bookkeeping.engineAccount.map(UserRecordID.init(recordName:)),
@@ -200,8 +197,8 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     ///   - event: The event.
     ///   - syncEngine: The engine.
     public func handleEvent(_ event: PSSyncEngine.Event, syncEngine: PSSyncEngine) async {
-        // An engine replaced after a sign-out or a switch may still finish what it was doing: its state and its
-        // changes belong to the account left.
+        // An engine replaced (the data's account back, a start afresh, a page refetched) may still finish what it
+        // was doing: none of it is this data's any more.
         guard syncEngine === engine else { return }
         switch event {
         case .accountChange(let event):
@@ -221,10 +218,8 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         // the data's.
         guard engineServesTheData else { return }
         switch event {
-        case .stateUpdate:
-            break
-        case .accountChange:
-            break
+        case .stateUpdate, .accountChange:
+            break  // Handled above, whoever the engine works for.
         case .fetchedDatabaseChanges(let event):
             handleFetchedDatabaseChanges(event, syncEngine: syncEngine)
         case .fetchedRecordZoneChanges(let event):
@@ -237,14 +232,10 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
             // A change an error took out of the engine goes again, now that the fetch brought any deletion of the
             // zone.
             addUnsentChanges(to: syncEngine)
-            reconcileWithAZoneNotThere(syncEngine)
             noteDownloadCaughtUp(syncEngine)
         case .didFetchRecordZoneChanges(let event):
             handleDidFetchRecordZoneChanges(event)
-        case .willFetchChanges:
-            fetchListsEveryZone = !syncEngine.hasDatabaseChangeToken
-            zoneListedInFetch = false
-        case .willFetchRecordZoneChanges, .willSendChanges, .didSendChanges:
+        case .willFetchChanges, .willFetchRecordZoneChanges, .willSendChanges, .didSendChanges:
             break
         }
     }

@@ -48,6 +48,8 @@ package struct SweepHistory: Sendable {
         /// For a save, how many writes there were when its device first heard the server held it (its save came
         /// back saved, or a fetch brought it); `nil` until then.
         var heardUpAt: Int?
+        /// When its device first heard the server held it, in the order of the history's events (``tick``).
+        var heardUpTick: Int?
     }
 
     /// A zone deletion of an account: where it falls among the writes, and what it allows.
@@ -69,8 +71,10 @@ package struct SweepHistory: Sendable {
     package init() {}
     private var byValue: [String: Int] = [:]
     private var deletions: [String: [ZoneDeletion]] = [:]
-    /// Per account, the values the user deleted from iCloud settings, and the step.
-    private var purged: [String: [String: Int]] = [:]
+    /// Per account, the values the user deleted from iCloud settings, with the step and when (``tick``).
+    private var purged: [String: [String: (step: Int, tick: Int)]] = [:]
+    /// Counts the events that order a save heard up against a zone deletion.
+    private var tick = 0
     /// Per account, the values each device held at an encrypted-data reset: the values it is to upload again, until
     /// it leaves the account.
     private var resetHolds: [String: [Int: Set<String>]] = [:]
@@ -133,6 +137,8 @@ package struct SweepHistory: Sendable {
             writes[index].heardUpAt == nil
         else { return }
         writes[index].heardUpAt = writes.count
+        tick += 1
+        writes[index].heardUpTick = tick
     }
 
     /// Notes that the server confirmed a device's delete of an item: a delete is up only when confirmed (an item
@@ -218,7 +224,8 @@ package struct SweepHistory: Sendable {
             }
         }
         if reason == .purged {
-            for value in server.values { purged[account, default: [:]][value] = step }
+            tick += 1
+            for value in server.values { purged[account, default: [:]][value] = (step, tick) }
         }
     }
 
@@ -308,7 +315,12 @@ package struct SweepHistory: Sendable {
                     invariant: .privacy,
                     message: "\(account)'s server holds \(key) = \(held), which no device wrote under \(account)")
             }
-            if let held, let step = purged[account]?[held] {
+            // A save its device had not heard had landed when the user deleted the zone may land again at any time
+            // (at-least-once): after the purge too, sent again by a device that could not learn of it (a fetch from
+            // no change token reports no deletion), into a zone its save creates again.
+            if let held, let (step, purgedAt) = purged[account]?[held],
+                byValue[held].map({ (writes[$0].heardUpTick ?? Int.max) < purgedAt }) ?? true
+            {
                 return Verdict(
                     invariant: .purgedStaysDeleted,
                     message: "\(account)'s \(key) = \(held) came back after the user deleted it from iCloud settings "

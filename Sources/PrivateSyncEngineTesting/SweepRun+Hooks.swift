@@ -97,6 +97,8 @@ extension SweepRun {
         case .stateUpdate(let update) where state.devices[device].currentEngine == key:
             state.devices[device].lastHandledPending = update.stateSerialization.pendingRecordZoneChanges
         case .accountChange(let change):
+            // The engine forgot its pending changes at the change: a delegate owes none of them to the next launch.
+            if state.devices[device].currentEngine == key { state.devices[device].lastHandledPending = [] }
             let account = state.devices[device].session.account?.rawValue
             switch change.changeType {
             case .signIn:

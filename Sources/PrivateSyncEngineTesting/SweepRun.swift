@@ -76,7 +76,9 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         var report = DelegateSweepReport()
         /// Every item key written so far, in order (what a refusal for good picks from).
         var keys: [String] = []
-        /// The accounts whose zones the user deleted in Settings (`purged`) so far: a status may name it from then on.
+        /// The accounts whose zones were deleted so far, by the user in Settings (`purged`) or by an app (`deleted`):
+        /// a status may name the deletion from then on (an app that cannot tell the two apart pauses for both, as
+        /// for a zone it finds gone without a report).
         var purgedAccounts: Set<String> = []
     }
 

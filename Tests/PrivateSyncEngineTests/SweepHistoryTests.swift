@@ -59,6 +59,7 @@ struct SweepHistoryTests {
     @Test("what the user deleted from iCloud settings may not come back; a later write may")
     func purgedStaysDeleted() {
         var history = edited()
+        history.heardUp(device: 1, key: "k", value: "v2")
         history.zoneDeleted(account: "alice", reason: .purged, step: 2, server: ["k": "v2"], heldByDevices: [:])
         #expect(history.verdict(account: "alice", server: [:], refused: []) == nil)
         #expect(history.verdict(account: "alice", server: ["k": "v2"], refused: [])?.invariant == .purgedStaysDeleted)
@@ -70,6 +71,7 @@ struct SweepHistoryTests {
     func userTurnsSyncOnAgain() {
         var history = edited()
         history.record(account: "alice", device: 0, key: "j", value: "w1", parent: nil, step: 1)
+        history.heardUp(device: 0, key: "j", value: "w1")
         history.zoneDeleted(
             account: "alice", reason: .purged, step: 2, server: ["k": "v2", "j": "w1"], heldByDevices: [:])
         history.deviceLearnedOfDeletion(1, account: "alice", step: 3)
@@ -93,6 +95,21 @@ struct SweepHistoryTests {
         history.deviceReuploads(1, account: "alice", holding: ["v2"], step: 5)
         #expect(history.verdict(account: "alice", server: [:], refused: []) == nil)
         #expect(history.verdict(account: "alice", server: ["k": "v2"], refused: []) == nil)
+    }
+
+    @Test("a save its device had not heard had landed when the user deleted the zone may land again after it")
+    func unheardSaveMayComeBackAfterAPurge() {
+        var history = edited()
+        history.zoneDeleted(account: "alice", reason: .purged, step: 2, server: ["k": "v2"], heldByDevices: [:])
+        // Device 1 never heard v2 was up: it sends it again, into the zone its save creates again.
+        history.heardUp(device: 1, key: "k", value: "v2")
+        #expect(history.verdict(account: "alice", server: ["k": "v2"], refused: []) == nil)
+        // Device 0 had heard v1 was up before: v1 back is the purge undone.
+        var earlier = SweepHistory()
+        earlier.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
+        earlier.heardUp(device: 0, key: "k", value: "v1")
+        earlier.zoneDeleted(account: "alice", reason: .purged, step: 1, server: ["k": "v1"], heldByDevices: [:])
+        #expect(earlier.verdict(account: "alice", server: ["k": "v1"], refused: [])?.invariant == .purgedStaysDeleted)
     }
 
     @Test("an encrypted-data reset forgives what no device held, and not what one did, until it leaves")

@@ -251,7 +251,12 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     ) async -> PSSyncEngine.RecordZoneChangeBatch? {
         // An engine replaced sends nothing more; nor does one of another account than the data's, or one paused for
         // the user's deletion of the zone.
-        guard syncEngine === engine, let owner = bookkeeping.accountRecordName, sendsChanges else { return nil }
+        guard syncEngine === engine, let owner = bookkeeping.accountRecordName, sendsChanges,
+            // Not before this engine fetched once: a fetch from no change token reports no deletion, so an engine
+            // that sends first and fetches later never hears of a zone deleted in between (the user's deletion
+            // undone by a save, or the device holding what the server lost, for ever: seeds 3460, 7110).
+            syncEngine.hasDatabaseChangeToken
+        else { return nil }
         let user = UserRecordID(recordName: owner)
         let scope = context.options.scope
         let inScope = syncEngine.state.pendingRecordZoneChanges.filter { scope.contains($0) }

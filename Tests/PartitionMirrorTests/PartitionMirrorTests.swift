@@ -153,7 +153,7 @@ struct PartitionMirrorTests {
         "seeds the sweep found failing replay clean",
         arguments: [
             UInt64(190), 441, 1032, 2249, 5168, 9114, 9616, 2664, 2929, 2989, 4927, 6068, 8954, 9448, 6899, 9122,
-            0, 26, 180, 855, 4850, 7110, 2057, 3686, 8072,
+            0, 26, 180, 855, 4850, 7110, 2057, 3686, 8072, 3460,
         ])
     func foundSeedsPass(seed: UInt64) async {
         // 190: the engine's state removed only the first of several changes; 441: a purge after a reset kept
@@ -179,7 +179,8 @@ struct PartitionMirrorTests {
         // had already fetched (the whole bookkeeping of an account is now kept with its archive); 3686, a pause for
         // a zone missing from a fetch from no token, which a delayed delivery had only withheld (that rule is gone:
         // such a fetch proves nothing); 8072, an app's deletion of the zone, heard late, took an edit made after it
-        // (it now takes what the zone held, and an edit waiting to go up goes up again).
+        // (it now takes what the zone held, and an edit waiting to go up goes up again); 3460, an engine made from
+        // nothing sent, never fetched, and could not hear of the zone's deletion after (it now fetches first).
         let failure = await SweptPartitionMirror.sweep().run(seed: seed).failure
         #expect(failure == nil, "\(failure.map(String.init(describing:)) ?? "")")
     }
@@ -477,7 +478,7 @@ struct PartitionMirrorTests {
         #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["kept"])
     }
 
-    @Test("an app's deletion of the zone takes what it held here; an edit waiting to go up, and an entry never sent, stay")
+    @Test("an app's deletion of the zone takes what it held here; an edit waiting to go up, and one never sent, stay")
     func deletedZoneTakesWhatItHeld() async throws {
         let cloud = try SyncEngineTestCloud()
         _ = try await otherClientWithZone(cloud)
@@ -498,6 +499,21 @@ struct PartitionMirrorTests {
         try? await phone.syncEngine.sendChanges()  // the zone is made again at the first save's refusal
         try await phone.syncEngine.sendChanges()
         #expect(Set(try cloud.records(of: "alice").map(\.recordID.recordName)) == ["edited", "new"])
+    }
+
+    @Test("an engine made from nothing sends nothing before its first fetch, which will hear of a later deletion")
+    func noSendBeforeTheFirstFetch() async throws {
+        let cloud = try SyncEngineTestCloud()
+        _ = try await otherClientWithZone(cloud)
+        let (_, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("waits")], name: "e")
+        try await phone.syncEngine.sendChanges()
+        // Sent first, a later deletion of the zone would go unheard by a fetch from no token (seed 3460).
+        #expect(try cloud.records(of: "alice").isEmpty)
+        try await phone.syncEngine.fetchChanges()
+        try await phone.syncEngine.sendChanges()
+        #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["e"])
     }
 
     @Test("an account's pause for the user's deletion of its zone goes into the archive with its data, and comes back")

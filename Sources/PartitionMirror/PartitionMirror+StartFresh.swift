@@ -14,15 +14,15 @@ extension PartitionMirror {
     /// in. What was written under that account, or under none, stays and goes up to it; what this device archived
     /// for that account earlier, when it started afresh for another, comes back, with what the mirror knew of it
     /// then (``MirrorBookkeeping/archivedAccounts``): the engine resumes from the state that account left, and hears
-    /// what happened on the server since. Nothing is deleted anywhere, and nothing of the previous account ever reaches the new one. The
-    /// app's own engine does the same (`LaunchedApp.startFreshForSignedInAccount()`), with the same archives.
+    /// what happened on the server since. Nothing is deleted anywhere, and nothing of the previous account ever
+    /// reaches the new one. The app's own engine does the same (`LaunchedApp.startFreshForSignedInAccount()`), with
+    /// the same archives.
     ///
     /// The bookkeeping is written first, bound to the account signed in, the previous account's kept in it: from
-    /// then on the previous account's
-    /// records, wherever a crash leaves them (still in the store, or in the archive), never go up, and a launch
-    /// brings back whatever archive of the account signed in is left (``restoreArchivesOfTheDataAccount()``). The
-    /// archive is written and checked, and the records leave the store, in one write transaction under the
-    /// archives' folder's lock (one start afresh at a time on a device, in any process): the archive holds exactly
+    /// then on the previous account's records, wherever a crash leaves them (still in the store, or in the archive),
+    /// never go up, and a launch brings back whatever archive of the account signed in is left. The archive is
+    /// written and checked, and the records leave the store, in one write transaction under the archives' folder's
+    /// lock (one start afresh at a time on a device, in any process): the archive holds exactly
     /// what left, and one killed before the records left is found again, not written twice.
     ///
     /// - Returns: The archive file and how many records it holds, or `nil` when there is nothing to start afresh

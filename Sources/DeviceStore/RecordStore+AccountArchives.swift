@@ -11,6 +11,22 @@ extension RecordStore where Kind == UserCreated {
         "UserCreated-\(user.recordName)-"
     }
 
+    /// Locks an archives' folder, made first (readable by its owner only) if missing: one start afresh, or one
+    /// restore, at a time on a device, in this process or another (two would write one archive name, or remove
+    /// archives the other is reading).
+    ///
+    /// - Parameter folder: The archives' folder.
+    /// - Returns: The lock, held; the caller unlocks it.
+    /// - Throws: ``StoreError`` `storage` when the folder cannot be made or locked.
+    package static func lockAccountArchives(in folder: String) throws(StoreError) -> FileLock {
+        do {
+            try FileSystem.createDirectory(folder, permissions: 0o700)
+            return try FileLock.exclusive(folder)
+        } catch {
+            throw StoreError(.storage, "cannot create \(folder)", underlying: error)
+        }
+    }
+
     /// Whether `folder` holds any archive of `user`'s records.
     ///
     /// - Parameters:

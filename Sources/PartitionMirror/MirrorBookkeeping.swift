@@ -23,8 +23,8 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// The user record name of the account the engine last reported signed in; `nil` once it reported a sign-out
     /// (or before it reported any). When it is another than ``accountRecordName``, sync is paused
     /// (`accountChanged`): the data stays this device's, and nothing goes up or comes down, until the user chooses
-    /// (``PartitionMirror/startFreshForSignedInAccount()``) or the account comes back. Read from a file without it,
-    /// it is ``accountRecordName``.
+    /// (``PartitionMirror/startFreshForSignedInAccount()``) or the account comes back. Read from a file of an
+    /// earlier version, it is ``accountRecordName``.
     public var engineAccount: String?
     /// Records whose change tag this device cleared while they may be on the server (an encrypted-data reset, which
     /// other devices answer by uploading their copies again; a zone found missing; a record found deleted that an
@@ -80,15 +80,6 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// Nothing known: a first launch.
     public init() {}
 
-    /// The file's keys, one per field.
-    enum CodingKeys: String, CodingKey {
-        case stateSerialization, dataAccountState, archivedAccounts, accountRecordName, engineAccount
-        case untaggedMayBeOnServer
-        case firstSendUnanswered, firstSendMayHaveLanded, pausedForUserDeletion, zonePurgedByUser
-        case deletedReportsHeard, purgedReportsHeard, purgeHeardFromRefusal, zoneNotFoundHeard, reconcileOnFullFetch
-        case quotaExceededHeard, sendWaitingCode, initialFetchDone
-    }
-
     /// Reads a file written by this version, or by an earlier one that lacked some of the keys (each missing key
     /// reads as nothing known).
     ///
@@ -103,8 +94,10 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
         archivedAccounts =
             try container.decodeIfPresent([String: MirrorBookkeeping].self, forKey: .archivedAccounts) ?? [:]
         accountRecordName = try container.decodeIfPresent(String.self, forKey: .accountRecordName)
+        // Written by this version, a sign-out leaves no key but the state the data's account left; a file of an
+        // earlier version has neither, and its engine last reported the data's account.
         engineAccount =
-            container.contains(.engineAccount)
+            container.contains(.engineAccount) || container.contains(.dataAccountState)
             ? try container.decodeIfPresent(String.self, forKey: .engineAccount) : accountRecordName
         untaggedMayBeOnServer =
             try container.decodeIfPresent(Set<String>.self, forKey: .untaggedMayBeOnServer) ?? []
@@ -124,30 +117,4 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
         sendWaitingCode = try container.decodeIfPresent(Int.self, forKey: .sendWaitingCode)
     }
 
-    /// Writes every key, ``engineAccount`` even when it is `nil` (a sign-out), so that a missing key means a file of
-    /// an earlier version.
-    ///
-    /// - Parameter encoder: The encoder.
-    /// - Throws: `EncodingError` when a value cannot be encoded.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(stateSerialization, forKey: .stateSerialization)
-        try container.encodeIfPresent(dataAccountState, forKey: .dataAccountState)
-        try container.encode(archivedAccounts, forKey: .archivedAccounts)
-        try container.encodeIfPresent(accountRecordName, forKey: .accountRecordName)
-        try container.encode(engineAccount, forKey: .engineAccount)
-        try container.encode(untaggedMayBeOnServer, forKey: .untaggedMayBeOnServer)
-        try container.encode(firstSendUnanswered, forKey: .firstSendUnanswered)
-        try container.encode(firstSendMayHaveLanded, forKey: .firstSendMayHaveLanded)
-        try container.encode(pausedForUserDeletion, forKey: .pausedForUserDeletion)
-        try container.encode(zonePurgedByUser, forKey: .zonePurgedByUser)
-        try container.encode(deletedReportsHeard, forKey: .deletedReportsHeard)
-        try container.encode(purgedReportsHeard, forKey: .purgedReportsHeard)
-        try container.encode(purgeHeardFromRefusal, forKey: .purgeHeardFromRefusal)
-        try container.encode(zoneNotFoundHeard, forKey: .zoneNotFoundHeard)
-        try container.encode(reconcileOnFullFetch, forKey: .reconcileOnFullFetch)
-        try container.encode(quotaExceededHeard, forKey: .quotaExceededHeard)
-        try container.encodeIfPresent(sendWaitingCode, forKey: .sendWaitingCode)
-        try container.encode(initialFetchDone, forKey: .initialFetchDone)
-    }
 }

@@ -118,13 +118,7 @@ extension PartitionMirror {
     /// - Throws: `StoreError` when the folder cannot be made or locked, or what `body` throws.
     func withArchivesLocked<T>(_ body: (String) throws(StoreError) -> T) throws(StoreError) -> T {
         let folder = archivesFolder
-        let lock: FileLock
-        do {
-            try FileSystem.createDirectory(folder, permissions: 0o700)
-            lock = try FileLock.exclusive(folder)
-        } catch {
-            throw StoreError(.storage, "cannot lock \(folder)", underlying: error)
-        }
+        let lock = try RecordStore<UserCreated>.lockAccountArchives(in: folder)
         defer { lock.unlock() }
         return try body(folder)
     }

@@ -351,13 +351,7 @@ public final class LaunchedApp: Sendable {
         let folder = device.appGroup.archives
         // One start-fresh at a time on a device, in this process or another: two would write one archive name and
         // remove archives the other is reading. The state is read under the lock, so the second finds the first done.
-        let lock: FileLock
-        do {
-            try FileSystem.createDirectory(folder, permissions: 0o700)
-            lock = try FileLock.exclusive(folder)
-        } catch {
-            throw StoreError(.storage, "cannot create \(folder)", underlying: error)
-        }
+        let lock = try RecordStore<UserCreated>.lockAccountArchives(in: folder)
         defer { lock.unlock() }
         let state = try EngineState.read(from: stores.userCreated)
         guard let previous = state.boundUser, previous != device.session.account?.userRecordID else {

@@ -55,6 +55,40 @@ struct PartitionMirrorTests {
         _ = try await other.save(record)
     }
 
+    /// A phone signed into alice (another client made the zone), whose mirror has fetched and sent journal entries of
+    /// these names.
+    struct SyncedPhone {
+        let device: TestDevice
+        let stores: DeviceStores
+        let mirror: PartitionMirror
+        let other: PSDatabase
+        let zone: PSRecordZone.ID
+    }
+
+    /// Launches ``SyncedPhone``.
+    func syncedPhone(_ cloud: SyncEngineTestCloud, entries names: [String]) async throws -> SyncedPhone {
+        let (other, zone) = try await otherClientWithZone(cloud)
+        let device = try cloud.device("phone", signedInTo: "alice")
+        let (stores, phone) = try launch(device, folder: "phone")
+        try await phone.syncEngine.fetchChanges()
+        for name in names {
+            try await phone.insert(
+                journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string(name)], name: name)
+        }
+        try await phone.syncEngine.sendChanges()
+        return SyncedPhone(device: device, stores: stores, mirror: phone, other: other, zone: zone)
+    }
+
+    /// Signs the device into `account` and, once its mirror has heard, starts afresh for it.
+    @discardableResult
+    func startFresh(
+        _ device: TestDevice, _ phone: PartitionMirror, for account: String
+    ) async throws -> (path: String, records: Int)? {
+        try device.signIn(account)
+        try await phone.syncEngine.fetchChanges()
+        return try await phone.startFreshForSignedInAccount()
+    }
+
     @Test("an entry written on one device shows on the other; a baseline measured there never leaves it")
     func entriesSyncBaselinesStay() async throws {
         let cloud = try SyncEngineTestCloud()
@@ -384,14 +418,10 @@ struct PartitionMirrorTests {
     @Test("a sign-out keeps the data; the account, back, resumes where it stood and sends what was written meanwhile")
     func signOutKeepsTheData() async throws {
         let cloud = try SyncEngineTestCloud()
-        let (other, zone) = try await otherClientWithZone(cloud)
-        let device = try cloud.device("phone", signedInTo: "alice")
-        let (stores, phone) = try launch(device, folder: "phone")
-        try await phone.syncEngine.fetchChanges()
+        let synced = try await syncedPhone(cloud, entries: ["before", "deleted-elsewhere"])
+        let (device, stores, phone) = (synced.device, synced.stores, synced.mirror)
+        let (other, zone) = (synced.other, synced.zone)
         let fields: [String: FieldValue] = ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("kept")]
-        try await phone.insert(journal, fields: fields, name: "before")
-        try await phone.insert(journal, fields: fields, name: "deleted-elsewhere")
-        try await phone.syncEngine.sendChanges()
         device.signOut()
         try? await phone.syncEngine.fetchChanges()
         #expect(try await phone.status().state == .paused(.noAccount))
@@ -455,22 +485,13 @@ struct PartitionMirrorTests {
     @Test("an archive brought back does not bring back what was deleted on the server since it was made")
     func restoredArchiveKeepsDeletions() async throws {
         let cloud = try SyncEngineTestCloud()
-        let (other, zone) = try await otherClientWithZone(cloud)
-        let device = try cloud.device("phone", signedInTo: "alice")
-        let (stores, phone) = try launch(device, folder: "phone")
-        try await phone.syncEngine.fetchChanges()
-        let fields: [String: FieldValue] = ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("hers")]
-        try await phone.insert(journal, fields: fields, name: "kept")
-        try await phone.insert(journal, fields: fields, name: "deleted-since")
-        try await phone.syncEngine.sendChanges()
-        try device.signIn("bob")
-        try await phone.syncEngine.fetchChanges()
-        try await phone.startFreshForSignedInAccount()
+        let synced = try await syncedPhone(cloud, entries: ["kept", "deleted-since"])
+        let (device, stores, phone) = (synced.device, synced.stores, synced.mirror)
+        let (other, zone) = (synced.other, synced.zone)
+        try await startFresh(device, phone, for: "bob")
         try await phone.syncEngine.fetchChanges()
         _ = try await other.deleteRecord(withID: PSRecord.ID(recordName: "deleted-since", zoneID: zone))
-        try device.signIn("alice")
-        try await phone.syncEngine.fetchChanges()
-        try await phone.startFreshForSignedInAccount()
+        try await startFresh(device, phone, for: "alice")
         try await phone.syncEngine.fetchChanges()
         try await phone.syncEngine.sendChanges()
         // Sent again, it came back on the server (the sweep's seed 180).
@@ -481,13 +502,9 @@ struct PartitionMirrorTests {
     @Test("an app's deletion of the zone takes what it held here; an edit waiting to go up, and one never sent, stay")
     func deletedZoneTakesWhatItHeld() async throws {
         let cloud = try SyncEngineTestCloud()
-        _ = try await otherClientWithZone(cloud)
-        let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
-        try await phone.syncEngine.fetchChanges()
+        let synced = try await syncedPhone(cloud, entries: ["synced", "edited"])
+        let (stores, phone) = (synced.stores, synced.mirror)
         let fields: [String: FieldValue] = ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("up")]
-        try await phone.insert(journal, fields: fields, name: "synced")
-        try await phone.insert(journal, fields: fields, name: "edited")
-        try await phone.syncEngine.sendChanges()
         try await cloud.deleteZone(
             PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName), reason: .deleted, account: "alice")
         // Made after the deletion, before this device hears of it.
@@ -519,23 +536,14 @@ struct PartitionMirrorTests {
     @Test("an account's pause for the user's deletion of its zone goes into the archive with its data, and comes back")
     func archivedPauseComesBack() async throws {
         let cloud = try SyncEngineTestCloud()
-        _ = try await otherClientWithZone(cloud)
-        let device = try cloud.device("phone", signedInTo: "alice")
-        let (stores, phone) = try launch(device, folder: "phone")
-        try await phone.syncEngine.fetchChanges()
-        try await phone.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("hers")], name: "hers")
-        try await phone.syncEngine.sendChanges()
+        let synced = try await syncedPhone(cloud, entries: ["hers"])
+        let (device, stores, phone) = (synced.device, synced.stores, synced.mirror)
         try await cloud.deleteZone(
             PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName), reason: .purged, account: "alice")
         try await phone.syncEngine.fetchChanges()
         #expect(try await phone.status().state == .paused(.userDeletedZone))
-        try device.signIn("bob")
-        try await phone.syncEngine.fetchChanges()
-        try await phone.startFreshForSignedInAccount()
-        try device.signIn("alice")
-        try await phone.syncEngine.fetchChanges()
-        try await phone.startFreshForSignedInAccount()
+        try await startFresh(device, phone, for: "bob")
+        try await startFresh(device, phone, for: "alice")
         try await phone.syncEngine.fetchChanges()
         // Forgotten, the pause left "hers" here for ever, never up again (the sweep's seed 2057).
         #expect(try await phone.status().state == .paused(.userDeletedZone))
@@ -548,15 +556,10 @@ struct PartitionMirrorTests {
     @Test("an archive of the data's account that a start afresh killed midway left comes back at the next launch")
     func leftArchiveComesBack() async throws {
         let cloud = try SyncEngineTestCloud()
-        let device = try cloud.device("phone", signedInTo: "alice")
-        let (stores, first) = try launch(device, folder: "phone")
-        try await first.syncEngine.fetchChanges()
-        try await first.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("hers")], name: "hers")
+        let synced = try await syncedPhone(cloud, entries: ["hers"])
+        let (device, stores, first) = (synced.device, synced.stores, synced.mirror)
         let alice = try #require(await first.bookkeeping.accountRecordName)
-        try device.signIn("bob")
-        try await first.syncEngine.fetchChanges()
-        #expect(try await first.startFreshForSignedInAccount()?.records == 1)
+        #expect(try await startFresh(device, first, for: "bob")?.records == 1)
         #expect(try stores.userCreated.recordNames().isEmpty)
         // What a start afresh for alice killed after it bound the data to her, before her archive came back, leaves.
         try device.signIn("alice")

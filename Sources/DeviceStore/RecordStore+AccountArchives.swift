@@ -42,16 +42,18 @@ extension RecordStore where Kind == UserCreated {
     }
 
     /// Writes the archive of `previous`'s records into `folder`, or finds the one a start-fresh interrupted after
-    /// writing it left: the newest archive, when it holds exactly the records still here. The caller holds the
-    /// folder's lock (one start-fresh at a time on a device, in any process) and a write transaction of this store,
-    /// in which it read `active`.
+    /// writing it left: the newest archive, when it holds exactly the records still here. Either way the archive
+    /// returned holds exactly `active`, checked by reading it back, so the caller may remove them. The caller holds
+    /// the folder's lock (one start-fresh at a time on a device, in any process) and a write transaction of this
+    /// store, in which it read `active`.
     ///
     /// - Parameters:
     ///   - previous: The account whose records to archive.
     ///   - folder: The archives' folder.
     ///   - active: The records of `previous` this store holds, read in the caller's write transaction.
     /// - Returns: The archive and how many records it holds.
-    /// - Throws: ``StoreError`` when the archive cannot be read or written.
+    /// - Throws: ``StoreError`` when the archive cannot be read or written, or `storage` when the archive written
+    ///   does not hold exactly `active` (nothing may be removed then).
     public func writeAccountArchive(
         of previous: UserRecordID, in folder: String, holding active: ArchivableRows
     ) throws(StoreError) -> (path: String, records: Int) {
@@ -64,7 +66,14 @@ extension RecordStore where Kind == UserCreated {
             let archived = try archivedRows(of: previous, at: newest)
             if archived == active { return (newest, archived.count) }
         }
-        return (path, try archiveRecords(of: previous, to: path))
+        let count = try archiveRecords(of: previous, to: path)
+        guard try archivedRows(of: previous, at: path) == active else {
+            throw StoreError(
+                .storage,
+                "the archive \(path) does not hold the records of \(previous.recordName) the store holds; "
+                    + "nothing was removed")
+        }
+        return (path, count)
     }
 
     /// Brings back every archive of `user` in `folder` (whose lock the caller holds), newest first, removing each

@@ -19,7 +19,7 @@ extension PartitionMirror {
     @discardableResult
     public func userTurnedSyncOn() throws(MirrorError) -> Bool {
         guard bookkeeping.pausedForUserDeletion else { return false }
-        let user = bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
+        let user = dataAccount
         let held: Set<String>
         do {
             // The change tags are of the zone deleted: every record goes up as new (one another device uploaded

@@ -35,7 +35,7 @@ extension PartitionMirror {
         -> SyncStatus
     {
         let accountStatus = if let accountStatus { accountStatus } else { await database.container.accountStatus() }
-        let bound = bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
+        let bound = dataAccount
         let reported = bookkeeping.engineAccount.map(UserRecordID.init(recordName:))
         let pending = try store.syncSnapshot { try $0.sendablePendingCount(for: bound) }
         let facts = SyncFacts(

@@ -38,7 +38,8 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// answer, an internal error, or the process gone while it was in flight): a later refusal of another save of
     /// them proves nothing of that one.
     public var firstSendMayHaveLanded: Set<String> = []
-    /// The user deleted the zone in Settings (`purged`), this device learned of it, and sync waits for the user:
+    /// The zone was deleted (by the user in Settings, `purged`, or by an app, `deleted`, or gone for a reason the
+    /// list could not tell), this device learned of it, and sync waits for the user:
     /// nothing is sent and nothing held here is deleted, until the user turns sync on again
     /// (``PartitionMirror/userTurnedSyncOn()``), which uploads everything again. The status says paused, the app's
     /// data deleted from iCloud. (The app's own engine does the same: a deletion the user made is never undone
@@ -59,6 +60,17 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     public var zoneNotFoundHeard = false
     /// The purge was first heard of from a refused save (`userDeletedZone`), not from the database's list.
     public var purgeHeardFromRefusal = false
+    /// The zone was there since this device last learned of its deletion (or ever): a save landed in it, this
+    /// device created it, or the database's list listed it. A save refused with `zoneNotFound` then
+    /// means someone deleted it, as the app's own engine reads it (`EngineState.zoneReady`); without it, the zone
+    /// was never created, and the refusal creates it. Read from a file of an earlier version, it is `false`.
+    public var zoneKnown = false
+    /// A save was refused with `zoneNotFound` although the zone was known (``zoneKnown``): someone deleted it, and
+    /// only the database's list says who (an app or the user, which pause sync until the user's word, or an
+    /// encrypted-data reset, which uploads everything again). Until the list says it, nothing is sent and nothing
+    /// held here changes; the status says syncing. A fetch that began after the refusal and reads the list to its
+    /// end without a deletion of the zone cannot say it: sync pauses then, for the user's word.
+    public var zoneMissingHeard = false
 
     /// A zone deletion came that may be one this device already heard of or a new one (the user deleted the zone in
     /// Settings, the device heard of it from a refused save and created the zone again, and the database's list
@@ -111,6 +123,11 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
         purgedReportsHeard = try container.decodeIfPresent(Int.self, forKey: .purgedReportsHeard) ?? 0
         purgeHeardFromRefusal = try container.decodeIfPresent(Bool.self, forKey: .purgeHeardFromRefusal) ?? false
         zoneNotFoundHeard = try container.decodeIfPresent(Bool.self, forKey: .zoneNotFoundHeard) ?? false
+        // An earlier version did not keep it: its store may never have had a zone (bound, and empty), and a refusal
+        // that waited for the list's word would then pause a first sync for a deletion no one made. Read as unknown,
+        // the first refusal creates the zone, as that version did; from then on it is kept.
+        zoneKnown = try container.decodeIfPresent(Bool.self, forKey: .zoneKnown) ?? false
+        zoneMissingHeard = try container.decodeIfPresent(Bool.self, forKey: .zoneMissingHeard) ?? false
         reconcileOnFullFetch = try container.decodeIfPresent(Bool.self, forKey: .reconcileOnFullFetch) ?? false
         quotaExceededHeard = try container.decodeIfPresent(Bool.self, forKey: .quotaExceededHeard) ?? false
         initialFetchDone = try container.decodeIfPresent(Bool.self, forKey: .initialFetchDone) ?? false

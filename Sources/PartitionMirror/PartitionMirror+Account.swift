@@ -75,7 +75,9 @@ extension PartitionMirror {
         }
         // The zone's save only with something to put in it: queued for nothing, it would create again a zone
         // the user may have deleted in Settings since.
-        guard held == true, let engine, !bookkeeping.pausedForUserDeletion else { return }
+        // Nor while sync is paused for a deletion of the zone, or a save found the zone missing and the list has not
+        // said who deleted it: the zone is created again only at the user's word.
+        guard held == true, let engine, sendsChanges else { return }
         engine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: zoneID))])
         addUnsentChanges(to: engine)
     }
@@ -92,9 +94,9 @@ extension PartitionMirror {
         bookkeeping.accountRecordName == nil || bookkeeping.engineAccount == bookkeeping.accountRecordName
     }
 
-    /// Whether the engine may be given changes to send: it works for the data's account, and sync is not paused for
-    /// the user's deletion of the zone.
+    /// Whether the engine may be given changes to send: it works for the data's account, sync is not paused for a
+    /// deletion of the zone, and no save found the zone it knew missing (``MirrorBookkeeping/zoneMissingHeard``).
     var sendsChanges: Bool {
-        engineServesTheData && !bookkeeping.pausedForUserDeletion
+        engineServesTheData && !bookkeeping.pausedForUserDeletion && !bookkeeping.zoneMissingHeard
     }
 }

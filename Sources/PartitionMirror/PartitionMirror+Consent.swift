@@ -47,26 +47,44 @@ extension PartitionMirror {
         return true
     }
 
-    /// This device learned that the user deleted the zone in Settings: sync pauses until the user turns it on
-    /// again. Nothing held here is deleted, and nothing is sent: the engine's pending changes leave its list (the
-    /// store keeps them queued), and the zone is not created again.
+    /// This device learned that the zone was deleted (by the user in Settings, or by an app): sync pauses until the
+    /// user turns it on again. Nothing held here is deleted, and nothing is sent: the engine's pending changes leave
+    /// its list (the store keeps them queued), and the zone is not created again.
     ///
     /// - Parameters:
     ///   - heardFromRefusal: Whether the news came from a refused save (the database's list reports it later).
+    ///   - reportedReason: The reason the database's list gave, or `nil` when the news came otherwise.
     ///   - syncEngine: The engine.
-    func pauseForUserDeletion(heardFromRefusal: Bool, syncEngine: PSSyncEngine) {
+    func pauseForUserDeletion(
+        heardFromRefusal: Bool, reportedReason: PSDatabase.DatabaseChange.Deletion.Reason? = nil,
+        syncEngine: PSSyncEngine
+    ) {
+        bookkeeping.zoneKnown = false
+        bookkeeping.zoneMissingHeard = false
+        // Nothing here is deleted while paused (an earlier deletion's reconciling would): the user's word uploads
+        // everything held.
+        bookkeeping.reconcileOnFullFetch = false
         if bookkeeping.pausedForUserDeletion {
-            // The list's report of the deletion a refused save told of: no report of it is still to come.
-            if !heardFromRefusal && bookkeeping.purgeHeardFromRefusal {
+            // The list's report of the purge a refused save told of (`userDeletedZone`): no report of it is still to
+            // come. (A deletion by an app listed before it is an older one.)
+            if reportedReason == .purged && bookkeeping.purgeHeardFromRefusal {
                 bookkeeping.purgeHeardFromRefusal = false
-                persistBookkeeping()
             }
+            persistBookkeeping()
             return
         }
         bookkeeping.pausedForUserDeletion = true
         bookkeeping.purgeHeardFromRefusal = heardFromRefusal
         bookkeeping.zonePurgedByUser = false
         persistBookkeeping()
+        withdrawChangesFromTheEngine(syncEngine)
+    }
+
+    /// Takes every record change, and the zone's save, out of the engine's list: the store keeps them queued, for
+    /// when sync may send again.
+    ///
+    /// - Parameter syncEngine: The engine.
+    func withdrawChangesFromTheEngine(_ syncEngine: PSSyncEngine) {
         syncEngine.state.remove(pendingRecordZoneChanges: syncEngine.state.pendingRecordZoneChanges)
         syncEngine.state.remove(
             pendingDatabaseChanges: syncEngine.state.pendingDatabaseChanges.filter {

@@ -56,7 +56,7 @@ extension PartitionMirror {
                     try transaction.removePendingChange(named: name, ifRevision: pending.revision)
                 }
             }
-            for deletion in deletions {
+        for deletion in deletions {
                 // A record made here anew under the name of one deleted (this device's own delete, come back, or
                 // another's): no save of it ever left, so the deletion is of its predecessor, and it stays.
                 let name = deletion.recordName
@@ -114,9 +114,9 @@ extension PartitionMirror {
         persistBookkeeping()
     }
 
-    /// A deletion of the zone: by an app, what it held goes here too (what never went up stays); by the user in Settings, sync pauses and everything
-    /// here stays, until the user turns sync on again (``userTurnedSyncOn()``); in an encrypted-data reset,
-    /// everything here goes up again.
+    /// A deletion of the zone: by the user in Settings or by an app, sync pauses and everything here stays, until the
+    /// user turns sync on again (``userTurnedSyncOn()``); in an encrypted-data reset, everything here goes up again.
+    /// A save that found the zone missing waits for this news (``MirrorBookkeeping/zoneMissingHeard``).
     ///
     /// - Parameters:
     ///   - event: The database's changes.
@@ -124,79 +124,66 @@ extension PartitionMirror {
     func handleFetchedDatabaseChanges(_ event: PSSyncEngine.Event.FetchedDatabaseChanges, syncEngine: PSSyncEngine) {
         var changed = false
         let deletions = event.deletions.filter { $0.zoneID.zoneName == zoneID.zoneName }
+        // Listed as changed, the zone is there now (a deletion in the same list came first).
+        let zoneListed = event.modifications.contains { $0.zoneID.zoneName == zoneID.zoneName }
+        if bookkeeping.zoneMissingHeard && !deletions.isEmpty {
+            // The news a refused save waited for: the deletions below say who deleted the zone. (The zone listed with
+            // no deletion says nothing of who did: another device created it again since, and the deletion is before
+            // this list; the end of the fetch pauses then, ``handleDidFetchChanges(_:)``.)
+            bookkeeping.zoneMissingHeard = false
+            changed = true
+        }
         for deletion in deletions {
             // The user's deletion in Settings that this device heard of from a refused save, and turned sync on again
             // after, is still to be reported (the list reports in order, on one page or several): a deletion by an
-            // app listed before it is older than the user's word, and what it would delete here the user has since
-            // chosen to upload again (the purge took it from the server all the same).
+            // app listed before it is older than the user's word, which covers it (it would pause again for a
+            // deletion the user has answered).
             let consentedPurgeToCome =
                 (bookkeeping.zonePurgedByUser && bookkeeping.purgeHeardFromRefusal)
                 || bookkeeping.purgedReportsHeard > 0
             if consentedPurgeToCome, deletion.reason == .deleted, bookkeeping.deletedReportsHeard == 0 { continue }
             switch deletion.reason {
-            case .purged where bookkeeping.purgedReportsHeard > 0, .deleted where bookkeeping.deletedReportsHeard > 0:
-                // The deletion this device heard of from a refused save (`userDeletedZone`, `zoneNotFound`) and
-                // created the zone again after, or a second deletion: the list cannot tell. What the server no longer holds of what it confirmed goes:
-                // at the end of the zone's fetch, whole (the engine forgot its token), when the zone is there now;
-                // at once, below, when it is not. Deleting it all now would lose what went up since the first;
-                // keeping it all would keep what a second purge took.
+            case .purged where bookkeeping.purgedReportsHeard > 0,
+                // A zone never known, found missing and created here: an app's deletion listed now is of a zone
+                // before this device's (old news) only when the zone is there again; gone now, it went after this
+                // device created it, and pauses below. (Taken as old news, it deleted here what went up since.)
+                .deleted where bookkeeping.deletedReportsHeard > 0 && zoneListed:
+                // The deletion this device heard of from a refused save (`userDeletedZone` that the user turned sync on
+                // again after, or `zoneNotFound` for a zone never known) and created the zone again after, or a second
+                // deletion: the list cannot tell. What the server no longer holds of what it confirmed goes: at the end
+                // of the zone's fetch, whole (the engine forgot its token), when the zone is there now; at once, below,
+                // when it is not. Deleting it all now would lose what went up since the first; keeping it all would
+                // keep what a second purge took.
                 if deletion.reason == .purged {
                     bookkeeping.purgedReportsHeard -= 1
                 } else {
                     bookkeeping.deletedReportsHeard -= 1
                 }
-                if write("start remembering what the zone's fetch returns", { try $0.clearSeenRecords() }) != nil {
+                // Paused for a later deletion in this list, nothing here is deleted: the user's word uploads it all.
+                if !bookkeeping.pausedForUserDeletion,
+                    write("start remembering what the zone's fetch returns", { try $0.clearSeenRecords() }) != nil
+                {
                     bookkeeping.reconcileOnFullFetch = true
                 }
             case .purged where bookkeeping.zonePurgedByUser && bookkeeping.purgeHeardFromRefusal:
                 // The report of the deletion a refused save told of, which the user turned sync on again after,
                 // before this device created the zone again: the one consented to, not a new one.
                 bookkeeping.purgeHeardFromRefusal = false
-            case .purged:
-                // The user deleted the app's data in Settings: nothing goes up again without the user's word.
-                pauseForUserDeletion(heardFromRefusal: false, syncEngine: syncEngine)
-            case .deleted:
-                // What the zone held goes: the data's account's records the server confirmed, or may hold, unless an
-                // edit made here waits to go up (as when a save finds its record deleted, `unknownItem`): that goes up
-                // again, as new. What never went up stays too (written after the deletion, on a device that hears of
-                // it late, it is no part of what was deleted), and creates the zone again; another account's records
-                // the store keeps were never in this zone. Not deleted (the store refused), nothing of the bookkeeping
-                // changes either: the next launch starts from the state before this report, and hears it again.
-                let mayBeOnServer = bookkeeping.firstSendUnanswered.union(bookkeeping.untaggedMayBeOnServer)
-                let owner = dataAccount
-                let outcome = write("delete the records of the deleted zone") {
-                    transaction -> (gone: Set<String>, edited: Set<String>) in
-                    var gone: Set<String> = []
-                    var edited: Set<String> = []
-                    for name in try transaction.recordNames() {
-                        guard let record = try transaction.record(named: name),
-                            record.origin == nil || record.origin == owner,
-                            try mayBeOnServer.contains(name) || transaction.serverChangeTag(of: name) != nil
-                        else { continue }
-                        if try transaction.pendingChange(named: name)?.kind == .save {
-                            try transaction.putRecord(record, serverFields: nil)
-                            edited.insert(name)
-                        } else {
-                            try transaction.deleteRecord(named: name)
-                            try transaction.removePendingChange(named: name, ifRevision: nil)
-                            gone.insert(name)
-                        }
-                    }
-                    return (gone, edited)
+            case .purged, .deleted:
+                // The user deleted the app's data in Settings, or an app deleted the zone (another device's, another
+                // client): nothing goes up again without the user's word, and nothing here is deleted. The app's own
+                // engine does the same: a device cannot tell an app's deletion made at the user's wish from one made
+                // by mistake, and what it holds is the user's.
+                if deletion.reason == .deleted && bookkeeping.deletedReportsHeard > 0 {
+                    // Whether this is the report a refusal awaited or a later deletion, the pause covers both.
+                    bookkeeping.deletedReportsHeard -= 1
                 }
-                guard let outcome else { continue }
-                syncEngine.state.remove(pendingRecordZoneChanges: outcome.gone.map { .saveRecord(recordID($0)) })
-                // An edit sent again, as new, may meet a copy another device sent: it stays one that may be there.
-                bookkeeping.untaggedMayBeOnServer = outcome.edited
-                bookkeeping.firstSendUnanswered = []
-                bookkeeping.reconcileOnFullFetch = false
-                bookkeeping.zonePurgedByUser = false
-                bookkeeping.deletedReportsHeard = 0
-                bookkeeping.purgedReportsHeard = 0
-                bookkeeping.purgeHeardFromRefusal = false
+                pauseForUserDeletion(heardFromRefusal: false, reportedReason: deletion.reason, syncEngine: syncEngine)
             case .encryptedDataReset:
                 // The server lost them; this device still has them: upload them all again, as new records, into
-                // the zone created again.
+                // the zone created again. (Gone, the zone is no longer known, even if the store cannot be written
+                // below: a later refusal then creates it rather than wait for news that came.)
+                bookkeeping.zoneKnown = false
                 let user = UserRecordID(recordName: bookkeeping.accountRecordName ?? "")
                 // Every record held may be on the server again soon (each device uploads its copy): without its tag
                 // here, it stays one that may be.
@@ -224,9 +211,11 @@ extension PartitionMirror {
         let zoneThere = event.modifications.contains {
             $0.zoneID.zoneName == zoneID.zoneName && !deleted.contains($0.zoneID)
         }
-        // Listed as changed, the zone is there now (a deletion in the same list came first).
-        let zoneListed = event.modifications.contains { $0.zoneID.zoneName == zoneID.zoneName }
-        let zoneDeleted = event.deletions.contains { $0.zoneID.zoneName == zoneID.zoneName }
+        let zoneDeleted = !deletions.isEmpty
+        if zoneListed && !bookkeeping.zoneKnown {
+            bookkeeping.zoneKnown = true
+            changed = true
+        }
         if bookkeeping.reconcileOnFullFetch && zoneDeleted && !zoneListed {
             // Deleted after the token and not created again since (it would be listed as changed): the server holds
             // nothing of the zone, so nothing it confirmed is there. (A reset after the purge, in this list, has
@@ -252,5 +241,21 @@ extension PartitionMirror {
             changed = true
         }
         if changed { persistBookkeeping() }
+    }
+
+    /// The end of a fetch of the database's changes. A save that found the zone missing before the fetch began waits
+    /// for the list to say who deleted it; a fetch that read the list to its end without a word of the zone (its
+    /// deletion, or the zone there again) began past the deletion (a list read whole, from no change token, reports
+    /// no deletion). Who deleted the zone cannot be told then: sync pauses for the user's word, as the app's own
+    /// engine pauses for any zone it knew gone.
+    ///
+    /// - Parameter syncEngine: The engine.
+    func handleDidFetchChanges(_ syncEngine: PSSyncEngine) {
+        if bookkeeping.zoneMissingHeard && fetchBeganWithZoneMissing && syncEngine.lastFetchSucceeded {
+            pauseForUserDeletion(heardFromRefusal: false, syncEngine: syncEngine)
+        }
+        // A change an error took out of the engine goes again, now that the fetch brought any deletion of the zone.
+        addUnsentChanges(to: syncEngine)
+        noteDownloadCaughtUp(syncEngine)
     }
 }

@@ -12,9 +12,9 @@ extension PartitionMirror {
     static let deleteFindsNothing: Set<PSError.Code> = [.unknownItem, .zoneNotFound, .userDeletedZone]
 
     /// What a send's answer teaches: saves and deletes confirmed leave the store's queue (unless written again
-    /// since), a conflict is merged, a zone gone is created again (one the user deleted in Settings pauses sync
-    /// until the user turns it on again), a record gone is deleted unless an edit made here waits for it, a save
-    /// refused for good is not sent again.
+    /// since), a conflict is merged, a zone never there is created (one the user deleted in Settings pauses sync
+    /// until the user turns it on again; one this device knew waits for the database's list to say who deleted it),
+    /// a record gone is deleted unless an edit made here waits for it, a save refused for good is not sent again.
     ///
     /// - Parameters:
     ///   - event: The answer.
@@ -25,6 +25,13 @@ extension PartitionMirror {
         if !event.savedRecords.isEmpty && bookkeeping.zonePurgedByUser {
             // A save landed: the zone is there again, and a later deletion is news.
             bookkeeping.zonePurgedByUser = false
+        }
+        // Known before this answer: a send of several requests may meet the zone missing in one and there in a later
+        // one (another device created it in between), and a refusal it answers is no sign of a deletion (seed 4566).
+        let zoneKnown = bookkeeping.zoneKnown
+        // A save landed: the zone is there, and a later `zoneNotFound` says someone deleted it.
+        if event.savedRecords.contains(where: { $0.recordID.zoneID.zoneName == zoneID.zoneName }) {
+            bookkeeping.zoneKnown = true
         }
         for failed in event.failedRecordSaves {
             let name = failed.record.recordID.recordName
@@ -44,6 +51,7 @@ extension PartitionMirror {
         var untaggedHere: [String] = []
         var tooLarge: [String] = []
         var zoneNotFound = false
+        var zoneMissing = false
         let purgedBefore = bookkeeping.zonePurgedByUser
         let answered: Void? = write("record what the server answered") { transaction in
             for saved in event.savedRecords {
@@ -97,9 +105,16 @@ extension PartitionMirror {
                         if pending == nil { try transaction.queue(.save, name: name, type: local.type) }
                         newRecordChanges.append(.saveRecord(id))
                     }
+                case .zoneNotFound where zoneKnown && !purgedBefore:
+                    // Someone deleted the zone this device knew: an app or the user (sync waits for the user's word) or
+                    // an encrypted-data reset (everything goes up again). Only the database's list says which, and
+                    // until it does, nothing is sent and the record stays queued in the store. Created again here, it
+                    // would undo a deletion the user made elsewhere, as the app's own engine never does.
+                    zoneMissing = true
                 case .zoneNotFound:
-                    // The zone is gone: create it again and send the record again, without its stale change tag.
-                    // (The database's list may report its deletion after the zone is created again: old news then.)
+                    // A zone never there (or one the user turned sync on again for): create it and send the record
+                    // again, without its stale change tag. (The database's list may report a deletion after the zone is
+                    // created again: old news then.)
                     zoneNotFound = true
                     newDatabaseChanges.append(.saveZone(PSRecordZone(zoneID: id.zoneID)))
                     newRecordChanges.append(.saveRecord(id))
@@ -156,10 +171,15 @@ extension PartitionMirror {
         for name in tooLarge { note(Self.mergeTooLarge(name)) }
         if zoneNotFound { bookkeeping.zoneNotFoundHeard = true }
         noteOutcome(of: event)
-        if heardOfPurge { pauseForUserDeletion(heardFromRefusal: true, syncEngine: syncEngine) }
-        // Paused for the user's deletion (now, or by a fetch while this send was in flight), nothing goes to the
-        // engine: the store keeps every change queued for the user's word.
-        if !bookkeeping.pausedForUserDeletion {
+        if heardOfPurge {
+            pauseForUserDeletion(heardFromRefusal: true, syncEngine: syncEngine)
+        } else if zoneMissing && !bookkeeping.pausedForUserDeletion && !bookkeeping.zoneMissingHeard {
+            bookkeeping.zoneMissingHeard = true
+            withdrawChangesFromTheEngine(syncEngine)
+        }
+        // Paused for the user's deletion (now, or by a fetch while this send was in flight), or waiting to learn who
+        // deleted the zone, nothing goes to the engine: the store keeps every change queued.
+        if sendsChanges {
             syncEngine.state.add(pendingDatabaseChanges: newDatabaseChanges)
             syncEngine.state.add(pendingRecordZoneChanges: newRecordChanges)
         }
@@ -207,9 +227,12 @@ extension PartitionMirror {
     ///
     /// - Parameter event: The answer.
     func handleSentDatabaseChanges(_ event: PSSyncEngine.Event.SentDatabaseChanges) {
-        guard event.savedZones.contains(where: { $0.zoneID.zoneName == zoneID.zoneName }),
-            bookkeeping.zonePurgedByUser || bookkeeping.zoneNotFoundHeard
-        else { return }
+        guard event.savedZones.contains(where: { $0.zoneID.zoneName == zoneID.zoneName }) else { return }
+        if !bookkeeping.zoneKnown {
+            bookkeeping.zoneKnown = true
+            persistBookkeeping()
+        }
+        guard bookkeeping.zonePurgedByUser || bookkeeping.zoneNotFoundHeard else { return }
         if bookkeeping.zonePurgedByUser {
             bookkeeping.zonePurgedByUser = false
             if bookkeeping.purgeHeardFromRefusal {

@@ -20,12 +20,12 @@ import PrivateSyncFileSystem
 /// last writer winning (`FieldLevelLastWriterWins`), as the app's own engine does.
 ///
 /// What the sweep of Apple's sample taught (docs/cksyncengine.md) is kept, with the same meaning: the engine's
-/// events of an engine replaced are ignored; a zone deleted by an app deletes here what it held (an edit waiting to
-/// go up, and what never went up, stay), an encrypted-data reset uploads everything again. Two rules are the app's own engine's instead: the data of an
-/// account left stays on the device (signed out, the account back resumes where it stood; another account signed
-/// in pauses sync until the user chooses it, ``startFreshForSignedInAccount()``, which keeps the data in an
-/// archive); and a zone the user deleted in Settings pauses sync and keeps everything here until the user turns it
-/// on again (``userTurnedSyncOn()``), which uploads it all again; a save refused
+/// events of an engine replaced are ignored; an encrypted-data reset uploads everything again. Two rules are the app's
+/// own engine's instead: the data of an account left stays on the device (signed out, the account back resumes where
+/// it stood; another account signed in pauses sync until the user chooses it, ``startFreshForSignedInAccount()``,
+/// which keeps the data in an archive); and a zone deleted, by the user in Settings or by an app, pauses sync and
+/// keeps everything here until the user turns it on again (``userTurnedSyncOn()``), which uploads it all again (a
+/// save that finds a zone it knew missing waits for the database's list to say who deleted it); a save refused
 /// for good is not retried; a save that finds its record deleted on the server (`unknownItem`) deletes it here
 /// unless an edit made here waits for it; a fetched deletion deletes it (a delete wins), unless it was made anew here
 /// under its name and never sent. A record of another account than the one signed in never goes up.
@@ -52,6 +52,9 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     var engine: PSSyncEngine?
     /// Fetched pages in a row the store could not write (see ``pageRefetchLimit``).
     var pageWriteFailures = 0
+    /// Whether the engine's fetch under way began after a save found the zone missing
+    /// (``MirrorBookkeeping/zoneMissingHeard``): its list, read to the end, says who deleted the zone, or nothing.
+    var fetchBeganWithZoneMissing = false
     /// How many times in a row a page the store could not write makes the engine start again from the state before
     /// it.
     static let pageRefetchLimit = 3
@@ -228,14 +231,13 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
             handleSentRecordZoneChanges(event, syncEngine: syncEngine)
         case .sentDatabaseChanges(let event):
             handleSentDatabaseChanges(event)
+        case .willFetchChanges:
+            fetchBeganWithZoneMissing = bookkeeping.zoneMissingHeard
         case .didFetchChanges:
-            // A change an error took out of the engine goes again, now that the fetch brought any deletion of the
-            // zone.
-            addUnsentChanges(to: syncEngine)
-            noteDownloadCaughtUp(syncEngine)
+            handleDidFetchChanges(syncEngine)
         case .didFetchRecordZoneChanges(let event):
             handleDidFetchRecordZoneChanges(event)
-        case .willFetchChanges, .willFetchRecordZoneChanges, .willSendChanges, .didSendChanges:
+        case .willFetchRecordZoneChanges, .willSendChanges, .didSendChanges:
             break
         }
     }
@@ -333,10 +335,11 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
 
     /// Gives the engine every change the store holds (adding a change the engine holds changes nothing).
     ///
-    /// Not the zone's save: a zone that is gone is created again where a save fails for it, never on the guess that
-    /// it may be gone, which would bring back, into a zone the user deleted, what this device held before it heard.
+    /// Not the zone's save: a zone never there is created where a save fails for it, never on the guess that it may
+    /// be gone, which would bring back, into a zone the user deleted, what this device held before it heard.
     func addUnsentChanges(to engine: PSSyncEngine) {
-        // Paused (the user's deletion of the zone, another account), or signed out: the store keeps them.
+        // Paused (a deletion of the zone, another account), waiting to learn who deleted the zone, or signed out: the
+        // store keeps them.
         guard sendsChanges else { return }
         let rows: [PendingChangeRow]
         do {

@@ -44,7 +44,9 @@ public final class FlawedDelegate: DelegateFront {
             case .forgetsStateUpdates: [.stateRestored]
             case .dropsServerRecordChanged: [.convergence, .noLostWrites]
             case .takesPurgeForReset: [.purgedStaysDeleted]
-            case .ignoresAccountSwitches: [.privacy, .convergence]
+            // An app that reports a status, unaware of the switch, reads its own state against the other account's
+            // zone (the demo app's mirror takes that zone, missing, for one deleted, and pauses).
+            case .ignoresAccountSwitches: [.privacy, .convergence, .honestStatus]
             case .readdsRefusedSavesForever, .resendsWhatItFetched: [.quiescence]
             case .sendsInsideHandleEvent: [.noMisuse]
             case .ignoresFetchedDeletions: [.convergence]

@@ -42,6 +42,9 @@ final class SweepContainer: InterceptingContainer {
         } catch {
             hooks?.heard(
                 Self.causes(of: error), for: AccountSession.requestedFor, device: device, generation: generation)
+            if Self.findsZoneMissing(error) {
+                hooks?.foundZoneMissing(for: AccountSession.requestedFor, device: device, generation: generation)
+            }
             throw error
         }
         if case .modified(let result) = reply {
@@ -54,6 +57,9 @@ final class SweepContainer: InterceptingContainer {
             hooks?.heard(
                 Set((saves + deletes).flatMap(Self.causes(of:))), for: AccountSession.requestedFor, device: device,
                 generation: generation)
+            if saves.contains(where: Self.findsZoneMissing) {
+                hooks?.foundZoneMissing(for: AccountSession.requestedFor, device: device, generation: generation)
+            }
         }
         if await hooks?.afterRequest(device: device, generation: generation) == true {
             throw CloudError(.networkFailure, "the device crashed after the server applied its request")
@@ -78,6 +84,15 @@ final class SweepContainer: InterceptingContainer {
         }
     }
 
+    /// Whether an error says the zone is not there (`zoneNotFound`, of the request or of one of its items): an app's
+    /// deletion, an encrypted-data reset and a zone never created all answer so.
+    ///
+    /// - Parameter error: The error a request or one of its items met.
+    /// - Returns: Whether it says so.
+    static func findsZoneMissing(_ error: CloudError) -> Bool {
+        error.code == .zoneNotFound || error.partialErrors.values.contains { $0.code == .zoneNotFound }
+    }
+
     private func checkAlive() throws(CloudError) {
         if isDead { throw CloudError(.networkUnavailable, "the device crashed: its process makes no request") }
     }
@@ -94,4 +109,6 @@ protocol SweepHooks: AnyObject, Sendable {
     /// errors that are causes for a pause or a wait: a status may name them from now on, while that account is
     /// signed in.
     func heard(_ causes: Set<SweptStatus.Cause>, for user: UserRecordID?, device: Int, generation: Int)
+    /// A request of the device, made for `user`, found its zone missing (`zoneNotFound`).
+    func foundZoneMissing(for user: UserRecordID?, device: Int, generation: Int)
 }

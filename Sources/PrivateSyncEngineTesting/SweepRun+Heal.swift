@@ -19,7 +19,7 @@ extension SweepRun {
             await cloud.scheduler.runUntilIdle(maximumRuns: 2_000)
             checkMisuses()
             if failed { return }
-            if await pendingWork().isEmpty, await awaitingTheUser().isEmpty { break }
+            if await pendingWork().isEmpty, await awaitingTheUser().isEmpty, await notYetUpToDate().isEmpty { break }
         }
         if let (device, pending) = await pendingWork().first {
             fail(
@@ -102,6 +102,21 @@ extension SweepRun {
             if let app = await app(device), case .paused(let cause)? = await app.status(), Self.awaitsTheUser(cause) {
                 found.append(device)
             }
+        }
+        return found
+    }
+
+    /// The devices signed in whose apps do not yet say they are up to date (an app that shows no status says
+    /// nothing): an app may keep changes from its engine while it waits for news (the demo app's mirror, when a save
+    /// found the zone it knew missing, waits for the database's list to say who deleted it; its status then reads
+    /// syncing, or a pause an earlier refusal left), and the next round brings the news. The end of the heal holds
+    /// every status to up to date all the same.
+    func notYetUpToDate() async -> [Int] {
+        var found: [Int] = []
+        let count = state.withLock { $0.devices.count }
+        for device in 0..<count where account(of: device) != nil {
+            guard let app = await app(device), let status = await app.status() else { continue }
+            if status != .on(.upToDate) { found.append(device) }
         }
         return found
     }

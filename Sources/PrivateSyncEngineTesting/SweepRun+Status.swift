@@ -16,6 +16,28 @@ extension SweepRun {
         }
     }
 
+    /// A request found the zone missing after an encrypted-data reset took it: the device may pause, as for a
+    /// deletion (`userDeletedZone`). A reset and an app's deletion answer alike (`zoneNotFound`), and only the
+    /// database's list tells them apart, which it cannot when it was read from no change token after the deletion
+    /// (an expired token): an app that pauses then, as the demo app's mirror and its own engine do, asks the user
+    /// rather than undo a deletion it cannot rule out. Its status is not a lie. (Before any deletion of the
+    /// account's zone, a zone not found is one never created, and names no cause.)
+    ///
+    /// - Parameters:
+    ///   - user: The account the request was made for, or `nil` when unknown.
+    ///   - device: The device.
+    ///   - generation: Its launch.
+    func foundZoneMissing(for user: UserRecordID?, device: Int, generation: Int) {
+        let requestedFor = user.flatMap { user in
+            sweep.configuration.accounts.first { (try? AccountID($0))?.userRecordID == user }
+        }
+        guard let account = requestedFor ?? account(of: device) else { return }
+        state.withLock { state in
+            guard state.devices[device].generation == generation, state.resetAccounts.contains(account) else { return }
+            state.devices[device].causesHeard[account, default: []].insert(.userDeletedZone)
+        }
+    }
+
     /// After each step, every running app's status against what the sweep knows of its device: never off (every
     /// device wants sync), paused for the account exactly while no account is signed in, any other pause only for a
     /// cause this device met (``SweptStatus/Cause``), and waiting only after a transient failure it met; and never up

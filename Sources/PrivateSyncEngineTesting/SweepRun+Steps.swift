@@ -290,7 +290,13 @@ extension SweepRun {
             $0.history.zoneDeleted(
                 account: account, reason: reason, step: $0.step, server: server, heldByDevices: held)
         }
-        if reason != .encryptedDataReset { state.withLock { _ = $0.purgedAccounts.insert(account) } }
+        state.withLock {
+            if reason == .encryptedDataReset {
+                _ = $0.resetAccounts.insert(account)
+            } else {
+                _ = $0.purgedAccounts.insert(account)
+            }
+        }
         note("\(account)'s zones \(zones.map(\.zoneName).sorted()) deleted (\(reason))")
         for zone in zones {
             try? await cloud.deleteZone(zone, reason: reason, account: account)

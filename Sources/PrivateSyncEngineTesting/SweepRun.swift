@@ -80,6 +80,8 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         /// a status may name the deletion from then on (an app that cannot tell the two apart pauses for both, as
         /// for a zone it finds gone without a report).
         var purgedAccounts: Set<String> = []
+        /// The accounts whose zone an encrypted-data reset took (``SweepRun/foundZoneMissing(for:device:generation:)``).
+        var resetAccounts: Set<String> = []
     }
 
     let sweep: DelegateSweep<App>

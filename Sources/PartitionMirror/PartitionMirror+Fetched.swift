@@ -56,7 +56,7 @@ extension PartitionMirror {
                     try transaction.removePendingChange(named: name, ifRevision: pending.revision)
                 }
             }
-        for deletion in deletions {
+            for deletion in deletions {
                 // A record made here anew under the name of one deleted (this device's own delete, come back, or
                 // another's): no save of it ever left, so the deletion is of its predecessor, and it stays.
                 let name = deletion.recordName

@@ -9,6 +9,9 @@ Mutants/NAME.patch over the clean code, with a header:
     Caught-by: 3 4          the invariants (numbers, Simulator/SimulationResult.swift) that may catch it
     What: one line on what the bug does and where it came from
     Pinned-by: FILTER       optional: the `swift test --filter` of a scenario test that must fail on the mutant
+    Engine: cksyncengine    optional: a bug of the demo app's mirror (Sources/PartitionMirror), hunted by the
+                            delegate sweep (`simulate --engine cksyncengine`); its Caught-by then names the sweep's
+                            invariants (DelegateSweepFailure.Invariant: noLostWrites, purgedStaysDeleted, ...)
 
 A mutant with `Pinned-by:` that the simulator does not catch within the seeds is run against that scenario test in
 the scratch copy; if the test fails on it, the run goes on and says "PINNED ONLY" (a finding: the simulator no
@@ -40,9 +43,14 @@ MUTANTS = os.path.join(ROOT, "Mutants")
 WORK = os.path.join(ROOT, ".build", "mutants")
 TREE = os.path.join(WORK, "tree")
 INVARIANTS = range(1, 15)
+# The delegate sweep's invariants (Sources/PrivateSyncEngineTesting/DelegateSweepFailure.swift), for a mutant of the
+# mirror.
+SWEEP_INVARIANTS = ("convergence", "noLostWrites", "purgedStaysDeleted", "privacy", "eventsPaired", "quiescence",
+                    "noMisuse", "stateRestored", "honestStatus", "appFailed")
+ENGINES = ("app", "cksyncengine")
 # Where a mutant may change code: the library modules whose behaviour the simulator checks.
 LIBRARY = ("Sources/PrivateSync/", "Sources/DeviceStore/", "Sources/PrivateCloud/", "Sources/SimulatedWorld/",
-           "Sources/PrivateSyncSQLite/", "Sources/PrivateSyncFileSystem/")
+           "Sources/PrivateSyncSQLite/", "Sources/PrivateSyncFileSystem/", "Sources/PartitionMirror/")
 
 
 class Mutant:
@@ -55,7 +63,14 @@ class Mutant:
         fields = dict(line.split(": ", 1) for line in header.strip().splitlines() if ": " in line)
         self.name = fields.get("Mutant", "")
         self.what = fields.get("What", "")
-        self.caught_by = [int(n) for n in fields.get("Caught-by", "").split() if n.isdigit()]
+        self.engine = fields.get("Engine", "app").strip()
+        words = fields.get("Caught-by", "").split()
+        if self.engine == "cksyncengine":
+            self.caught_by = [w for w in words if w in SWEEP_INVARIANTS]
+            self.caught_by_is_whole = len(self.caught_by) == len(words)
+        else:
+            self.caught_by = [int(n) for n in words if n.isdigit()]
+            self.caught_by_is_whole = len(self.caught_by) == len(words)
         # The scenario test that pins the bug, for one the simulator has stopped reaching: it must fail on the mutant.
         self.pinned_by = fields.get("Pinned-by", "").strip()
         self.files = re.findall(r"^\+\+\+ b/(\S+)$", self.diff, re.M)
@@ -66,7 +81,13 @@ class Mutant:
             found.append(f"{self.file}: its header names the mutant {self.name!r}, not the file's name")
         if not self.what:
             found.append(f"{self.file}: no 'What:' line")
-        if not self.caught_by or any(n not in INVARIANTS for n in self.caught_by):
+        if self.engine not in ENGINES:
+            found.append(f"{self.file}: 'Engine:' must be one of {', '.join(ENGINES)}")
+        elif self.engine == "cksyncengine":
+            if not self.caught_by or not self.caught_by_is_whole:
+                found.append(f"{self.file}: 'Caught-by:' must list the delegate sweep's invariants "
+                             f"({', '.join(SWEEP_INVARIANTS)})")
+        elif not self.caught_by or not self.caught_by_is_whole or any(n not in INVARIANTS for n in self.caught_by):
             found.append(f"{self.file}: 'Caught-by:' must list invariant numbers 1 to {INVARIANTS[-1]}")
         if not self.files:
             found.append(f"{self.file}: changes no file")
@@ -161,10 +182,12 @@ def with_mutant(mutant, configuration, body):
                 out.write(data)
 
 
-def failure(binary, seed, steps):
-    """The invariant number seed `seed` fails by, or None when it passes."""
-    run = subprocess.run([binary, "simulate", "--seed", str(seed), "--steps", str(steps), "--json"],
-                         capture_output=True, text=True)
+def failure(binary, seed, steps, engine="app"):
+    """The invariant seed `seed` fails by (a number for the app engine's simulator, a name for the delegate sweep of
+    the mirror), or None when it passes. The delegate sweep runs its own number of steps."""
+    arguments = ["simulate", "--seed", str(seed), "--json"]
+    arguments += ["--engine", "cksyncengine"] if engine == "cksyncengine" else ["--steps", str(steps)]
+    run = subprocess.run([binary] + arguments, capture_output=True, text=True)
     if run.returncode not in (0, 1):
         raise RuntimeError(f"simulate --seed {seed} exited {run.returncode}: {run.stderr[-500:]}")
     failures = json.loads(run.stdout)["failures"]
@@ -213,10 +236,10 @@ def main():
             if binary is None:
                 return f"does not build:\n{log}"
             for seed in range(args.seeds):
-                invariant = failure(binary, seed, args.steps)
+                invariant = failure(binary, seed, args.steps, mutant.engine)
                 if invariant is None:
                     continue
-                if failure(baseline, seed, args.steps) is not None:
+                if failure(baseline, seed, args.steps, mutant.engine) is not None:
                     print(f"  {mutant.name}: seed {seed} fails the clean build too, passed over")
                     continue
                 if invariant not in mutant.caught_by:

@@ -131,6 +131,10 @@ public final class SweptPartitionMirror: SweptApp {
         }
     }
 
+    /// The mirror pauses after an app's deletion of its zone as after the user's, and uploads nothing until the user
+    /// turns sync on again.
+    public static var waitsForTheUserAfterAnAppsDeletion: Bool { true }
+
     /// The user turns sync on again after deleting the app's data in Settings
     /// (``PartitionMirror/userTurnedSyncOn()``).
     ///

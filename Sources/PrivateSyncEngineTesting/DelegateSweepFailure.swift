@@ -9,7 +9,9 @@ public struct DelegateSweepFailure: Sendable, CustomStringConvertible {
         /// Every write the app acknowledged is on the server at the end, unless a rule removed it (a later write or
         /// delete of the item, a deletion of the zone by the app or the user, an account change before it went up).
         case noLostWrites
-        /// What the user deleted from iCloud settings (a zone purged) does not come back, unless written again.
+        /// What the user deleted from iCloud settings (a zone purged) does not come back, unless written again or
+        /// held by a device the user answered; nor what an app deleted, for an app that waits for the user after it
+        /// (``SweptApp/waitsForTheUserAfterAnAppsDeletion``).
         case purgedStaysDeleted
         /// Nothing written under one account reaches another account's database.
         case privacy

@@ -71,8 +71,10 @@ package struct SweepHistory: Sendable {
     package init() {}
     private var byValue: [String: Int] = [:]
     private var deletions: [String: [ZoneDeletion]] = [:]
-    /// Per account, the values the user deleted from iCloud settings, with the step and when (``tick``).
-    private var purged: [String: [String: (step: Int, tick: Int)]] = [:]
+    /// Per account, the values the user deleted from iCloud settings (or an app deleted, for an app that waits for
+    /// the user after it), with the step, when (``tick``) and the deletion's reason.
+    private var purged: [String: [String: (step: Int, tick: Int, reason: PSDatabase.DatabaseChange.Deletion.Reason)]] =
+        [:]
     /// Counts the events that order a save heard up against a zone deletion.
     private var tick = 0
     /// Per account, the values each device held at an encrypted-data reset: the values it is to upload again, until
@@ -201,10 +203,14 @@ package struct SweepHistory: Sendable {
     ///   - server: The account's items on the server just before.
     ///   - heldByDevices: For an encrypted-data reset, the values each device signed into the account showed (a
     ///     device that can learn of it: one whose engine holds a database change token).
+    ///   - staysDeleted: Whether what the server held stays deleted unless the user answers: a purge's does (the
+    ///     default, `nil`, is whether `reason` is `purged`), and an app's deletion's does for an app that waits for
+    ///     the user after it (``SweptApp/waitsForTheUserAfterAnAppsDeletion``).
     package mutating func zoneDeleted(
         account: String, reason: PSDatabase.DatabaseChange.Deletion.Reason, step: Int, server: [String: String],
-        heldByDevices: [Int: Set<String>]
+        heldByDevices: [Int: Set<String>], staysDeleted: Bool? = nil
     ) {
+        let staysDeleted = staysDeleted ?? (reason == .purged)
         let held = heldByDevices.values.reduce(into: Set<String>()) { $0.formUnion($1) }
         if reason == .encryptedDataReset {
             for (device, values) in heldByDevices {
@@ -223,9 +229,9 @@ package struct SweepHistory: Sendable {
                 writes[index].forgiven = "an encrypted-data reset at step \(step) lost it, and no device held it"
             }
         }
-        if reason == .purged {
+        if staysDeleted {
             tick += 1
-            for value in server.values { purged[account, default: [:]][value] = (step, tick) }
+            for value in server.values { purged[account, default: [:]][value] = (step, tick, reason) }
         }
     }
 
@@ -318,13 +324,15 @@ package struct SweepHistory: Sendable {
             // A save its device had not heard had landed when the user deleted the zone may land again at any time
             // (at-least-once): after the purge too, sent again by a device that could not learn of it (a fetch from
             // no change token reports no deletion), into a zone its save creates again.
-            if let held, let (step, purgedAt) = purged[account]?[held],
+            if let held, let (step, purgedAt, reason) = purged[account]?[held],
                 byValue[held].map({ (writes[$0].heardUpTick ?? Int.max) < purgedAt }) ?? true
             {
+                let deletion =
+                    reason == .purged
+                    ? "the user deleted it from iCloud settings" : "an app deleted its zone, with no word of the user since"
                 return Verdict(
                     invariant: .purgedStaysDeleted,
-                    message: "\(account)'s \(key) = \(held) came back after the user deleted it from iCloud settings "
-                        + "at step \(step)")
+                    message: "\(account)'s \(key) = \(held) came back after \(deletion) at step \(step)")
             }
             var allowed = allowedValues(itemWrites)
             for write in itemWrites where write.value.map({ heldAtReset[account]?.contains($0) ?? false }) ?? false {

@@ -288,7 +288,8 @@ extension SweepRun {
         let server = serverSnapshot(of: account) ?? [:]
         state.withLock {
             $0.history.zoneDeleted(
-                account: account, reason: reason, step: $0.step, server: server, heldByDevices: held)
+                account: account, reason: reason, step: $0.step, server: server, heldByDevices: held,
+                staysDeleted: reason == .purged || (reason == .deleted && App.waitsForTheUserAfterAnAppsDeletion))
         }
         state.withLock {
             if reason == .encryptedDataReset {

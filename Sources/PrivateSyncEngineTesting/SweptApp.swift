@@ -61,6 +61,14 @@ public protocol SweptApp: AnyObject, Sendable {
     ///   app that never keeps a left account's data, is `false`.
     /// - Throws: When the app cannot do it; the sweep fails the run (`appFailed`).
     func userStartsAfresh() async throws -> Bool
+
+    /// Whether the app waits for the user after an app's deletion of its zone (`deleted`) as after the user's in
+    /// Settings: it pauses, and uploads nothing into the zone until ``userTurnsSyncOnAgain()`` (the app's own engine
+    /// and the demo app's mirror do). The sweep then holds it to the user's deletion's rule for both: a value the
+    /// server held when its zone was deleted never comes back, unless a device the user answered held it, or its
+    /// device had not heard it land before the deletion (at-least-once). `false`, the default, is Apple's sample's
+    /// way, which deletes what the zone held and goes on.
+    static var waitsForTheUserAfterAnAppsDeletion: Bool { get }
 }
 
 extension SweptApp {
@@ -88,4 +96,7 @@ extension SweptApp {
     ///
     /// - Returns: `false`.
     public func userStartsAfresh() async throws -> Bool { false }
+
+    /// An app's deletion is not waited on: the app deletes what the zone held, as Apple's sample does.
+    public static var waitsForTheUserAfterAnAppsDeletion: Bool { false }
 }

@@ -56,13 +56,31 @@ struct SweepHistoryTests {
         #expect(verdict?.invariant == (code == nil ? .noLostWrites : nil))
     }
 
-    @Test("what the user deleted from iCloud settings may not come back; a later write may")
-    func purgedStaysDeleted() {
+    /// A deletion of the zone, and whether the app waits for the user after it (``SweptApp``'s
+    /// `waitsForTheUserAfterAnAppsDeletion`).
+    struct StayingDeletion: CustomStringConvertible {
+        let reason: PSDatabase.DatabaseChange.Deletion.Reason
+        let appWaits: Bool
+        var staysDeleted: Bool { reason == .purged || appWaits }
+        var description: String { "\(reason), \(appWaits ? "an app that waits" : "an app that does not")" }
+    }
+
+    @Test(
+        "what the user deleted from iCloud settings may not come back, nor what an app deleted for an app that waits for the user after it; a later write may",
+        arguments: [
+            StayingDeletion(reason: .purged, appWaits: false), StayingDeletion(reason: .deleted, appWaits: true),
+            StayingDeletion(reason: .deleted, appWaits: false),
+        ])
+    func purgedStaysDeleted(_ deletion: StayingDeletion) {
         var history = edited()
         history.heardUp(device: 1, key: "k", value: "v2")
-        history.zoneDeleted(account: "alice", reason: .purged, step: 2, server: ["k": "v2"], heldByDevices: [:])
+        history.zoneDeleted(
+            account: "alice", reason: deletion.reason, step: 2, server: ["k": "v2"], heldByDevices: [:],
+            staysDeleted: deletion.reason == .purged ? nil : deletion.appWaits)
         #expect(history.verdict(account: "alice", server: [:], refused: []) == nil)
-        #expect(history.verdict(account: "alice", server: ["k": "v2"], refused: [])?.invariant == .purgedStaysDeleted)
+        #expect(
+            history.verdict(account: "alice", server: ["k": "v2"], refused: [])?.invariant
+                == (deletion.staysDeleted ? .purgedStaysDeleted : nil))
         history.record(account: "alice", device: 0, key: "k", value: "v3", parent: "v2", step: 3)
         #expect(history.verdict(account: "alice", server: ["k": "v3"], refused: []) == nil)
     }

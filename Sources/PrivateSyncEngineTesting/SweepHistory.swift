@@ -329,7 +329,8 @@ package struct SweepHistory: Sendable {
             {
                 let deletion =
                     reason == .purged
-                    ? "the user deleted it from iCloud settings" : "an app deleted its zone, with no word of the user since"
+                    ? "the user deleted it from iCloud settings"
+                    : "an app deleted its zone, with no word of the user since"
                 return Verdict(
                     invariant: .purgedStaysDeleted,
                     message: "\(account)'s \(key) = \(held) came back after \(deletion) at step \(step)")

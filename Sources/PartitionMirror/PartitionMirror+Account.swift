@@ -76,8 +76,10 @@ extension PartitionMirror {
         // The zone's save only with something to put in it: queued for nothing, it would create again a zone
         // the user may have deleted in Settings since.
         // Nor while sync is paused for a deletion of the zone, or a save found the zone missing and the list has not
-        // said who deleted it: the zone is created again only at the user's word.
-        guard held == true, let engine, sendsChanges else { return }
+        // said who deleted it: the zone is created again only at the user's word. Nor for a zone this device knows:
+        // it is there, as far as it knows, and a save queued for it would create it again, unasked, if someone
+        // deleted it meanwhile (a sign-out and back, the account's own zone deleted in between: the sweep's seed 562).
+        guard held == true, let engine, sendsChanges, !bookkeeping.zoneKnown else { return }
         engine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: zoneID))])
         addUnsentChanges(to: engine)
     }

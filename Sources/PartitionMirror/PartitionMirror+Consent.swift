@@ -35,13 +35,21 @@ extension PartitionMirror {
         bookkeeping.untaggedMayBeOnServer.formUnion(held)
         bookkeeping.firstSendUnanswered = []
         bookkeeping.pausedForUserDeletion = false
-        bookkeeping.zonePurgedByUser = true
+        // Until the zone is there again, a refusal for its deletion is of the deletion consented to, and creates it.
+        // Known there already (another device made it again, and a fetch listed it), a later refusal is news: a new
+        // deletion (the sweep's seed 3718: taken as the old one, it created the zone again unasked).
+        bookkeeping.zonePurgedByUser = !bookkeeping.zoneKnown
         // Not written, the next launch reads the pause again and asks again: nothing is lost either way.
         persistBookkeeping()
-        // Signed out, or into another account: the data's account, back, creates the zone (``bind(to:)``).
+        // Signed out, or into another account: the data's account, back, creates the zone (``bind(to:)``). Not a
+        // zone known to be there again (another device made it, and a fetch listed it since): the creation would
+        // wait in the engine and, should someone delete the zone before it goes, undo that deletion unasked (the
+        // sweep's seed 3718).
         if sendsChanges {
             let engine = syncEngine
-            engine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: zoneID))])
+            if !bookkeeping.zoneKnown {
+                engine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: zoneID))])
+            }
             addUnsentChanges(to: engine)
         }
         return true
@@ -86,9 +94,18 @@ extension PartitionMirror {
     /// - Parameter syncEngine: The engine.
     func withdrawChangesFromTheEngine(_ syncEngine: PSSyncEngine) {
         syncEngine.state.remove(pendingRecordZoneChanges: syncEngine.state.pendingRecordZoneChanges)
-        syncEngine.state.remove(
-            pendingDatabaseChanges: syncEngine.state.pendingDatabaseChanges.filter {
-                if case .saveZone(let zone) = $0 { zone.zoneID.zoneName == zoneID.zoneName } else { false }
-            })
+        dropZoneSave(from: syncEngine)
+    }
+
+    /// Takes the zone's save out of the engine's list: paused, or the zone known to be there, nothing is to be
+    /// created. A save left there (queued when the zone was not known, kept in the state across a launch) would
+    /// create the zone again, unasked, should someone delete it before the engine sends (the sweep's seed 1343).
+    ///
+    /// - Parameter syncEngine: The engine.
+    func dropZoneSave(from syncEngine: PSSyncEngine) {
+        let saves = syncEngine.state.pendingDatabaseChanges.filter {
+            if case .saveZone(let zone) = $0 { zone.zoneID.zoneName == zoneID.zoneName } else { false }
+        }
+        if !saves.isEmpty { syncEngine.state.remove(pendingDatabaseChanges: saves) }
     }
 }

@@ -143,22 +143,18 @@ extension PartitionMirror {
                 || bookkeeping.purgedReportsHeard > 0
             if consentedPurgeToCome, deletion.reason == .deleted, bookkeeping.deletedReportsHeard == 0 { continue }
             switch deletion.reason {
-            case .purged where bookkeeping.purgedReportsHeard > 0,
-                // A zone never known, found missing and created here: an app's deletion listed now is of a zone
-                // before this device's (old news) only when the zone is there again; gone now, it went after this
-                // device created it, and pauses below. (Taken as old news, it deleted here what went up since.)
-                .deleted where bookkeeping.deletedReportsHeard > 0 && zoneListed:
-                // The deletion this device heard of from a refused save (`userDeletedZone` that the user turned sync on
-                // again after, or `zoneNotFound` for a zone never known) and created the zone again after, or a second
-                // deletion: the list cannot tell. What the server no longer holds of what it confirmed goes: at the end
+            // (An app's deletion is never taken for old news, though this device may have created the zone after
+            // a save found it missing (never known): the list cannot tell a deletion before that creation from one
+            // after it. Taken as old news, a new one went unanswered: it deleted here what went up since (seed
+            // 3780), and let this device go on syncing into a zone the user had not answered for (5357). It pauses
+            // below: at worst, the user is asked once more.)
+            case .purged where bookkeeping.purgedReportsHeard > 0:
+                // The purge this device heard of from a refused save (`userDeletedZone`), that the user turned sync on
+                // again after and the zone was created again, or a second purge: the list cannot tell. What the server no longer holds of what it confirmed goes: at the end
                 // of the zone's fetch, whole (the engine forgot its token), when the zone is there now; at once, below,
                 // when it is not. Deleting it all now would lose what went up since the first; keeping it all would
                 // keep what a second purge took.
-                if deletion.reason == .purged {
-                    bookkeeping.purgedReportsHeard -= 1
-                } else {
-                    bookkeeping.deletedReportsHeard -= 1
-                }
+                bookkeeping.purgedReportsHeard -= 1
                 // Paused for a later deletion in this list, nothing here is deleted: the user's word uploads it all.
                 if !bookkeeping.pausedForUserDeletion,
                     write("start remembering what the zone's fetch returns", { try $0.clearSeenRecords() }) != nil
@@ -216,6 +212,8 @@ extension PartitionMirror {
             bookkeeping.zoneKnown = true
             changed = true
         }
+        // Listed, the zone is there now (after any deletion in this list): nothing is to be created.
+        if zoneListed { dropZoneSave(from: syncEngine) }
         if bookkeeping.reconcileOnFullFetch && zoneDeleted && !zoneListed {
             // Deleted after the token and not created again since (it would be listed as changed): the server holds
             // nothing of the zone, so nothing it confirmed is there. (A reset after the purge, in this list, has

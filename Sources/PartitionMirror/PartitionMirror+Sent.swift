@@ -32,6 +32,7 @@ extension PartitionMirror {
         // A save landed: the zone is there, and a later `zoneNotFound` says someone deleted it.
         if event.savedRecords.contains(where: { $0.recordID.zoneID.zoneName == zoneID.zoneName }) {
             bookkeeping.zoneKnown = true
+            dropZoneSave(from: syncEngine)
         }
         for failed in event.failedRecordSaves {
             let name = failed.record.recordID.recordName

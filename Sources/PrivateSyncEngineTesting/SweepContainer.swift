@@ -32,6 +32,11 @@ final class SweepContainer: InterceptingContainer {
     func intercept(_ call: InterceptedCall) async throws(CloudError) -> InterceptedCall.Reply {
         if case .accountStatus = call { return try await base.perform(call) }
         try checkAlive()
+        // Judged when the device makes the request: a deletion in another device's step run below lands while it is
+        // in flight, which the device cannot know of.
+        if case .saveZones = call {
+            hooks?.creatingZone(for: AccountSession.requestedFor, device: device, generation: generation)
+        }
         if await hooks?.beforeRequest(device: device, generation: generation) == true {
             throw CloudError(.networkFailure, "the device crashed before its request left")
         }
@@ -111,4 +116,6 @@ protocol SweepHooks: AnyObject, Sendable {
     func heard(_ causes: Set<SweptStatus.Cause>, for user: UserRecordID?, device: Int, generation: Int)
     /// A request of the device, made for `user`, found its zone missing (`zoneNotFound`).
     func foundZoneMissing(for user: UserRecordID?, device: Int, generation: Int)
+    /// A request of the device, made for `user`, is about to create a zone.
+    func creatingZone(for user: UserRecordID?, device: Int, generation: Int)
 }

@@ -115,6 +115,7 @@ extension SweepRun {
             for (key, value) in sweep.serverSnapshot(sent.savedRecords) {
                 state.history.heardUp(device: device, key: key, value: value)
             }
+            if !sent.savedRecords.isEmpty { Self.noteZoneThere(device: device, &state) }
             if let account = state.devices[device].session.account?.rawValue,
                 sent.failedRecordSaves.contains(where: { $0.error.code == .userDeletedZone })
             {
@@ -133,6 +134,9 @@ extension SweepRun {
             for (key, value) in sweep.serverSnapshot(fetched.modifications.map(\.record)) {
                 state.history.heardUp(device: device, key: key, value: value)
             }
+            if !fetched.modifications.isEmpty { Self.noteZoneThere(device: device, &state) }
+        case .sentDatabaseChanges(let sent):
+            if !sent.savedZones.isEmpty { Self.noteZoneThere(device: device, &state) }
         case .fetchedDatabaseChanges(let changes):
             guard let account = state.devices[device].session.account?.rawValue else { return }
             if changes.deletions.contains(where: { $0.reason != .encryptedDataReset }) {
@@ -141,6 +145,42 @@ extension SweepRun {
         default:
             break
         }
+    }
+
+    /// Notes that a device heard its account's zone is there (``State/heardZoneThere``).
+    private static func noteZoneThere(device: Int, _ state: inout State) {
+        guard let account = state.devices[device].session.account?.rawValue else { return }
+        state.zoneClock += 1
+        state.heardZoneThere[device, default: [:]][account] = state.zoneClock
+    }
+
+    /// A device is about to create a zone of `user`'s database. For an app that waits for the user after a
+    /// deletion of its zone (``SweptApp/waitsForTheUserAfterAnAppsDeletion``), a zone deleted since the device last
+    /// heard it was there is created again only after the user's word on that device: created before, it undoes a
+    /// deletion the user never answered, even empty, and what the device holds follows it. (A device that never
+    /// heard that incarnation of the zone was there may create it: to it, the zone is new. One that heard of an
+    /// earlier incarnation, which another deletion took, knows nothing of this one.) A rule of time, which the end state cannot
+    /// show: the heal's rounds answer every pause, and then everything is back either way.
+    ///
+    /// - Parameters:
+    ///   - user: The account the request is made for, or `nil` when unknown.
+    ///   - device: The device.
+    ///   - generation: Its launch.
+    func creatingZone(for user: UserRecordID?, device: Int, generation: Int) {
+        guard App.waitsForTheUserAfterAnAppsDeletion else { return }
+        let requestedFor = user.flatMap { user in
+            sweep.configuration.accounts.first { (try? AccountID($0))?.userRecordID == user }
+        }
+        guard let account = requestedFor ?? account(of: device) else { return }
+        let broken = state.withLock { state -> String? in
+            guard state.devices[device].generation == generation, let deletion = state.waitedDeletion[account],
+                let heard = state.heardZoneThere[device]?[account], heard > deletion.previous, heard < deletion.at,
+                (state.userAnswered[device]?[account] ?? 0) < deletion.at
+            else { return nil }
+            return "device-\(device) created \(account)'s zone again, deleted since it last heard the zone was there, "
+                + "before the user turned sync on again there"
+        }
+        if let broken { fail(.purgedStaysDeleted, broken) }
     }
 
     /// The pair an event opens or closes, if any.

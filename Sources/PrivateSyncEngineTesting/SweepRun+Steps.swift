@@ -126,8 +126,17 @@ extension SweepRun {
             note("the user \(answer): nothing to do", device: device)
             return
         }
-        if cause == .userDeletedZone {
-            state.withLock { $0.history.deviceReuploads(device, account: account, holding: held, step: $0.step) }
+        state.withLock {
+            if cause == .userDeletedZone {
+                $0.history.deviceReuploads(device, account: account, holding: held, step: $0.step)
+                // The user's word on the device, for the zone rule (``creatingZone(for:device:generation:)``).
+                $0.zoneClock += 1
+                $0.userAnswered[device, default: [:]][account] = $0.zoneClock
+            } else {
+                // Started afresh with the account signed in: what the device heard of that account's zone before,
+                // the app heard while paused for another account's data, and ignored. To the app the zone is new.
+                $0.heardZoneThere[device]?[account] = nil
+            }
         }
         note("the user \(answer): \(held.count) item(s) shown before", device: device)
     }
@@ -297,6 +306,11 @@ extension SweepRun {
             } else {
                 _ = $0.purgedAccounts.insert(account)
             }
+            $0.zoneClock += 1
+            if reason == .purged || (reason == .deleted && App.waitsForTheUserAfterAnAppsDeletion) {
+                $0.waitedDeletion[account] = ($0.zoneClock, $0.lastZoneDeletion[account] ?? 0)
+            }
+            $0.lastZoneDeletion[account] = $0.zoneClock
         }
         note("\(account)'s zones \(zones.map(\.zoneName).sorted()) deleted (\(reason))")
         for zone in zones {

@@ -82,6 +82,20 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         var purgedAccounts: Set<String> = []
         /// The accounts whose zone an encrypted-data reset took (``SweepRun/foundZoneMissing(for:device:generation:)``).
         var resetAccounts: Set<String> = []
+        /// A clock of what the zone rule compares (``SweepRun/creatingZone(for:device:generation:)``): each
+        /// deletion, each device's news of its account's zone, each word of the user.
+        var zoneClock = 0
+        /// Per account, when its zone was last deleted with a deletion the app waits on for the user's word, and
+        /// when it was deleted before that, for any reason (a device that heard of the zone before that one heard of
+        /// another incarnation of it).
+        var waitedDeletion: [String: (at: Int, previous: Int)] = [:]
+        /// Per account, when its zone was last deleted, for any reason.
+        var lastZoneDeletion: [String: Int] = [:]
+        /// Per device and account, when the device last heard its account's zone was there (a save landed, a fetch
+        /// brought records of it, its creation landed).
+        var heardZoneThere: [Int: [String: Int]] = [:]
+        /// Per device and account, when the user last turned sync on again there after a deletion.
+        var userAnswered: [Int: [String: Int]] = [:]
     }
 
     let sweep: DelegateSweep<App>

@@ -134,8 +134,9 @@ sweep:
 	.build/release/privatesync simulate --engine cksyncengine --seeds 1000 --backend file
 
 ## mutants: each known bug of the engine, the launch code and the stores (Mutants/*.patch) applied to a scratch copy
-## of the package, built, and caught by the simulator alone within 300 seeds by an invariant its header names
-## (Scripts/mutants.py; docs/simulator.md). CI runs it after make test.
+## of the package, built, and caught by the simulator alone within 300 seeds by an invariant its header names; a bug
+## of the demo app's mirror (Engine: cksyncengine) by the delegate sweep (Scripts/mutants.py; docs/simulator.md).
+## CI runs it after make test.
 mutants:
 	@SWIFT=$(SWIFT) python3 Scripts/mutants.py
 

@@ -130,19 +130,21 @@ struct PartitionMirrorTests {
         #expect(try stores.localOnly.count() == 0)
     }
 
-    /// How a device learns that the user deleted the app's data in Settings.
-    enum PurgeNews: String, CaseIterable, CustomStringConvertible {
-        /// A fetch of the database's changes lists the zone purged.
+    /// How a device learns that its zone was deleted (by the user in Settings, or by an app).
+    enum DeletionNews: String, CaseIterable, CustomStringConvertible {
+        /// A fetch of the database's changes lists the zone deleted.
         case fetch
-        /// A save is refused with `userDeletedZone` (the database's list reports the purge later).
+        /// A save is refused: with `userDeletedZone` after the user's deletion (the database's list reports it
+        /// later); with `zoneNotFound` after an app's, and the device then waits for the list to say who deleted
+        /// the zone.
         case refusedSave
         var description: String { rawValue }
     }
 
     @Test(
         "after the user deletes the app's data in Settings, sync pauses and keeps everything until the user turns it on again",
-        arguments: PurgeNews.allCases)
-    func purgeWaitsForTheUser(news: PurgeNews) async throws {
+        arguments: DeletionNews.allCases)
+    func purgeWaitsForTheUser(news: DeletionNews) async throws {
         let cloud = try SyncEngineTestCloud()
         _ = try await otherClientWithZone(cloud)
         let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
@@ -516,15 +518,6 @@ struct PartitionMirrorTests {
         #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["kept"])
     }
 
-    /// How a device hears that an app deleted its zone.
-    enum DeletionNews: String, CaseIterable, CustomStringConvertible {
-        /// A fetch of the database's changes lists the zone deleted.
-        case fetch
-        /// A save is refused with `zoneNotFound`; the device waits for the list to say who deleted the zone.
-        case refusedSaveThenFetch
-        var description: String { rawValue }
-    }
-
     @Test(
         "an app's deletion of the zone pauses sync and keeps everything here, as the user's does, until the user turns sync on again",
         arguments: DeletionNews.allCases)
@@ -538,7 +531,7 @@ struct PartitionMirrorTests {
         // Made after the deletion, before this device hears of it.
         try await phone.update("edited", setting: ["body": .string("edited after")])
         try await phone.insert(journal, fields: fields, name: "new")
-        if news == .refusedSaveThenFetch {
+        if news == .refusedSave {
             await #expect(throws: PSError.self) { try await phone.syncEngine.sendChanges() }
             // The zone it knew is missing: who deleted it, only the list says. Nothing goes up meanwhile (created
             // again, the zone would undo the deletion), and the status is no pause yet.

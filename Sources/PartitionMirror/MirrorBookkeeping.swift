@@ -32,7 +32,8 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// the server from one that never left the device: a record with no tag in neither set never went up. Nothing
     /// is written here when a record is made, so a crash after the record's commit loses nothing of this.
     public var untaggedMayBeOnServer: Set<String> = []
-    /// Records whose first save left (written down before the request does) without an answer yet: they may be on the server although they carry no change tag.
+    /// Records whose first save left (written down before the request does) without an answer yet: they may be on
+    /// the server although they carry no change tag.
     public var firstSendUnanswered: Set<String> = []
     /// Among ``firstSendUnanswered``, the records a save of which ended without telling whether it landed (a lost
     /// answer, an internal error, or the process gone while it was in flight): a later refusal of another save of

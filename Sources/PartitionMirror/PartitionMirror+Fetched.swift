@@ -150,10 +150,10 @@ extension PartitionMirror {
             // below: at worst, the user is asked once more.)
             case .purged where bookkeeping.purgedReportsHeard > 0:
                 // The purge this device heard of from a refused save (`userDeletedZone`), that the user turned sync on
-                // again after and the zone was created again, or a second purge: the list cannot tell. What the server no longer holds of what it confirmed goes: at the end
-                // of the zone's fetch, whole (the engine forgot its token), when the zone is there now; at once, below,
-                // when it is not. Deleting it all now would lose what went up since the first; keeping it all would
-                // keep what a second purge took.
+                // again after and the zone was created again, or a second purge: the list cannot tell. What the server
+                // no longer holds of what it confirmed goes: at the end of the zone's fetch, whole (the engine forgot
+                // its token), when the zone is there now; at once, below, when it is not. Deleting it all now would
+                // lose what went up since the first; keeping it all would keep what a second purge took.
                 bookkeeping.purgedReportsHeard -= 1
                 // Paused for a later deletion in this list, nothing here is deleted: the user's word uploads it all.
                 if !bookkeeping.pausedForUserDeletion,

@@ -159,8 +159,8 @@ extension SweepRun {
     /// heard it was there is created again only after the user's word on that device: created before, it undoes a
     /// deletion the user never answered, even empty, and what the device holds follows it. (A device that never
     /// heard that incarnation of the zone was there may create it: to it, the zone is new. One that heard of an
-    /// earlier incarnation, which another deletion took, knows nothing of this one.) A rule of time, which the end state cannot
-    /// show: the heal's rounds answer every pause, and then everything is back either way.
+    /// earlier incarnation, which another deletion took, knows nothing of this one.) A rule of time, which the end
+    /// state cannot show: the heal's rounds answer every pause, and then everything is back either way.
     ///
     /// - Parameters:
     ///   - user: The account the request is made for, or `nil` when unknown.

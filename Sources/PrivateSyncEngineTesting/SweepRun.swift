@@ -80,7 +80,8 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         /// a status may name the deletion from then on (an app that cannot tell the two apart pauses for both, as
         /// for a zone it finds gone without a report).
         var purgedAccounts: Set<String> = []
-        /// The accounts whose zone an encrypted-data reset took (``SweepRun/foundZoneMissing(for:device:generation:)``).
+        /// The accounts whose zone an encrypted-data reset took
+        /// (``SweepRun/foundZoneMissing(for:device:generation:)``).
         var resetAccounts: Set<String> = []
         /// A clock of what the zone rule compares (``SweepRun/creatingZone(for:device:generation:)``): each
         /// deletion, each device's news of its account's zone, each word of the user.

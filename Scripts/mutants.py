@@ -215,7 +215,7 @@ def main():
         os.makedirs(TREE, exist_ok=True)
         sync_tree()
         return with_mutant(mutants[0], args.configuration,
-                           lambda binary: subprocess.run([binary] + cli).returncode if binary else 1)
+                           lambda binary, log: subprocess.run([binary] + cli).returncode if binary else 1)
 
     started = time.monotonic()
     os.makedirs(TREE, exist_ok=True)

@@ -79,8 +79,10 @@ extension PartitionMirror {
         // said who deleted it: the zone is created again only at the user's word. Nor for a zone this device knows:
         // it is there, as far as it knows, and a save queued for it would create it again, unasked, if someone
         // deleted it meanwhile (a sign-out and back, the account's own zone deleted in between: the sweep's seed 562).
-        guard held == true, let engine, sendsChanges, !bookkeeping.zoneKnown else { return }
-        engine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: zoneID))])
+        guard held == true, let engine, sendsChanges else { return }
+        if !bookkeeping.zoneKnown {
+            engine.state.add(pendingDatabaseChanges: [.saveZone(PSRecordZone(zoneID: zoneID))])
+        }
         addUnsentChanges(to: engine)
     }
 

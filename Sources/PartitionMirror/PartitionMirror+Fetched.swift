@@ -228,7 +228,9 @@ extension PartitionMirror {
                 changed = true
             }
         }
-        if zoneThere && bookkeeping.zonePurgedByUser {
+        // Listed, the zone is there again (even after a deletion in this list): a later refusal is news, not the
+        // deletion consented to (taken for it, the refusal created a zone known, unasked).
+        if zoneListed && bookkeeping.zonePurgedByUser {
             bookkeeping.zonePurgedByUser = false
             changed = true
         }

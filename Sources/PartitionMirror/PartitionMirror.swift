@@ -120,6 +120,9 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         restoreArchivesOfTheDataAccount()
         let engine = PSSyncEngine(configuration)
         self.engine = engine
+        // A zone's save the last state still holds (dropped since, the process gone before the next state): with the
+        // zone known, or sync paused, the engine would send it unasked.
+        if bookkeeping.zoneKnown || !sendsChanges { dropZoneSave(from: engine) }
         // What the last state may not hold: changes written after it, or dropped by the engine on an error.
         addUnsentChanges(to: engine)
         return engine

@@ -115,7 +115,7 @@ extension SweepRun {
             for (key, value) in sweep.serverSnapshot(sent.savedRecords) {
                 state.history.heardUp(device: device, key: key, value: value)
             }
-            if !sent.savedRecords.isEmpty { Self.noteZoneThere(device: device, &state) }
+            if !sent.savedRecords.isEmpty { Self.noteZoneThere(device: device, engine: key, &state) }
             if let account = state.devices[device].session.account?.rawValue,
                 sent.failedRecordSaves.contains(where: { $0.error.code == .userDeletedZone })
             {
@@ -134,9 +134,9 @@ extension SweepRun {
             for (key, value) in sweep.serverSnapshot(fetched.modifications.map(\.record)) {
                 state.history.heardUp(device: device, key: key, value: value)
             }
-            if !fetched.modifications.isEmpty { Self.noteZoneThere(device: device, &state) }
+            if !fetched.modifications.isEmpty { Self.noteZoneThere(device: device, engine: key, &state) }
         case .sentDatabaseChanges(let sent):
-            if !sent.savedZones.isEmpty { Self.noteZoneThere(device: device, &state) }
+            if !sent.savedZones.isEmpty { Self.noteZoneThere(device: device, engine: key, &state) }
         case .fetchedDatabaseChanges(let changes):
             guard let account = state.devices[device].session.account?.rawValue else { return }
             if changes.deletions.contains(where: { $0.reason != .encryptedDataReset }) {
@@ -147,9 +147,12 @@ extension SweepRun {
         }
     }
 
-    /// Notes that a device heard its account's zone is there (``State/heardZoneThere``).
-    private static func noteZoneThere(device: Int, _ state: inout State) {
-        guard let account = state.devices[device].session.account?.rawValue else { return }
+    /// Notes that a device heard its account's zone is there (``State/heardZoneThere``), from its current engine: a
+    /// replaced engine's news the app ignores.
+    private static func noteZoneThere(device: Int, engine key: ObjectIdentifier, _ state: inout State) {
+        guard state.devices[device].currentEngine == key,
+            let account = state.devices[device].session.account?.rawValue
+        else { return }
         state.zoneClock += 1
         state.heardZoneThere[device, default: [:]][account] = state.zoneClock
     }
@@ -173,8 +176,11 @@ extension SweepRun {
         }
         guard let account = requestedFor ?? account(of: device) else { return }
         let broken = state.withLock { state -> String? in
-            guard state.devices[device].generation == generation, let deletion = state.waitedDeletion[account],
-                let heard = state.heardZoneThere[device]?[account], heard > deletion.previous, heard < deletion.at,
+            // The first deletion after the device last heard the zone there took the incarnation it knew: one it
+            // waits on, not answered there since, forbids the creation (a reset's does not: it uploads again).
+            guard state.devices[device].generation == generation,
+                let heard = state.heardZoneThere[device]?[account],
+                let deletion = state.zoneDeletions[account]?.first(where: { $0.at > heard }), deletion.waited,
                 (state.userAnswered[device]?[account] ?? 0) < deletion.at
             else { return nil }
             return "device-\(device) created \(account)'s zone again, deleted since it last heard the zone was there, "

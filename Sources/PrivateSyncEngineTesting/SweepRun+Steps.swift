@@ -307,10 +307,8 @@ extension SweepRun {
                 _ = $0.purgedAccounts.insert(account)
             }
             $0.zoneClock += 1
-            if reason == .purged || (reason == .deleted && App.waitsForTheUserAfterAnAppsDeletion) {
-                $0.waitedDeletion[account] = ($0.zoneClock, $0.lastZoneDeletion[account] ?? 0)
-            }
-            $0.lastZoneDeletion[account] = $0.zoneClock
+            let waited = reason == .purged || (reason == .deleted && App.waitsForTheUserAfterAnAppsDeletion)
+            $0.zoneDeletions[account, default: []].append(($0.zoneClock, waited))
         }
         note("\(account)'s zones \(zones.map(\.zoneName).sorted()) deleted (\(reason))")
         for zone in zones {

@@ -86,12 +86,9 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         /// A clock of what the zone rule compares (``SweepRun/creatingZone(for:device:generation:)``): each
         /// deletion, each device's news of its account's zone, each word of the user.
         var zoneClock = 0
-        /// Per account, when its zone was last deleted with a deletion the app waits on for the user's word, and
-        /// when it was deleted before that, for any reason (a device that heard of the zone before that one heard of
-        /// another incarnation of it).
-        var waitedDeletion: [String: (at: Int, previous: Int)] = [:]
-        /// Per account, when its zone was last deleted, for any reason.
-        var lastZoneDeletion: [String: Int] = [:]
+        /// Per account, each deletion of its zone, in order: when, and whether the app waits on it for the user's
+        /// word (an encrypted-data reset it does not).
+        var zoneDeletions: [String: [(at: Int, waited: Bool)]] = [:]
         /// Per device and account, when the device last heard its account's zone was there (a save landed, a fetch
         /// brought records of it, its creation landed).
         var heardZoneThere: [Int: [String: Int]] = [:]

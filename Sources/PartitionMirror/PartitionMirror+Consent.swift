@@ -67,6 +67,7 @@ extension PartitionMirror {
         heardFromRefusal: Bool, reportedReason: PSDatabase.DatabaseChange.Deletion.Reason? = nil,
         syncEngine: PSSyncEngine
     ) {
+        let before = bookkeeping
         bookkeeping.zoneKnown = false
         bookkeeping.zoneMissingHeard = false
         // Nothing here is deleted while paused (an earlier deletion's reconciling would): the user's word uploads
@@ -78,7 +79,8 @@ extension PartitionMirror {
             if reportedReason == .purged && bookkeeping.purgeHeardFromRefusal {
                 bookkeeping.purgeHeardFromRefusal = false
             }
-            persistBookkeeping()
+            // Paused already, a second report usually changes nothing: nothing to write then.
+            if bookkeeping != before { persistBookkeeping() }
             return
         }
         bookkeeping.pausedForUserDeletion = true

@@ -229,11 +229,8 @@ extension PartitionMirror {
     /// - Parameter event: The answer.
     func handleSentDatabaseChanges(_ event: PSSyncEngine.Event.SentDatabaseChanges) {
         guard event.savedZones.contains(where: { $0.zoneID.zoneName == zoneID.zoneName }) else { return }
-        if !bookkeeping.zoneKnown {
-            bookkeeping.zoneKnown = true
-            persistBookkeeping()
-        }
-        guard bookkeeping.zonePurgedByUser || bookkeeping.zoneNotFoundHeard else { return }
+        let before = bookkeeping
+        bookkeeping.zoneKnown = true
         if bookkeeping.zonePurgedByUser {
             bookkeeping.zonePurgedByUser = false
             if bookkeeping.purgeHeardFromRefusal {
@@ -247,6 +244,6 @@ extension PartitionMirror {
             bookkeeping.zoneNotFoundHeard = false
             bookkeeping.deletedReportsHeard += 1
         }
-        persistBookkeeping()
+        if bookkeeping != before { persistBookkeeping() }
     }
 }

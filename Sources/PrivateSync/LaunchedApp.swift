@@ -281,12 +281,7 @@ public final class LaunchedApp: Sendable {
     {
         let folder = device.appGroup.archives
         guard RecordStore<UserCreated>.hasAccountArchive(of: user, in: folder) else { return }
-        let lock: FileLock
-        do {
-            lock = try FileLock.exclusive(folder)
-        } catch {
-            throw StoreError(.storage, "cannot lock \(folder)", underlying: error)
-        }
+        let lock = try RecordStore<UserCreated>.lockAccountArchives(in: folder)
         defer { lock.unlock() }
         // Read again under the lock: another process may have bound the store, or restored, meanwhile.
         guard try EngineState.read(from: stores.userCreated).boundUser == nil else { return }

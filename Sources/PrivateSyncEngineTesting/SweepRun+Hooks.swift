@@ -171,10 +171,7 @@ extension SweepRun {
     ///   - generation: Its launch.
     func creatingZone(for user: UserRecordID?, device: Int, generation: Int) {
         guard App.waitsForTheUserAfterAnAppsDeletion else { return }
-        let requestedFor = user.flatMap { user in
-            sweep.configuration.accounts.first { (try? AccountID($0))?.userRecordID == user }
-        }
-        guard let account = requestedFor ?? account(of: device) else { return }
+        guard let account = account(ofRequestFor: user, device: device) else { return }
         let broken = state.withLock { state -> String? in
             // The first deletion after the device last heard the zone there took the incarnation it knew: one it
             // waits on, not answered there since, forbids the creation (a reset's does not: it uploads again).

@@ -1,15 +1,26 @@
 import Synchronization
 
 extension SweepRun {
+    /// The account a device's request was made for: the one the engine asked for (a nested step may have switched
+    /// the device since), or, when unknown, the one signed in now.
+    ///
+    /// - Parameters:
+    ///   - user: The account the request was made for, or `nil` when unknown.
+    ///   - device: The device.
+    /// - Returns: The account's name, or `nil` when neither is known.
+    func account(ofRequestFor user: UserRecordID?, device: Int) -> String? {
+        let requestedFor = user.flatMap { user in
+            sweep.configuration.accounts.first { (try? AccountID($0))?.userRecordID == user }
+        }
+        return requestedFor ?? account(of: device)
+    }
+
     // MARK: The status, both directions
 
     func heard(_ causes: Set<SweptStatus.Cause>, for user: UserRecordID?, device: Int, generation: Int) {
         guard !causes.isEmpty else { return }
         // Filed under the account the request was made for: a nested step may have switched the device since.
-        let requestedFor = user.flatMap { user in
-            sweep.configuration.accounts.first { (try? AccountID($0))?.userRecordID == user }
-        }
-        guard let account = requestedFor ?? account(of: device) else { return }
+        guard let account = account(ofRequestFor: user, device: device) else { return }
         state.withLock { state in
             guard state.devices[device].generation == generation else { return }
             state.devices[device].causesHeard[account, default: []].formUnion(causes)
@@ -28,10 +39,7 @@ extension SweepRun {
     ///   - device: The device.
     ///   - generation: Its launch.
     func foundZoneMissing(for user: UserRecordID?, device: Int, generation: Int) {
-        let requestedFor = user.flatMap { user in
-            sweep.configuration.accounts.first { (try? AccountID($0))?.userRecordID == user }
-        }
-        guard let account = requestedFor ?? account(of: device) else { return }
+        guard let account = account(ofRequestFor: user, device: device) else { return }
         state.withLock { state in
             guard state.devices[device].generation == generation, state.resetAccounts.contains(account) else { return }
             state.devices[device].causesHeard[account, default: []].insert(.userDeletedZone)

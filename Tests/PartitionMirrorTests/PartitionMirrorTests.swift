@@ -600,6 +600,27 @@ struct PartitionMirrorTests {
         #expect(try await phone.status().state == .on(.upToDate))
     }
 
+    @Test(
+        "a zone's save the last state still holds is not in the engine made at the next launch, once the zone is known"
+    )
+    func staleZoneSaveIsDroppedAtLaunch() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let synced = try await syncedPhone(cloud, entries: ["up"])
+        let phone = synced.mirror
+        #expect(await phone.bookkeeping.zoneKnown)
+        // What a crash right after the mirror dropped a zone's save leaves: a state that still holds it.
+        let zone = PSRecordZone(zoneID: PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName))
+        try await phone.syncEngine.fetchChanges()  // the list's news of this device's own saves
+        await phone.syncEngine.state.add(pendingDatabaseChanges: [.saveZone(zone)])
+        try await phone.syncEngine.fetchChanges()  // nothing new: the state is written, with the save
+        let kept = await phone.bookkeeping.stateSerialization.map(String.init(describing:)) ?? ""
+        #expect(kept.contains("pendingDatabaseChanges: 1"), "the state kept holds the zone's save: \(kept)")
+        // Sent, it would create the zone again, unasked, should someone delete it before it went (the second review
+        // of the change that made an app's deletion pause).
+        let (_, relaunched) = try launch(synced.device, folder: "phone")
+        #expect(await relaunched.syncEngine.state.pendingDatabaseChanges.isEmpty)
+    }
+
     @Test("a save refused for a zone never created creates it, and the record goes up")
     func zoneNeverCreatedIsCreated() async throws {
         let cloud = try SyncEngineTestCloud()

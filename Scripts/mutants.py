@@ -10,8 +10,9 @@ Mutants/NAME.patch over the clean code, with a header:
     What: one line on what the bug does and where it came from
     Pinned-by: FILTER       optional: the `swift test --filter` of a scenario test that must fail on the mutant
     Engine: cksyncengine    optional: a bug of the demo app's mirror (Sources/PartitionMirror), hunted by the
-                            delegate sweep (`simulate --engine cksyncengine`); its Caught-by then names the sweep's
-                            invariants (DelegateSweepFailure.Invariant: noLostWrites, purgedStaysDeleted, ...)
+                            delegate sweep (`simulate --engine cksyncengine`), each seed under both step mixes (the
+                            even one, then `--swarm`); its Caught-by then names the sweep's invariants
+                            (DelegateSweepFailure.Invariant: noLostWrites, purgedStaysDeleted, ...)
 
 A mutant with `Pinned-by:` that the simulator does not catch within the seeds is run against that scenario test in
 the scratch copy; if the test fails on it, the run goes on and says "PINNED ONLY" (a finding: the simulator no
@@ -182,11 +183,17 @@ def with_mutant(mutant, configuration, body):
                 out.write(data)
 
 
-def failure(binary, seed, steps, engine="app"):
+# The step mixes a mutant of the mirror is hunted under, seed by seed: the even mix, then the swarm (a run that goes
+# deep into a few kinds of step reaches compositions the even mix meets once in thousands of seeds).
+MIXES = {"app": ("even",), "cksyncengine": ("even", "swarm")}
+
+
+def failure(binary, seed, steps, engine="app", mix="even"):
     """The invariant seed `seed` fails by (a number for the app engine's simulator, a name for the delegate sweep of
     the mirror), or None when it passes. The delegate sweep runs its own number of steps."""
     arguments = ["simulate", "--seed", str(seed), "--json"]
     arguments += ["--engine", "cksyncengine"] if engine == "cksyncengine" else ["--steps", str(steps)]
+    arguments += ["--swarm"] if mix == "swarm" else []
     run = subprocess.run([binary] + arguments, capture_output=True, text=True)
     if run.returncode not in (0, 1):
         raise RuntimeError(f"simulate --seed {seed} exited {run.returncode}: {run.stderr[-500:]}")
@@ -236,18 +243,20 @@ def main():
             if binary is None:
                 return f"does not build:\n{log}"
             for seed in range(args.seeds):
-                invariant = failure(binary, seed, args.steps, mutant.engine)
-                if invariant is None:
-                    continue
-                if failure(baseline, seed, args.steps, mutant.engine) is not None:
-                    print(f"  {mutant.name}: seed {seed} fails the clean build too, passed over")
-                    continue
-                if invariant not in mutant.caught_by:
-                    print(f"  {mutant.name}: seed {seed} failed by invariant {invariant}, not one of "
-                          f"{mutant.caught_by}, passed over")
-                    continue
-                results.append((mutant.name, seed, invariant, time.monotonic() - began))
-                return None
+                for mix in MIXES[mutant.engine]:
+                    label = f"{seed}" if mix == "even" else f"{seed} ({mix})"
+                    invariant = failure(binary, seed, args.steps, mutant.engine, mix)
+                    if invariant is None:
+                        continue
+                    if failure(baseline, seed, args.steps, mutant.engine, mix) is not None:
+                        print(f"  {mutant.name}: seed {label} fails the clean build too, passed over")
+                        continue
+                    if invariant not in mutant.caught_by:
+                        print(f"  {mutant.name}: seed {label} failed by invariant {invariant}, not one of "
+                              f"{mutant.caught_by}, passed over")
+                        continue
+                    results.append((mutant.name, label, invariant, time.monotonic() - began))
+                    return None
             missed = f"not caught in {args.seeds} seeds by invariant {mutant.caught_by}"
             if not mutant.pinned_by:
                 return missed

@@ -37,6 +37,9 @@ public struct DelegateSweep<App: SweptApp>: Sendable {
         public var storage: Storage = .memory
         /// The probability that a device's request runs another device's step first, in its middle.
         public var interleaving = 0.15
+        /// How each run draws its steps: with the same weights (`even`, the default, which replays the seeds of
+        /// earlier versions), or with weights of its own drawn from its seed (`swarm`: deeper into fewer things).
+        public var stepMix: SweepStepMix = .even
         /// Given each line of the timeline as it happens, to watch a seed that does not end; `nil` by default.
         public var trace: (@Sendable (String) -> Void)?
 

@@ -5,15 +5,7 @@ extension SweepRun {
     /// a second, as a user's tap would.
     func takeStep(besides waiting: Int? = nil) async {
         let (kind, device) = state.withLock { state -> (SweepStepKind, Int) in
-            var roll = state.random.int(below: SweepStepKind.totalWeight)
-            var kind = SweepStepKind.action
-            for candidate in SweepStepKind.allCases {
-                if roll < candidate.weight {
-                    kind = candidate
-                    break
-                }
-                roll -= candidate.weight
-            }
+            let kind = weights.drawKind(&state.random)
             return (kind, state.random.int(below: state.devices.count))
         }
         if waiting != nil { cloud.clock.advance(by: 1) }
@@ -39,7 +31,7 @@ extension SweepRun {
         // Paused until the user acts (turns sync on again after deleting the app's data in Settings, chooses the
         // account signed in over the data's): half the time, that is what the user does. (An app that shows no
         // status draws nothing here, so its runs are as they were.)
-        if case .paused(let cause)? = await app.status(), Self.awaitsTheUser(cause), draw({ $0.chance(0.5) }) {
+        if case .paused(let cause)? = await app.status(), Self.awaitsTheUser(cause), draw({ $0.chance(weights.answerChance) }) {
             await userAnswers(cause, device, app)
             return
         }
@@ -276,7 +268,7 @@ extension SweepRun {
         let (account, reason) = draw { random in
             (
                 random.element(of: accounts) ?? "alice",
-                [PSDatabase.DatabaseChange.Deletion.Reason.deleted, .purged, .encryptedDataReset][random.int(below: 3)]
+                weights.drawReason(&random)
             )
         }
         guard let id = try? AccountID(account),

@@ -102,6 +102,8 @@ final class SweepRun<App: SweptApp>: SweepHooks {
     let cloud: SyncEngineTestCloud
     let faults: SweepFaults
     let startDate: Date
+    /// What this run draws its steps by (``DelegateSweep/Configuration/stepMix``).
+    let weights: SweepStepWeights
     let state: Mutex<State>
 
     init(sweep: DelegateSweep<App>, seed: UInt64, folder: URL) throws {
@@ -123,10 +125,12 @@ final class SweepRun<App: SweptApp>: SweepHooks {
             }
         cloud = try SyncEngineTestCloud(storage: storage, limits: limits)
         startDate = cloud.clock.now()
+        weights = SweepStepWeights.of(sweep.configuration.stepMix, seed: seed)
         state = Mutex(State(random: random))
         note(
             "limits: \(limits.maximumItemsPerRequest) items a request, \(limits.maximumChangesPerPage) a page; "
                 + "storminess \(storminess)")
+        if sweep.configuration.stepMix == .swarm { note("swarm: " + weights.summary) }
     }
 
     // MARK: The run

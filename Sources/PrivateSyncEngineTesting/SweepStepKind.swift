@@ -1,4 +1,4 @@
-/// The kinds of step, and how often each is drawn.
+/// The kinds of step, and how often each is drawn under ``SweepStepMix/even``.
 enum SweepStepKind: CaseIterable {
     case action, twoDevicesAct, send, fetch, tick, armCrash, crashNow, account, zoneDeletion, refusal
 
@@ -16,6 +16,4 @@ enum SweepStepKind: CaseIterable {
         case .refusal: 1
         }
     }
-
-    static let totalWeight = allCases.reduce(0) { $0 + $1.weight }
 }

@@ -252,6 +252,30 @@ struct PartitionMirrorTests {
         #expect(again == read)
     }
 
+    @Test("the user's word covers the deletion it answered: a second, heard from a refused save, pauses again")
+    func consentIsSpentOnceTheZoneIsBack() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let phone = try await syncedPhone(cloud, entries: ["a"])
+        let zone = PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName)
+        try await cloud.deleteZone(zone, reason: .purged, account: "alice")
+        try await phone.mirror.update("a", setting: ["body": .string("first")])
+        await #expect(throws: PSError.self) { try await phone.mirror.syncEngine.sendChanges() }
+        #expect(try await phone.mirror.userTurnedSyncOn())
+        try await phone.mirror.syncEngine.sendChanges()
+        try await phone.mirror.syncEngine.fetchChanges()
+        try await phone.mirror.syncEngine.sendChanges()
+        #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["a"])
+        #expect(try await phone.mirror.status().state == .on(.upToDate))
+        // The zone is back, and the user deletes the app's data again: the refused save is news, not the deletion the
+        // user answered, and nothing goes up again without a second word.
+        try await cloud.deleteZone(zone, reason: .purged, account: "alice")
+        try await phone.mirror.update("a", setting: ["body": .string("second")])
+        await #expect(throws: PSError.self) { try await phone.mirror.syncEngine.sendChanges() }
+        try await phone.mirror.syncEngine.sendChanges()
+        #expect(try cloud.records(of: "alice").isEmpty)
+        #expect(try await phone.mirror.status().state == .paused(.userDeletedZone))
+    }
+
     @Test("an entry deleted and made again under its name stays when the deletion comes back in a fetch")
     func nameMadeAgainSurvivesItsDeletionsEcho() async throws {
         let cloud = try SyncEngineTestCloud()
@@ -388,13 +412,17 @@ struct PartitionMirrorTests {
     }
 
     @Test(
-        "the sweep finds no failure in the demo app's mirror",
+        "the sweep finds no failure in the demo app's mirror, under either mix of steps",
         arguments: [
-            (DelegateSweep<SweptPartitionMirror>.Configuration.Storage.memory, UInt64(60)), (.files, 15),
+            (DelegateSweep<SweptPartitionMirror>.Configuration.Storage.memory, SweepStepMix.even, UInt64(60)),
+            (.files, .even, 15), (.memory, .swarm, 60),
         ])
-    func sweepPasses(storage: DelegateSweep<SweptPartitionMirror>.Configuration.Storage, seeds: UInt64) async {
+    func sweepPasses(
+        storage: DelegateSweep<SweptPartitionMirror>.Configuration.Storage, stepMix: SweepStepMix, seeds: UInt64
+    ) async {
         var configuration = DelegateSweep<SweptPartitionMirror>.Configuration()
         configuration.storage = storage
+        configuration.stepMix = stepMix
         let report = await SweptPartitionMirror.sweep(configuration: configuration).sweep(seeds: 0..<seeds)
         #expect(report.seeds == Int(seeds))
         #expect(report.crashes > 0 && report.faults > 0)

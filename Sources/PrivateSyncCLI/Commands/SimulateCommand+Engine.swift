@@ -25,6 +25,7 @@ extension SimulateCommand {
         configuration.storage = backend == .file ? .files : .memory
         if let steps { configuration.steps = steps }
         if let devices { configuration.devices = devices...devices }
+        if swarm { configuration.stepMix = .swarm }
         if trace { configuration.trace = { Terminal.line($0) } }
         let sweep = SweptPartitionMirror.sweep(configuration: configuration)
         let seeds: [UInt64] =
@@ -50,7 +51,7 @@ extension SimulateCommand {
             }
         }
         if json {
-            Terminal.json(DelegateSweepJSON(report, shard: shard, replay: replay))
+            Terminal.json(DelegateSweepJSON(report, shard: shard, stepMix: configuration.stepMix, replay: replay))
             return report.failures.isEmpty ? .success : .checkFailed
         }
         for failure in report.failures.prefix(5) {
@@ -73,6 +74,7 @@ extension SimulateCommand {
     func replay(_ seed: UInt64) -> String {
         var words = ["privatesync simulate --engine cksyncengine --seed \(seed)"]
         if backend == .file { words.append("--backend file") }
+        if swarm { words.append("--swarm") }
         if let steps { words.append("--steps \(steps)") }
         if let devices { words.append("--devices \(devices)") }
         return words.joined(separator: " ") + " --trace"

@@ -28,6 +28,7 @@ struct SimulateCommand: RunnableCommand {
                 "privatesync simulate --seeds 1000000 --shard env --json > shard.json",
                 "privatesync simulate --seed 42 --timeline seed-42.html",
                 "privatesync simulate --engine cksyncengine --seeds 1000",
+                "privatesync simulate --engine cksyncengine --swarm --seeds 1000",
             ],
             subcommands: [Merge.self], runsWithoutSubcommand: true)
     }
@@ -67,6 +68,11 @@ struct SimulateCommand: RunnableCommand {
             "What syncs the demo app: its own engine (app, the default) or the CKSyncEngine-shaped engine with the app as its delegate (cksyncengine).",
         parsing: .oneOf([("app", .app), ("cksyncengine", .cksyncengine)]))
     var engine: SimulatedEngine?
+    @Flag(
+        help:
+            "With --engine cksyncengine: each run draws its own mix of steps from its seed (swarm testing), deeper into fewer things; the same seed is another run than without it."
+    )
+    var swarm: Bool
     @Flag(help: "Print every step of the run (with --seed).") var trace: Bool
     @Flag(help: CommandHelp.json) var json: Bool
     @Flag(help: CommandHelp.coverage) var coverage: Bool
@@ -75,6 +81,9 @@ struct SimulateCommand: RunnableCommand {
         if seed != nil && seeds != nil { throw CLIError(.usage, "give --seed or --seeds, not both") }
         if engine == .cksyncengine && coverage {
             throw CLIError(.usage, "--coverage counts the app engine's paths; not with --engine cksyncengine")
+        }
+        if swarm && engine != .cksyncengine {
+            throw CLIError(.usage, "--swarm mixes the delegate sweep's steps; give it with --engine cksyncengine")
         }
         if engine == .cksyncengine, let devices, devices < 2 {
             throw CLIError(.usage, "the delegate sweep (--engine cksyncengine) runs 2 to 4 devices, not \(devices)")

@@ -12,6 +12,8 @@ struct DelegateSweepJSON: Encodable {
     }
 
     let engine = SimulatedEngine.cksyncengine.rawValue
+    /// How the runs drew their steps: `even` or `swarm`.
+    let stepMix: String
     let seeds: Int
     let steps: Int
     let crashes: Int
@@ -25,8 +27,13 @@ struct DelegateSweepJSON: Encodable {
     /// - Parameters:
     ///   - report: The sweep's report.
     ///   - shard: The shard it ran.
+    ///   - stepMix: How its runs drew their steps.
     ///   - replay: The replay command of a seed.
-    init(_ report: DelegateSweepReport, shard: (index: Int, count: Int), replay: (UInt64) -> String) {
+    init(
+        _ report: DelegateSweepReport, shard: (index: Int, count: Int), stepMix: SweepStepMix,
+        replay: (UInt64) -> String
+    ) {
+        self.stepMix = stepMix.rawValue
         seeds = report.seeds
         steps = report.steps
         crashes = report.crashes

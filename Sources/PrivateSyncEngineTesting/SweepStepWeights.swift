@@ -1,0 +1,97 @@
+import PrivateSyncEngine
+
+/// The weights one run draws its steps by (``SweepStepMix``): of each kind of step, of each reason for a zone's
+/// deletion, and the chance that the user answers a pause at a step of theirs.
+struct SweepStepWeights: Equatable, Sendable {
+    /// How often each kind of step is drawn, against the others.
+    var kinds: [SweepStepKind: Int]
+    /// How often each reason is drawn for a deletion of a zone, against the others.
+    var reasons: [PSDatabase.DatabaseChange.Deletion.Reason: Int]
+    /// The chance that a user whose app waits for their word gives it, at a step of theirs.
+    var answerChance: Double
+
+    /// The reasons, in the order a draw walks them.
+    static let reasonOrder: [PSDatabase.DatabaseChange.Deletion.Reason] = [.deleted, .purged, .encryptedDataReset]
+
+    /// The weights of ``SweepStepMix/even``: every kind at its own weight (``SweepStepKind/weight``), the three
+    /// reasons alike, the user answering half the time.
+    static let even = SweepStepWeights(
+        kinds: Dictionary(uniqueKeysWithValues: SweepStepKind.allCases.map { ($0, $0.weight) }),
+        reasons: Dictionary(uniqueKeysWithValues: reasonOrder.map { ($0, 1) }), answerChance: 0.5)
+
+    /// The weights of a run of ``SweepStepMix/swarm``, drawn from its seed by a generator of their own, so that the
+    /// run's other draws are made as they would be: each kind of step left out (a quarter of the time), kept, or
+    /// drawn three or six times as often; the user's actions always kept (without them nothing happens); one reason
+    /// for a zone's deletion favoured four to one; the user answering a pause seldom, half the time, or almost at once.
+    ///
+    /// - Parameter seed: The run's seed.
+    /// - Returns: The run's weights.
+    static func swarm(seed: UInt64) -> SweepStepWeights {
+        // A generator of the mix's own: the run's own draws start from the seed as under `even`.
+        var random = SweepRandom(seed: seed ^ 0x5357_4152_4D5F_4D49)
+        var weights = even
+        for kind in SweepStepKind.allCases {
+            let factor = [0, 1, 1, 3, 6][random.int(below: 5)]
+            weights.kinds[kind] = kind == .action ? kind.weight * max(1, factor) : kind.weight * factor
+        }
+        let favoured = reasonOrder[random.int(below: reasonOrder.count)]
+        weights.reasons[favoured] = 4
+        weights.answerChance = [0.1, 0.5, 0.9][random.int(below: 3)]
+        return weights
+    }
+
+    /// The weights of a run of a mix.
+    ///
+    /// - Parameters:
+    ///   - mix: The mix.
+    ///   - seed: The run's seed.
+    /// - Returns: The run's weights.
+    static func of(_ mix: SweepStepMix, seed: UInt64) -> SweepStepWeights {
+        switch mix {
+        case .even: even
+        case .swarm: swarm(seed: seed)
+        }
+    }
+
+    /// Draws a kind of step.
+    ///
+    /// - Parameter random: The run's generator.
+    /// - Returns: The kind.
+    func drawKind(_ random: inout SweepRandom) -> SweepStepKind {
+        Self.pick(SweepStepKind.allCases, by: kinds, &random) ?? .action
+    }
+
+    /// Draws the reason for a deletion of a zone.
+    ///
+    /// - Parameter random: The run's generator.
+    /// - Returns: The reason.
+    func drawReason(_ random: inout SweepRandom) -> PSDatabase.DatabaseChange.Deletion.Reason {
+        Self.pick(Self.reasonOrder, by: reasons, &random) ?? .deleted
+    }
+
+    /// One of `choices`, each as often as its weight says: one number drawn below the total, walked along the
+    /// choices in order (so the weights of ``even`` draw as the fixed weights of earlier versions did).
+    private static func pick<Choice: Hashable>(
+        _ choices: [Choice], by weights: [Choice: Int], _ random: inout SweepRandom
+    ) -> Choice? {
+        let total = choices.reduce(0) { $0 + (weights[$1] ?? 0) }
+        var roll = random.int(below: total)
+        for choice in choices {
+            let weight = weights[choice] ?? 0
+            if roll < weight { return choice }
+            roll -= weight
+        }
+        return nil
+    }
+
+    /// The weights as the timeline's first line shows them: what this run favours, and what it leaves out.
+    var summary: String {
+        let steps = SweepStepKind.allCases.map { kind in
+            let factor = Double(kinds[kind] ?? 0) / Double(kind.weight)
+            return "\(kind) ×\(factor == factor.rounded() ? String(Int(factor)) : String(factor))"
+        }
+        let deletions = Self.reasonOrder.map { "\($0) \(reasons[$0] ?? 0)" }
+        return "steps " + steps.joined(separator: ", ") + "; zone deletions " + deletions.joined(separator: ", ")
+            + "; the user answers a pause with chance \(answerChance)"
+    }
+}

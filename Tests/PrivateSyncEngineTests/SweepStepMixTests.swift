@@ -1,0 +1,82 @@
+import ContactsSampleSweep
+import PrivateSyncEngine
+import Testing
+
+@testable import PrivateSyncEngineTesting
+
+/// The step mixes of the delegate sweep: the even one draws as every earlier version did, and the swarm gives each
+/// run a mix of its own, drawn from its seed alone.
+@Suite("Delegate sweeps: the mix of steps")
+struct SweepStepMixTests {
+    /// The draw of a kind of step as versions before the mixes made it: one number below the fixed weights' total,
+    /// walked along the kinds in order.
+    static func fixedDraw(_ random: inout SweepRandom) -> SweepStepKind {
+        var roll = random.int(below: SweepStepKind.allCases.reduce(0) { $0 + $1.weight })
+        for kind in SweepStepKind.allCases {
+            if roll < kind.weight { return kind }
+            roll -= kind.weight
+        }
+        return .action
+    }
+
+    @Test("the even mix draws each step and each reason as the fixed weights did, number for number")
+    func evenMixDrawsAsBefore() {
+        var ours = SweepRandom(seed: 7)
+        var before = SweepRandom(seed: 7)
+        for _ in 0..<5_000 {
+            #expect(SweepStepWeights.even.drawKind(&ours) == Self.fixedDraw(&before))
+            let reasons: [PSDatabase.DatabaseChange.Deletion.Reason] = [.deleted, .purged, .encryptedDataReset]
+            #expect(SweepStepWeights.even.drawReason(&ours) == reasons[before.int(below: 3)])
+        }
+        #expect(SweepStepWeights.even.answerChance == 0.5)
+    }
+
+    @Test("a swarm's mix comes from its seed alone, never leaves out the user's actions, and differs between seeds")
+    func swarmMixIsTheSeeds() {
+        let mixes = (UInt64(0)..<200).map { SweepStepWeights.swarm(seed: $0) }
+        #expect(mixes == (UInt64(0)..<200).map { SweepStepWeights.swarm(seed: $0) })
+        #expect(mixes.allSatisfy { ($0.kinds[.action] ?? 0) >= SweepStepKind.action.weight })
+        #expect(Set(mixes.map(\.summary)).count > 150)
+    }
+
+    @Test(
+        "across seeds, the swarm leaves out each kind of step but the user's in some runs and favours it in others",
+        arguments: SweepStepKind.allCases.filter { $0 != .action })
+    func swarmCoversEveryKind(_ kind: SweepStepKind) {
+        let factors = (UInt64(0)..<200).map { (SweepStepWeights.swarm(seed: $0).kinds[kind] ?? 0) / kind.weight }
+        #expect(factors.contains(0))
+        #expect(factors.contains(1))
+        #expect(factors.contains { $0 >= 3 })
+    }
+
+    @Test("across seeds, the swarm favours each reason for a zone's deletion, and each pace of the user's answer")
+    func swarmCoversEveryReasonAndPace() {
+        let mixes = (UInt64(0)..<200).map { SweepStepWeights.swarm(seed: $0) }
+        for reason in SweepStepWeights.reasonOrder {
+            #expect(mixes.contains { $0.reasons[reason] == 4 })
+        }
+        #expect(Set(mixes.map(\.answerChance)) == [0.1, 0.5, 0.9])
+    }
+
+    @Test("a seed of the swarm replays exactly, and its timeline opens with its mix")
+    func swarmSeedReplays() async throws {
+        var configuration = DelegateSweep<SweptContacts>.Configuration()
+        configuration.stepMix = .swarm
+        let sweep = SweptContacts.sweep(configuration: configuration, front: { FlawedDelegate(.takesPurgeForReset) })
+        let failure = try #require(await sweep.firstFailure(seeds: 0..<300))
+        let again = try #require(await sweep.run(seed: failure.seed).failure)
+        #expect(again.timeline == failure.timeline)
+        #expect(failure.timeline.prefix(3).contains { $0.contains("swarm: steps action ×") })
+        let even = await SweptContacts.sweep(front: { FlawedDelegate(.takesPurgeForReset) }).run(seed: failure.seed)
+        #expect(even.failure?.timeline != failure.timeline)
+    }
+
+    @Test("Apple's sample delegate passes 100 seeds under the swarm")
+    func samplePassesUnderTheSwarm() async {
+        var configuration = DelegateSweep<SweptContacts>.Configuration()
+        configuration.stepMix = .swarm
+        let report = await SweptContacts.sweep(configuration: configuration).sweep(seeds: 0..<100)
+        #expect(report.failures.isEmpty, "\(report)")
+        #expect(report.seeds == 100)
+    }
+}

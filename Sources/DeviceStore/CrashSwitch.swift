@@ -11,9 +11,21 @@ public final class CrashSwitch: Sendable {
     private let commitsLeft = Mutex<Int?>(nil)
     /// Whether an armed crash tripped (the process died inside a local write, not at a container call).
     private let trippedAtCommit = Mutex(false)
+    /// Asked before each commit, besides an armed count: whether the process dies at this one (a simulation that
+    /// draws its crashes elsewhere, a delegate sweep's crash point).
+    private let tripsAtCommit: (@Sendable () -> Bool)?
 
     /// Creates a switch in the "running" position.
-    public init() {}
+    public init() {
+        tripsAtCommit = nil
+    }
+
+    /// Creates a switch in the "running" position that also crashes at a commit when `trips` says so.
+    ///
+    /// - Parameter trips: Asked before each commit; `true` kills the process there.
+    public init(trippingWhen trips: @escaping @Sendable () -> Bool) {
+        tripsAtCommit = trips
+    }
 
     /// Crashes the process.
     public func crash() {
@@ -57,7 +69,7 @@ public final class CrashSwitch: Sendable {
             left = count - 1
             return false
         }
-        if trip {
+        if trip || (!isDown && tripsAtCommit?() == true) {
             trippedAtCommit.withLock { $0 = true }
             crash()
         }

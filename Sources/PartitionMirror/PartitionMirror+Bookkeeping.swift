@@ -35,6 +35,11 @@ extension PartitionMirror {
     func persistBookkeeping() -> Bool {
         // A record whose first save was answered, or fetched, is no longer one whose save may have landed unheard.
         bookkeeping.firstSendMayHaveLanded.formIntersection(bookkeeping.firstSendUnanswered)
+        // Killed at this write (a simulation's crash): nothing is written, now or later.
+        if crashSwitch?.beforeCommit() == true {
+            note(MirrorError(.bookkeepingNotWritten, "\(bookkeepingPath) was not written: the process is down"))
+            return false
+        }
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

@@ -44,6 +44,9 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     public nonisolated let scheduler: PSSyncScheduler?
     /// How much a write of the bookkeeping survives (a sweep's scratch disk needs no fsync).
     public nonisolated let durability: Durability
+    /// A simulation's crash switch, the stores' too: once down, the bookkeeping is no longer written, as the stores
+    /// commit nothing more, like a process killed at that write.
+    nonisolated let crashSwitch: CrashSwitch?
     /// The engine's state and what the mirror knows of the account and the zone.
     public internal(set) var bookkeeping: MirrorBookkeeping
     /// The writes that failed, in order, the latest ``persistenceErrorLimit`` of them (the store's or the
@@ -77,14 +80,17 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     ///   - durability: How much a write of the bookkeeping survives.
     ///   - engineDelegate: The engine's delegate when an object fronts this one (a test's flawed delegate, which
     ///     passes the events on); `nil` makes the mirror the delegate. The engine holds its delegate weakly.
+    ///   - crashSwitch: A simulation's crash switch, the one the stores were opened with: the bookkeeping's writes
+    ///     ask it too, so that a crash lands between any two of the mirror's writes. `nil` on a device.
     /// - Throws: ``MirrorError`` `damagedBookkeeping` for a bookkeeping file that cannot be read, which is left as
     ///   it is.
     public init(
         store: RecordStore<UserCreated>, database: PSDatabase, bookkeepingPath: String,
         zoneName: String = PartitionMirror.defaultZoneName, automaticallySync: Bool = true,
         scheduler: PSSyncScheduler? = nil, durability: Durability = .survivesPowerLoss,
-        engineDelegate: (any PSSyncEngineDelegate)? = nil
+        engineDelegate: (any PSSyncEngineDelegate)? = nil, crashSwitch: CrashSwitch? = nil
     ) throws(MirrorError) {
+        self.crashSwitch = crashSwitch
         self.store = store
         self.database = database
         self.zoneID = PSRecordZone.ID(zoneName: zoneName)

@@ -53,17 +53,21 @@ public final class SweptPartitionMirror: SweptApp {
     /// - Throws: What opening the stores or the bookkeeping throws (``StoreError``, ``MirrorError``).
     public init(device: SweepDevice, front: (any PSSyncEngineDelegate)? = nil) throws {
         let folder = device.folder.path
+        // The sweep's crash point, asked before every commit of the stores and every write of the bookkeeping.
+        let crashPoint = device.crashPoint
+        let crashSwitch = CrashSwitch(trippingWhen: { crashPoint.beforeDurableWrite() })
         stores = try DeviceStores.open(
             localOnly: StoreConfiguration(
                 name: StoreConfiguration.localOnlyName, directory: folder, cloudKitDatabase: .none),
             userCreated: StoreConfiguration(
                 name: StoreConfiguration.userCreatedName, directory: folder, cloudKitDatabase: .private(Self.container)),
             partition: .demoHealth, deviceID: device.name, clock: device.clock, names: UUIDRecordNames(),
-            durability: .survivesProcessCrash, crashSwitch: nil)
+            durability: .survivesProcessCrash, crashSwitch: crashSwitch)
         mirror = try PartitionMirror(
             store: stores.userCreated, database: device.database,
             bookkeepingPath: folder + "/" + Self.bookkeepingName, automaticallySync: device.automaticallySync,
-            scheduler: device.scheduler, durability: .survivesProcessCrash, engineDelegate: front)
+            scheduler: device.scheduler, durability: .survivesProcessCrash, engineDelegate: front,
+            crashSwitch: crashSwitch)
         clock = device.clock
         self.front = front
     }

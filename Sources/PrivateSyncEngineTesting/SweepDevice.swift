@@ -20,4 +20,7 @@ public struct SweepDevice: Sendable {
     public let automaticallySync: Bool
     /// The sweep's clock: take the time a user edit is made at from it (`device.clock.now()`), never the system's.
     public let clock: ManualClock
+    /// Ask it before each durable write of the app's own (``SweepCrashPoint/beforeDurableWrite()``): a run of the
+    /// swarm may kill this launch there.
+    public let crashPoint: SweepCrashPoint
 }

@@ -13,8 +13,11 @@ extension SweepRun {
         let session = AccountSession(account: account.flatMap { try? AccountID($0) })
         let automatic = draw { $0.chance(0.5) }
         let container = makeContainer(device: index, generation: 0, session: session)
+        let crashPoint = makeCrashPoint(device: index, generation: 0)
         state.withLock {
-            var device = Device(name: "device-\(index)", session: session, automatic: automatic, container: container)
+            var device = Device(
+                name: "device-\(index)", session: session, automatic: automatic, container: container,
+                crashPoint: crashPoint)
             if let account { device.accountsSignedInto.insert(account) }
             $0.devices.append(device)
         }
@@ -26,6 +29,34 @@ extension SweepRun {
             base: cloud.baseContainer(session: session), faults: faults, session: session, device: "device-\(device)",
             withheld: cloud.withheldChanges)
         return SweepContainer(base: faulty, device: device, generation: generation, hooks: self)
+    }
+
+    /// The crash point of a launch: its armed crash trips only while the launch is the device's current one, and
+    /// not inside a user's action, a launch, an account reaction or the heal (``SweepCrashPoint``).
+    func makeCrashPoint(device: Int, generation: Int) -> SweepCrashPoint {
+        SweepCrashPoint { [weak self] in
+            guard let self else { return false }
+            return state.withLock { state in
+                state.devices.indices.contains(device) && state.devices[device].generation == generation
+                    && state.quiet == 0 && !state.acting
+            }
+        }
+    }
+
+    /// Crashes a device whose app died inside one of its own writes (``SweepCrashPoint``), if it did.
+    ///
+    /// - Parameter index: The device.
+    /// - Returns: Whether it crashed.
+    @discardableResult
+    func crashIfDiedWriting(_ index: Int) -> Bool {
+        let tripped = state.withLock { $0.devices[index].crashPoint.hasTripped }
+        if tripped { crash(index, "inside a write of its own (the write and every later one lost)") }
+        return tripped
+    }
+
+    /// Crashes every device whose app died inside one of its own writes during the step.
+    func crashWhereDiedWriting() {
+        for index in 0..<state.withLock({ $0.devices.count }) { crashIfDiedWriting(index) }
     }
 
     func launchFolder(_ device: Int, generation: Int) -> URL {
@@ -45,17 +76,22 @@ extension SweepRun {
         let launchFolder = launchFolder(index, generation: device.generation)
         let sweepDevice = SweepDevice(
             name: device.name, folder: launchFolder, database: PSDatabase(container: device.container),
-            scheduler: cloud.scheduler, automaticallySync: device.automatic, clock: cloud.clock)
+            scheduler: cloud.scheduler, automaticallySync: device.automatic, clock: cloud.clock,
+            crashPoint: device.crashPoint)
         let app: App
+        // No crash inside the app's writes while it launches (``SweepCrashPoint``).
+        state.withLock { $0.quiet += 1 }
         do {
             try FileManager.default.createDirectory(at: launchFolder, withIntermediateDirectories: true)
             app = try await sweep.makeApp(sweepDevice)
         } catch {
+            state.withLock { $0.quiet -= 1 }
             fail(.appFailed, "\(device.name) could not launch: \(error)")
             return nil
         }
         state.withLock { $0.devices[index].app = app }
         let engine = await app.syncEngine
+        state.withLock { $0.quiet -= 1 }
         register(engine, device: index, generation: device.generation)
         if let due = device.restoreDue {
             let missing = Set(due).subtracting(engine.restoredPendingRecordZoneChanges)
@@ -136,7 +172,9 @@ extension SweepRun {
         }
         let session = state.withLock { $0.devices[index].session }
         let next = makeContainer(device: index, generation: generation + 1, session: session)
+        let crashPoint = makeCrashPoint(device: index, generation: generation + 1)
         state.withLock { state in
+            state.devices[index].crashPoint = crashPoint
             state.devices[index].generation += 1
             state.devices[index].app = nil
             state.devices[index].container = next

@@ -4,6 +4,8 @@ extension SweepRun {
     // MARK: Around each request
 
     func beforeRequest(device: Int, generation: Int) async -> Bool {
+        // An app that died inside a write of its own sends nothing more.
+        if state.withLock({ $0.devices[device].generation == generation }), crashIfDiedWriting(device) { return true }
         let (crash, interleave) = state.withLock { state -> (Bool, Bool) in
             guard state.devices[device].generation == generation, state.quiet == 0 else { return (false, false) }
             var crash = false
@@ -81,24 +83,51 @@ extension SweepRun {
                     crashNow = remaining <= 1
                 }
             case .delivered(let event):
-                noteDelivered(event, device: device, engine: key, &state)
+                noteDelivered(
+                    event, device: device, engine: key, diedInside: state.devices[device].crashPoint.hasTripped,
+                    &state)
             }
         }
         if case .willDeliver(let event) = activity { sweep.configuration.trace?("  device-\(device) event \(event)") }
         if let unpaired { fail(.eventsPaired, unpaired) }
-        if crashNow { crash(device, "before its delegate handled the event") }
+        if crashNow {
+            crash(device, "before its delegate handled the event")
+        } else {
+            crashIfDiedWriting(device)
+        }
     }
 
     /// What a handled event tells the oracle.
+    ///
+    /// - Parameters:
+    ///   - event: The event.
+    ///   - device: The device.
+    ///   - key: Its engine.
+    ///   - diedInside: Whether the app died inside one of its own writes while it handled the event: a state it was
+    ///     given then may not be persisted, and the next launch owes only the one before. (The rest holds whatever
+    ///     the app did: the server's answers, an engine that forgot its pending changes at a change of account.)
+    ///   - state: The run's state.
     private func noteDelivered(
-        _ event: PSSyncEngine.Event, device: Int, engine key: ObjectIdentifier, _ state: inout State
+        _ event: PSSyncEngine.Event, device: Int, engine key: ObjectIdentifier, diedInside: Bool,
+        _ state: inout State
     ) {
         switch event {
+        case .stateUpdate where diedInside:
+            break
         case .stateUpdate(let update) where state.devices[device].currentEngine == key:
             state.devices[device].lastHandledPending = update.stateSerialization.pendingRecordZoneChanges
         case .accountChange(let change):
             // The engine forgot its pending changes at the change: a delegate owes none of them to the next launch.
             if state.devices[device].currentEngine == key { state.devices[device].lastHandledPending = [] }
+            // Died inside its handling, the app may or may not have kept what it heard: which account it believes in
+            // is its own. Its next launch's engine, made from the state of before, reports the change again if the
+            // account signed in is another; made from nothing, it reports the account signed in. Until then a write
+            // is taken for the account signed in, as on a device that has heard of none (only a write made before
+            // that launch's first fetch reaches the server, with the account switched since, could be taken wrong).
+            guard !diedInside else {
+                state.devices[device].appAccount = nil
+                break
+            }
             let account = state.devices[device].session.account?.rawValue
             switch change.changeType {
             case .signIn:

@@ -16,6 +16,7 @@ extension SweepRun {
         case .fetch: await sync(device, sending: false)
         case .tick: await tick()
         case .armCrash: armCrash(device)
+        case .armWriteCrash: armWriteCrash(device)
         case .crashNow: crash(device, "between two steps")
         case .account: await changeAccount(of: device)
         case .zoneDeletion: await deleteZones()
@@ -48,9 +49,12 @@ extension SweepRun {
         }
         var random = SweepRandom(seed: actionSeed)
         let writes: [SweepWrite]
+        state.withLock { $0.acting = true }
         do {
             writes = try await action.perform(app, &random)
+            state.withLock { $0.acting = false }
         } catch {
+            state.withLock { $0.acting = false }
             fail(.appFailed, "\(action.name) threw on device-\(device): \(error)")
             return
         }
@@ -110,6 +114,10 @@ extension SweepRun {
         let took: Bool
         do {
             took = try await cause == .accountChanged ? app.userStartsAfresh() : app.userTurnsSyncOnAgain()
+        } catch where state.withLock({ $0.devices[device].crashPoint.hasTripped }) {
+            // The app died inside the answer: the user sees the pause again at the next launch.
+            crashIfDiedWriting(device)
+            return
         } catch {
             fail(.appFailed, "the user \(answer) on device-\(device), and the app threw \(error)")
             return
@@ -193,6 +201,17 @@ extension SweepRun {
             return "a crash armed before its delegate handles the event \(remaining) from now"
         }
         note(what, device: device)
+    }
+
+    /// Arms a crash inside one of the app's own writes, a few writes from now (``SweepCrashPoint``).
+    ///
+    /// - Parameter device: The device.
+    func armWriteCrash(_ device: Int) {
+        let (writes, crashPoint) = state.withLock { state in
+            (state.random.int(below: 6), state.devices[device].crashPoint)
+        }
+        crashPoint.arm(afterWrites: writes)
+        note("a crash armed inside its own write \(writes + 1) from now", device: device)
     }
 
     // MARK: Accounts

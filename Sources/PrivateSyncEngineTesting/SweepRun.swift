@@ -20,6 +20,8 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         var generation = 0
         var app: App?
         var container: SweepContainer
+        /// Where this launch's app may die inside a write of its own (a run of the swarm arms it).
+        var crashPoint: SweepCrashPoint
         /// A crash armed: at the request this many requests from now, before it reaches the server or after.
         var crashAtRequest: (remaining: Int, afterApply: Bool)?
         /// A crash armed: before the delegate handles the event this many events from now.
@@ -73,6 +75,9 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         var nested = false
         /// Inside a launch, an account reaction or the heal: no crash, no nesting.
         var quiet = 0
+        /// Inside a user's action: no crash inside the app's writes (what the user did is acknowledged when the
+        /// action returns).
+        var acting = false
         var report = DelegateSweepReport()
         /// Every item key written so far, in order (what a refusal for good picks from).
         var keys: [String] = []
@@ -151,6 +156,7 @@ final class SweepRun<App: SweptApp>: SweepHooks {
             }
             cloud.clock.advance(by: Double(1 + draw { $0.int(below: 600) }))
             await takeStep()
+            crashWhereDiedWriting()
             await reactWhereDue()
             await checkStatuses()
             checkMisuses()

@@ -20,8 +20,9 @@ struct SweepStepWeights: Equatable, Sendable {
         reasons: Dictionary(uniqueKeysWithValues: reasonOrder.map { ($0, 1) }), answerChance: 0.5)
 
     /// The weights of a run of ``SweepStepMix/swarm``, drawn from its seed by a generator of their own, so that the
-    /// run's other draws are made as they would be: each kind of step left out (a quarter of the time), kept, or
-    /// drawn three or six times as often; the user's actions always kept (without them nothing happens); one reason
+    /// run's other draws are made as they would be: each kind of step left out (a fifth of the time), kept (two
+    /// fifths), or drawn three or six times as often (crashes inside the app's own writes too, which the even mix
+    /// never draws); the user's actions always kept (without them nothing happens); one reason
     /// for a zone's deletion favoured four to one; the user answering a pause seldom, half the time, or almost at once.
     ///
     /// - Parameter seed: The run's seed.
@@ -32,7 +33,7 @@ struct SweepStepWeights: Equatable, Sendable {
         var weights = even
         for kind in SweepStepKind.allCases {
             let factor = [0, 1, 1, 3, 6][random.int(below: 5)]
-            weights.kinds[kind] = kind == .action ? kind.weight * max(1, factor) : kind.weight * factor
+            weights.kinds[kind] = kind == .action ? kind.weight * max(1, factor) : kind.swarmWeight * factor
         }
         let favoured = reasonOrder[random.int(below: reasonOrder.count)]
         weights.reasons[favoured] = 4
@@ -87,7 +88,7 @@ struct SweepStepWeights: Equatable, Sendable {
     /// The weights as the timeline's first line shows them: what this run favours, and what it leaves out.
     var summary: String {
         let steps = SweepStepKind.allCases.map { kind in
-            let factor = Double(kinds[kind] ?? 0) / Double(kind.weight)
+            let factor = Double(kinds[kind] ?? 0) / Double(kind.swarmWeight)
             return "\(kind) ×\(factor == factor.rounded() ? String(Int(factor)) : String(factor))"
         }
         let deletions = Self.reasonOrder.map { "\($0) \(reasons[$0] ?? 0)" }

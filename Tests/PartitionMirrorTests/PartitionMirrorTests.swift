@@ -765,6 +765,27 @@ struct PartitionMirrorTests {
         #expect(try await phone.status().state == .on(.upToDate))
     }
 
+    @Test("a first save whose answer was lost may be on the server: its deletion, fetched later, deletes it here")
+    func firstSaveWithLostAnswerTakesItsDeletion() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let (other, zone) = try await otherClientWithZone(cloud)
+        let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        try await phone.syncEngine.fetchChanges()
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("ran")], name: "e")
+        // The save lands and its answer is lost: nothing here says it went up, but the bookkeeping's word.
+        cloud.faults.add(Fault(.serverResponseLost, record: "e"), device: "phone")
+        try? await phone.syncEngine.sendChanges()
+        #expect(cloud.faults.remaining == 0)
+        #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["e"])
+        // Another client deletes it: the deletion is of this record, not of one before it under its name.
+        _ = try await other.deleteRecord(withID: PSRecord.ID(recordName: "e", zoneID: zone))
+        try await phone.syncEngine.fetchChanges()
+        try await phone.syncEngine.sendChanges()
+        #expect(try stores.userCreated.recordNames().isEmpty)
+        #expect(try cloud.records(of: "alice").isEmpty)
+    }
+
     @Test("a fetch that failed after a first page of the database's changes is no first download done")
     func failedFetchIsNoDownloadDone() async throws {
         let cloud = try SyncEngineTestCloud(

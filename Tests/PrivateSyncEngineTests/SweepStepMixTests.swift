@@ -43,7 +43,9 @@ struct SweepStepMixTests {
         "across seeds, the swarm leaves out each kind of step but the user's in some runs and favours it in others",
         arguments: SweepStepKind.allCases.filter { $0 != .action })
     func swarmCoversEveryKind(_ kind: SweepStepKind) {
-        let factors = (UInt64(0)..<200).map { (SweepStepWeights.swarm(seed: $0).kinds[kind] ?? 0) / kind.weight }
+        let factors = (UInt64(0)..<200).map {
+            (SweepStepWeights.swarm(seed: $0).kinds[kind] ?? 0) / kind.swarmWeight
+        }
         #expect(factors.contains(0))
         #expect(factors.contains(1))
         #expect(factors.contains { $0 >= 3 })

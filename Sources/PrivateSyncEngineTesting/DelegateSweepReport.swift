@@ -6,6 +6,8 @@ public struct DelegateSweepReport: Sendable, CustomStringConvertible {
     public var steps = 0
     /// Devices crashed and relaunched.
     public var crashes = 0
+    /// Among ``crashes``, those inside one of the app's own writes (``SweepCrashPoint``; runs of the swarm only).
+    public var crashesInsideWrites = 0
     /// Faults scripted.
     public var faults = 0
     /// Simulated seconds, over every seed.
@@ -23,6 +25,7 @@ public struct DelegateSweepReport: Sendable, CustomStringConvertible {
         seeds += other.seeds
         steps += other.steps
         crashes += other.crashes
+        crashesInsideWrites += other.crashesInsideWrites
         faults += other.faults
         simulatedSeconds += other.simulatedSeconds
         failures += other.failures
@@ -31,7 +34,8 @@ public struct DelegateSweepReport: Sendable, CustomStringConvertible {
     /// The counts, then each failure.
     public var description: String {
         var lines = [
-            "\(seeds) seed(s), \(steps) steps, \(crashes) crashes, \(faults) faults, "
+            "\(seeds) seed(s), \(steps) steps, \(crashes) crashes (\(crashesInsideWrites) inside the app's writes), "
+                + "\(faults) faults, "
                 + "\(Int(simulatedSeconds)) simulated seconds, \(failures.count) failure(s)"
         ]
         lines += failures.map(\.description)

@@ -49,7 +49,11 @@ extension SweepRun {
     /// - Returns: Whether it crashed.
     @discardableResult
     func crashIfDiedWriting(_ index: Int) -> Bool {
-        let tripped = state.withLock { $0.devices[index].crashPoint.hasTripped }
+        let tripped = state.withLock { state in
+            let tripped = state.devices[index].crashPoint.hasTripped
+            if tripped { state.report.crashesInsideWrites += 1 }
+            return tripped
+        }
         if tripped { crash(index, "inside a write of its own (the write and every later one lost)") }
         return tripped
     }

@@ -45,6 +45,22 @@ struct CLISimulateEngineTests {
         #expect(again.standardOutput == first.standardOutput)
     }
 
+    @Test("--swarm gives each run its own mix: said in JSON with the crashes inside the app's writes, and in the replay")
+    func swarmIsSaid() throws {
+        let even = try Self.simulate(["--seeds", "20", "--json"])
+        #expect(even.json["stepMix"] as? String == "even")
+        #expect(even.json["crashesInsideWrites"] as? Int == 0)
+        let swarm = try Self.simulate(["--seeds", "20", "--json", "--swarm"])
+        #expect(swarm.json["stepMix"] as? String == "swarm")
+        #expect((swarm.json["crashesInsideWrites"] as? Int ?? 0) > 0)
+        #expect(swarm.json["steps"] as? Int == even.json["steps"] as? Int)
+        let traced = try Self.simulate(["--seed", "3", "--steps", "20", "--trace", "--swarm"])
+        #expect(traced.standardOutput.contains("swarm: steps action ×"))
+        let refused = try CLIRunner.fresh().run(["simulate", "--seeds", "2", "--swarm"], home: false)
+        #expect(refused.status == 64)
+        #expect(refused.standardError.contains("give it with --engine cksyncengine"), "\(refused.standardError)")
+    }
+
     @Test(
         "what the delegate sweep does not do is refused as a usage error",
         arguments: [

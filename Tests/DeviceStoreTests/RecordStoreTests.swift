@@ -1,6 +1,7 @@
 import PrivateCloud
 import PrivateSyncFileSystem
 import PrivateSyncSQLite
+import Synchronization
 import Testing
 
 @testable import DeviceStore
@@ -160,6 +161,25 @@ struct RecordStoreTests {
         let reopened = try userStore(in: folder.path)
         #expect(try reopened.records().map(\.name) == [kept.name])
         #expect(try reopened.pendingChangeCount() == 1)
+    }
+
+    @Test("a switch that asks before each commit kills the process at the commit it says: that one and every later lost")
+    func switchTripsWhereItIsTold() throws {
+        let folder = TemporaryDirectory()
+        let asked = Mutex(0)
+        // The third commit dies.
+        let crash = CrashSwitch(trippingWhen: { asked.withLock { count in
+            count += 1
+            return count == 3
+        } })
+        let store = try userStore(in: folder.path, crashSwitch: crash)
+        let kept = try [store.insertCheckIn(mood: 1), store.insertCheckIn(mood: 2)].map(\.name)
+        #expect(throws: StoreError.self) { try store.insertCheckIn(mood: 3) }
+        #expect(crash.isDown && crash.diedAtCommit)
+        let error = #expect(throws: StoreError.self) { try store.insertCheckIn(mood: 4) }
+        #expect(error?.code == .processCrashed)
+        let reopened = try userStore(in: folder.path)
+        #expect(Set(try reopened.records().map(\.name)) == Set(kept))
     }
 
     @Test("a local-only configuration that mirrors to CloudKit is refused as invalid, and nothing is created")

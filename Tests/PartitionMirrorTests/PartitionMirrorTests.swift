@@ -186,6 +186,21 @@ struct PartitionMirrorTests {
     }
 
     @Test(
+        "seeds the swarm found failing, each a false flag of the oracle's once the app could die inside its writes, pass",
+        arguments: [UInt64(283), 561, 1587, 4805, 6150, 9318])
+    func swarmFoundSeedsPass(seed: UInt64) async {
+        // 283, 561: a state update the app died inside was taken as kept, and an account change the app died inside
+        // as not heard, though the engine had forgotten its pending changes; 1587, 4805, 6150: the app died inside an
+        // account change, and the oracle kept taking its writes for the account it believed in before, though the
+        // app had kept the new one; 9318: a crash armed inside the app's writes tripped while it launched, and the
+        // user's next action met a dead app.
+        var configuration = DelegateSweep<SweptPartitionMirror>.Configuration()
+        configuration.stepMix = .swarm
+        let failure = await SweptPartitionMirror.sweep(configuration: configuration).run(seed: seed).failure
+        #expect(failure == nil, "\(failure.map(String.init(describing:)) ?? "")")
+    }
+
+    @Test(
         "seeds the sweep found failing replay clean",
         arguments: [
             UInt64(190), 441, 1032, 2249, 5168, 9114, 9616, 2664, 2929, 2989, 4927, 6068, 8954, 9448, 6899, 9122,
@@ -426,6 +441,8 @@ struct PartitionMirrorTests {
         let report = await SweptPartitionMirror.sweep(configuration: configuration).sweep(seeds: 0..<seeds)
         #expect(report.seeds == Int(seeds))
         #expect(report.crashes > 0 && report.faults > 0)
+        // Only the swarm kills the app inside its own writes (the even mix draws as earlier versions did).
+        #expect((report.crashesInsideWrites > 0) == (stepMix == .swarm))
         #expect(report.failures.isEmpty, "\(report)")
     }
 

@@ -1,5 +1,6 @@
 import ContactsSampleSweep
 import PrivateSyncEngine
+import Synchronization
 import Testing
 
 @testable import PrivateSyncEngineTesting
@@ -71,6 +72,30 @@ struct SweepStepMixTests {
         #expect(failure.timeline.prefix(3).contains { $0.contains("swarm: steps action ×") })
         let even = await SweptContacts.sweep(front: { FlawedDelegate(.takesPurgeForReset) }).run(seed: failure.seed)
         #expect(even.failure?.timeline != failure.timeline)
+    }
+
+    @Test("a crash point armed lets that many writes through, then refuses the next and every later one")
+    func crashPointTripsAfterItsWrites() {
+        let point = SweepCrashPoint(mayTrip: { true })
+        #expect(!point.beforeDurableWrite())
+        point.arm(afterWrites: 2)
+        #expect(!point.beforeDurableWrite() && !point.beforeDurableWrite())
+        #expect(!point.hasTripped)
+        #expect(point.beforeDurableWrite())
+        #expect(point.hasTripped && point.beforeDurableWrite())
+    }
+
+    @Test("a crash point armed never trips while the sweep says it may not (an action, a launch, the heal), nor outside a sweep")
+    func crashPointWaitsForLeave() {
+        let allowed = Mutex(false)
+        let point = SweepCrashPoint(mayTrip: { allowed.withLock { $0 } })
+        point.arm(afterWrites: 0)
+        #expect(!point.beforeDurableWrite() && !point.beforeDurableWrite())
+        allowed.withLock { $0 = true }
+        #expect(point.beforeDurableWrite())
+        let outside = SweepCrashPoint()
+        outside.arm(afterWrites: 0)
+        #expect(!outside.beforeDurableWrite() && !outside.hasTripped)
     }
 
     @Test("Apple's sample delegate passes 100 seeds under the swarm")

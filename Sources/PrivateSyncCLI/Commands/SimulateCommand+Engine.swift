@@ -62,8 +62,9 @@ extension SimulateCommand {
         if report.failures.count > 5 { Terminal.line("... and \(report.failures.count - 5) more failing seeds") }
         Terminal.line(
             "Simulated \(report.seeds) seed(s) through the CKSyncEngine-shaped engine: \(report.steps) steps, "
-                + "\(Int(report.simulatedSeconds)) simulated seconds, \(report.crashes) crashes, \(report.faults) "
-                + "faults, \(report.failures.count) failure(s)")
+                + "\(Int(report.simulatedSeconds)) simulated seconds, \(report.crashes) crashes"
+                + (swarm ? " (\(report.crashesInsideWrites) inside the app's own writes)" : "")
+                + ", \(report.faults) faults, \(report.failures.count) failure(s)")
         return report.failures.isEmpty ? .success : .checkFailed
     }
 

@@ -17,6 +17,8 @@ struct DelegateSweepJSON: Encodable {
     let seeds: Int
     let steps: Int
     let crashes: Int
+    /// Among `crashes`, those inside one of the app's own writes (runs of the swarm only).
+    let crashesInsideWrites: Int
     let faults: Int
     let simulatedSeconds: Double
     let failures: [Failure]
@@ -37,6 +39,7 @@ struct DelegateSweepJSON: Encodable {
         seeds = report.seeds
         steps = report.steps
         crashes = report.crashes
+        crashesInsideWrites = report.crashesInsideWrites
         faults = report.faults
         simulatedSeconds = report.simulatedSeconds
         failures = report.failures.map {

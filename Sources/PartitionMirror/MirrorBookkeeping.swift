@@ -73,10 +73,13 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// end without a deletion of the zone cannot say it: sync pauses then, for the user's word.
     public var zoneMissingHeard = false
 
-    /// A zone deletion came that may be one this device already heard of or a new one (the user deleted the zone in
-    /// Settings, the device heard of it from a refused save and created the zone again, and the database's list
-    /// now reports a purge and a zone created since): the engine fetches the zone whole, and at its end the records
-    /// the server confirmed once and did not return are deleted here, as a new purge would have them.
+    /// For an account in ``archivedAccounts``: a whole fetch of its zone was under way when its data went into the
+    /// archive, whose end was to delete what the server no longer holds: when the account comes back, its engine
+    /// starts from no state and fetches the zone whole again (the pages fetched before the archive were not kept, and
+    /// a reconciling without them would delete what they returned). For the data's own account it is kept in the
+    /// store instead, beside the records it deletes
+    /// (`EngineState.reconcileOnFullFetch`), so that the deletion and its end are one transaction; read from a
+    /// file of an earlier version, it moves there at the next launch.
     public var reconcileOnFullFetch = false
 
     /// A save was refused because the user's iCloud storage is full (`quotaExceeded`), and none has landed since:

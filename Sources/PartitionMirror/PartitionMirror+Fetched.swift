@@ -15,11 +15,11 @@ extension PartitionMirror {
         let zoneName = zoneID.zoneName
         let modifications = event.modifications.map(\.record).filter { $0.recordID.zoneID.zoneName == zoneName }
         let deletions = event.deletions.map(\.recordID).filter { $0.zoneID.zoneName == zoneName }
-        let reconciling = bookkeeping.reconcileOnFullFetch
         let mayBeOnServer = bookkeeping.firstSendUnanswered.union(bookkeeping.untaggedMayBeOnServer)
         var tooLarge: [String] = []
         let problems = write("store the fetched records") { transaction -> [String] in
             var problems: [String] = []
+            let reconciling = try Self.reconcilePending(transaction)
             for fetched in modifications {
                 let cloud = fetched.containerRecord
                 if reconciling { try transaction.markSeen(cloud.recordID.recordName) }
@@ -96,6 +96,16 @@ extension PartitionMirror {
         }
     }
 
+    /// Whether a whole fetch of the zone is under way whose end deletes what it did not return: kept in the store
+    /// (``MirrorBookkeeping/reconcileOnFullFetch``), so that it ends in the transaction of its deletions.
+    ///
+    /// - Parameter transaction: A transaction of the store.
+    /// - Returns: Whether the reconciling is pending.
+    /// - Throws: What reading the store's state throws.
+    static func reconcilePending(_ transaction: SyncTransaction) throws -> Bool {
+        try transaction.updateEngineState { $0.reconcileOnFullFetch }
+    }
+
     /// The end of a fetch of the zone: when a purge may have been a second one, the records the server confirmed
     /// once and did not return (and that wait for no save) are deleted.
     ///
@@ -103,12 +113,17 @@ extension PartitionMirror {
     func handleDidFetchRecordZoneChanges(_ event: PSSyncEngine.Event.DidFetchRecordZoneChanges) {
         guard event.zoneID.zoneName == zoneID.zoneName, event.error == nil else { return }
         noteZoneCaughtUp()
-        guard bookkeeping.reconcileOnFullFetch else { return }
-        let removed = write("delete what the zone no longer holds") {
-            try $0.deleteSyncedRecordsNotSeen(of: dataAccount)
+        let account = dataAccount
+        let removed = write("delete what the zone no longer holds") { transaction -> [String]? in
+            // The end of the reconciling commits with its deletions: held apart (in the bookkeeping, written after),
+            // a crash between the two left it pending, and a later fetch of a few records deleted everything else
+            // (the swarm's seed 3100).
+            guard try Self.reconcilePending(transaction) else { return nil }
+            let removed = try transaction.deleteSyncedRecordsNotSeen(of: account)
+            try transaction.updateEngineState { $0.reconcileOnFullFetch = false }
+            return removed
         }
-        guard let removed else { return }
-        bookkeeping.reconcileOnFullFetch = false
+        guard let removed = removed ?? nil else { return }
         bookkeeping.firstSendUnanswered.subtract(removed)
         bookkeeping.untaggedMayBeOnServer.subtract(removed)
         persistBookkeeping()
@@ -156,10 +171,11 @@ extension PartitionMirror {
                 // lose what went up since the first; keeping it all would keep what a second purge took.
                 bookkeeping.purgedReportsHeard -= 1
                 // Paused for a later deletion in this list, nothing here is deleted: the user's word uploads it all.
-                if !bookkeeping.pausedForUserDeletion,
-                    write("start remembering what the zone's fetch returns", { try $0.clearSeenRecords() }) != nil
-                {
-                    bookkeeping.reconcileOnFullFetch = true
+                if !bookkeeping.pausedForUserDeletion {
+                    write("start remembering what the zone's fetch returns") { transaction in
+                        try transaction.clearSeenRecords()
+                        try transaction.updateEngineState { $0.reconcileOnFullFetch = true }
+                    }
                 }
             case .purged where bookkeeping.zonePurgedByUser && bookkeeping.purgeHeardFromRefusal:
                 // The report of the deletion a refused save told of, which the user turned sync on again after,
@@ -214,15 +230,18 @@ extension PartitionMirror {
         }
         // Listed, the zone is there now (after any deletion in this list): nothing is to be created.
         if zoneListed { dropZoneSave(from: syncEngine) }
-        if bookkeeping.reconcileOnFullFetch && zoneDeleted && !zoneListed {
+        if zoneDeleted && !zoneListed {
             // Deleted after the token and not created again since (it would be listed as changed): the server holds
             // nothing of the zone, so nothing it confirmed is there. (A reset after the purge, in this list, has
             // already cleared the change tags and queued everything again: nothing goes then.)
-            let removed = write("delete what the deleted zone held") {
-                try $0.deleteSyncedRecordsNotSeen(of: dataAccount)
+            let account = dataAccount
+            let removed = write("delete what the deleted zone held") { transaction -> [String]? in
+                guard try Self.reconcilePending(transaction) else { return nil }
+                let removed = try transaction.deleteSyncedRecordsNotSeen(of: account)
+                try transaction.updateEngineState { $0.reconcileOnFullFetch = false }
+                return removed
             }
-            if let removed {
-                bookkeeping.reconcileOnFullFetch = false
+            if let removed = removed ?? nil {
                 bookkeeping.firstSendUnanswered.subtract(removed)
                 bookkeeping.untaggedMayBeOnServer.subtract(removed)
                 changed = true

@@ -1,4 +1,5 @@
 import DeviceStore
+import PrivateSync
 import PrivateSyncEngine
 import PrivateSyncFileSystem
 
@@ -40,16 +41,26 @@ extension PartitionMirror {
         var archivedAccounts = bookkeeping.archivedAccounts
         var left = bookkeeping
         left.archivedAccounts = [:]
+        // A whole fetch under way for the account left goes with its data (``MirrorBookkeeping/reconcileOnFullFetch``).
+        do {
+            left.reconcileOnFullFetch = try store.syncSnapshot { try Self.reconcilePending($0) }
+        } catch {
+            throw MirrorError(.store, "could not start afresh: the store cannot be read", underlying: error)
+        }
         archivedAccounts[owner] = left
         let resumed = archivedAccounts.removeValue(forKey: current)
         var fresh = resumed ?? MirrorBookkeeping()
         fresh.archivedAccounts = archivedAccounts
         fresh.accountRecordName = current
         fresh.engineAccount = current
+        // A whole fetch the account's data went into the archive in the middle of starts again, whole: its pages
+        // before were not kept.
+        if fresh.reconcileOnFullFetch { fresh.dataAccountState = nil }
+        fresh.reconcileOnFullFetch = false
         fresh.stateSerialization = fresh.dataAccountState
         // With no state to resume from, the engine fetches the zone whole: what the server confirmed once and no
-        // longer holds goes at its end.
-        if fresh.dataAccountState == nil { fresh.reconcileOnFullFetch = true }
+        // longer holds goes at its end (the store says so, in the transaction that moves the records).
+        let reconcile = fresh.dataAccountState == nil
         let before = bookkeeping
         bookkeeping = fresh
         guard persistBookkeeping() else {
@@ -65,6 +76,7 @@ extension PartitionMirror {
                     let (path, count) = try store.writeAccountArchive(of: previous, in: folder, holding: active)
                     try transaction.removeRecords(of: previous)
                     try transaction.clearSeenRecords()
+                    try transaction.updateEngineState { $0.reconcileOnFullFetch = reconcile }
                     return (path, count)
                 }
                 try store.restoreAccountArchives(of: user, in: folder)

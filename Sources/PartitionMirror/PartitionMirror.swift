@@ -124,6 +124,15 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         configuration.automaticallySync = automaticallySync
         configuration.scheduler = scheduler
         restoreArchivesOfTheDataAccount()
+        // A reconciling pending in a bookkeeping file of an earlier version moves into the store, before any fetch can
+        // end it (``MirrorBookkeeping/reconcileOnFullFetch``).
+        if bookkeeping.reconcileOnFullFetch,
+            write("keep the reconciling in the store", { try $0.updateEngineState { $0.reconcileOnFullFetch = true } })
+                != nil
+        {
+            bookkeeping.reconcileOnFullFetch = false
+            persistBookkeeping()
+        }
         let engine = PSSyncEngine(configuration)
         self.engine = engine
         // A zone's save the last state still holds (dropped since, the process gone before the next state): with the

@@ -284,9 +284,15 @@ public final class SweptPartitionMirror: SweptApp {
         for _ in 0..<count {
             let name = "entry-" + random.name()
             let note = "note-" + random.name()
-            try await mirror.insert(
-                Self.journal, fields: ["date": .date(clock.now()), "body": .string("today"), "note": .string(note)],
-                name: name)
+            do {
+                try await mirror.insert(
+                    Self.journal, fields: ["date": .date(clock.now()), "body": .string("today"), "note": .string(note)],
+                    name: name)
+            } catch {
+                // Each entry is its own transaction: those before went through.
+                let done = writes
+                throw done.isEmpty ? error : SweepActionInterrupted(writes: done, underlying: error)
+            }
             writes.append(SweepWrite(key: name, value: note))
         }
         return writes

@@ -32,13 +32,13 @@ extension SweepRun {
     }
 
     /// The crash point of a launch: its armed crash trips only while the launch is the device's current one, and
-    /// not inside a user's action, a launch, an account reaction or the heal (``SweepCrashPoint``).
+    /// not inside a launch, an account reaction or the heal (``SweepCrashPoint``).
     func makeCrashPoint(device: Int, generation: Int) -> SweepCrashPoint {
         SweepCrashPoint { [weak self] in
             guard let self else { return false }
             return state.withLock { state in
                 state.devices.indices.contains(device) && state.devices[device].generation == generation
-                    && state.quiet == 0 && !state.acting
+                    && state.quiet == 0
             }
         }
     }

@@ -64,6 +64,10 @@ extension SweepRun {
                 state.engines[key] = EngineRecord(engine: engine, device: device, generation: container.generation)
             }
             switch activity {
+            case .engineCreated where state.devices[device].crashPoint.hasTripped:
+                // Made after the app died inside a write of its own: what it was made from may never have been
+                // persisted, and the next launch owes the state last kept before the death.
+                break
             case .engineCreated:
                 state.devices[device].currentEngine = key
                 state.devices[device].lastHandledPending = engine.restoredPendingRecordZoneChanges

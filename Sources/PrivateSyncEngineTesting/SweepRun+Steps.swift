@@ -48,13 +48,16 @@ extension SweepRun {
             return (sweep.actions[0], state.random.next())
         }
         var random = SweepRandom(seed: actionSeed)
-        let writes: [SweepWrite]
-        state.withLock { $0.acting = true }
+        var writes: [SweepWrite]
+        var diedInside = false
         do {
             writes = try await action.perform(app, &random)
-            state.withLock { $0.acting = false }
+        } catch where state.withLock({ $0.devices[device].crashPoint.hasTripped }) {
+            // The app died inside the action (a write of its own): what went through before is the user's; the write
+            // it died in, and any after, never were.
+            writes = (error as? SweepActionInterrupted)?.writes ?? []
+            diedInside = true
         } catch {
-            state.withLock { $0.acting = false }
             fail(.appFailed, "\(action.name) threw on device-\(device): \(error)")
             return
         }
@@ -84,8 +87,13 @@ extension SweepRun {
             }
         }
         note(
-            "\(action.name): \(writes.isEmpty ? "nothing to do" : writes.map(\.description).joined(separator: ", "))",
+            "\(action.name): \(writes.isEmpty ? "nothing to do" : writes.map(\.description).joined(separator: ", "))"
+                + (diedInside ? " (then the app died inside a write)" : ""),
             device: device)
+        if diedInside {
+            crashIfDiedWriting(device)
+            return
+        }
         if account != nil, let saved = writes.first(where: { $0.value != nil }) {
             await checkNotUpToDate(device, app, after: saved)
         }

@@ -75,9 +75,6 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         var nested = false
         /// Inside a launch, an account reaction or the heal: no crash, no nesting.
         var quiet = 0
-        /// Inside a user's action: no crash inside the app's writes (what the user did is acknowledged when the
-        /// action returns).
-        var acting = false
         var report = DelegateSweepReport()
         /// Every item key written so far, in order (what a refusal for good picks from).
         var keys: [String] = []

@@ -73,11 +73,11 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// end without a deletion of the zone cannot say it: sync pauses then, for the user's word.
     public var zoneMissingHeard = false
 
-    /// For an account in ``archivedAccounts``: a whole fetch of its zone was under way when its data went into the
-    /// archive, whose end was to delete what the server no longer holds: when the account comes back, its engine
-    /// starts from no state and fetches the zone whole again (the pages fetched before the archive were not kept, and
-    /// a reconciling without them would delete what they returned). For the data's own account it is kept in the
-    /// store instead, beside the records it deletes
+    /// For an account in ``archivedAccounts``: a reconciling was pending when its data went into the archive (a whole
+    /// fetch whose end was to delete what the server no longer holds). It is dropped when the account comes back:
+    /// which records the server returned since it began is not kept with the archive, and without it the reconciling
+    /// would delete what the server still holds; what it would have deleted stays on the device (a rare order,
+    /// left). For the data's own account it is kept in the store instead, beside the records it deletes
     /// (`EngineState.reconcileOnFullFetch`), so that the deletion and its end are one transaction; read from a
     /// file of an earlier version, it moves there at the next launch.
     public var reconcileOnFullFetch = false

@@ -53,14 +53,17 @@ extension PartitionMirror {
         fresh.archivedAccounts = archivedAccounts
         fresh.accountRecordName = current
         fresh.engineAccount = current
-        // A whole fetch the account's data went into the archive in the middle of starts again, whole: its pages
-        // before were not kept.
-        if fresh.reconcileOnFullFetch { fresh.dataAccountState = nil }
-        fresh.reconcileOnFullFetch = false
         fresh.stateSerialization = fresh.dataAccountState
         // With no state to resume from, the engine fetches the zone whole: what the server confirmed once and no
-        // longer holds goes at its end (the store says so, in the transaction that moves the records).
+        // longer holds goes at its end (the store says so, in the transaction that moves the records). A reconciling
+        // the account's data went into the archive with is dropped: which records the server returned since it
+        // began was not kept with the archive, and resumed without it, the next fetch of a few records deleted
+        // everything else (the swarm's seed 3100). What it would have deleted stays on the device. (Resumed from no
+        // state instead, to fetch the zone whole again, the engine heard of no deletion made meanwhile, since a fetch
+        // from no token reports none: an encrypted-data reset went unanswered, the even sweep's seeds 792, 1055, 5923
+        // and 7443.)
         let reconcile = fresh.dataAccountState == nil
+        fresh.reconcileOnFullFetch = false
         let before = bookkeeping
         bookkeeping = fresh
         guard persistBookkeeping() else {

@@ -286,7 +286,8 @@ public final class SweptPartitionMirror: SweptApp {
             let note = "note-" + random.name()
             do {
                 try await mirror.insert(
-                    Self.journal, fields: ["date": .date(clock.now()), "body": .string("today"), "note": .string(note)],
+                    Self.journal,
+                    fields: ["date": .date(clock.now()), "body": .string("today"), "note": .string(note)],
                     name: name)
             } catch {
                 // Each entry is its own transaction: those before went through.

@@ -30,9 +30,11 @@ extension SweepRun {
     func act(on device: Int) async {
         guard let app = await app(device) else { return }
         // Paused until the user acts (turns sync on again after deleting the app's data in Settings, chooses the
-        // account signed in over the data's): half the time, that is what the user does. (An app that shows no
-        // status draws nothing here, so its runs are as they were.)
-        if case .paused(let cause)? = await app.status(), Self.awaitsTheUser(cause), draw({ $0.chance(weights.answerChance) }) {
+        // account signed in over the data's): at the run's pace (half the time under the even mix), that is what the
+        // user does. (An app that shows no status draws nothing here, so its runs are as they were.)
+        if case .paused(let cause)? = await app.status(), Self.awaitsTheUser(cause),
+            draw({ $0.chance(weights.answerChance) })
+        {
             await userAnswers(cause, device, app)
             return
         }
@@ -52,7 +54,7 @@ extension SweepRun {
         var diedInside = false
         do {
             writes = try await action.perform(app, &random)
-        } catch where state.withLock({ $0.devices[device].crashPoint.hasTripped }) {
+        } catch  where state.withLock({ $0.devices[device].crashPoint.hasTripped }) {
             // The app died inside the action (a write of its own): what went through before is the user's; the write
             // it died in, and any after, never were.
             writes = (error as? SweepActionInterrupted)?.writes ?? []
@@ -122,7 +124,7 @@ extension SweepRun {
         let took: Bool
         do {
             took = try await cause == .accountChanged ? app.userStartsAfresh() : app.userTurnsSyncOnAgain()
-        } catch where state.withLock({ $0.devices[device].crashPoint.hasTripped }) {
+        } catch  where state.withLock({ $0.devices[device].crashPoint.hasTripped }) {
             // The app died inside the answer: the user sees the pause again at the next launch.
             crashIfDiedWriting(device)
             return

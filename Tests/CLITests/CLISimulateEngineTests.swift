@@ -45,7 +45,8 @@ struct CLISimulateEngineTests {
         #expect(again.standardOutput == first.standardOutput)
     }
 
-    @Test("--swarm gives each run its own mix: said in JSON with the crashes inside the app's writes, and in the replay")
+    @Test(
+        "--swarm gives each run its own mix: said in JSON with the crashes inside the app's writes, and in the replay")
     func swarmIsSaid() throws {
         let even = try Self.simulate(["--seeds", "20", "--json"])
         #expect(even.json["stepMix"] as? String == "even")

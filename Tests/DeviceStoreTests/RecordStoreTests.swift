@@ -163,15 +163,18 @@ struct RecordStoreTests {
         #expect(try reopened.pendingChangeCount() == 1)
     }
 
-    @Test("a switch that asks before each commit kills the process at the commit it says: that one and every later lost")
+    @Test(
+        "a switch that asks before each commit kills the process at the commit it says: that one and every later lost")
     func switchTripsWhereItIsTold() throws {
         let folder = TemporaryDirectory()
         let asked = Mutex(0)
         // The third commit dies.
-        let crash = CrashSwitch(trippingWhen: { asked.withLock { count in
-            count += 1
-            return count == 3
-        } })
+        let crash = CrashSwitch(trippingWhen: {
+            asked.withLock { count in
+                count += 1
+                return count == 3
+            }
+        })
         let store = try userStore(in: folder.path, crashSwitch: crash)
         let kept = try [store.insertCheckIn(mood: 1), store.insertCheckIn(mood: 2)].map(\.name)
         #expect(throws: StoreError.self) { try store.insertCheckIn(mood: 3) }

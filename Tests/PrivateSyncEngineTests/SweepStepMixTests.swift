@@ -85,8 +85,10 @@ struct SweepStepMixTests {
         #expect(point.hasTripped && point.beforeDurableWrite())
     }
 
-    @Test("a crash point armed never trips while the sweep says it may not (an action, a launch, the heal), nor outside a sweep")
-    func crashPointWaitsForLeave() {
+    @Test(
+        "a crash point armed never trips while the sweep says it may not (a launch, the heal), nor outside a sweep"
+    )
+    func crashPointTripsOnlyWhenAllowed() {
         let allowed = Mutex(false)
         let point = SweepCrashPoint(mayTrip: { allowed.withLock { $0 } })
         point.arm(afterWrites: 0)

@@ -55,13 +55,8 @@ extension PartitionMirror {
         var zoneMissing = false
         let purgedBefore = bookkeeping.zonePurgedByUser
         let answered: Void? = write("record what the server answered") { transaction in
-            // While a reconciling is pending, a save that lands is a record the server holds, as a fetched one is: a
-            // reconciling that ends at a fetch of a few records after its whole fetch (its end killed, the state past
-            // it kept) deletes only what the server no longer holds, never what went up since (the swarm's seed 3100).
-            let reconciling = try Self.reconcilePending(transaction)
             for saved in event.savedRecords {
                 let name = saved.recordID.recordName
-                if reconciling { try transaction.markSeen(name) }
                 guard let local = try transaction.record(named: name) else { continue }
                 let cloud = saved.containerRecord
                 guard let fields = cloud.systemFields else { continue }

@@ -810,6 +810,29 @@ struct PartitionMirrorTests {
         #expect(try cloud.records(of: "alice").isEmpty)
     }
 
+    @Test("a reconciling still pending after its whole fetch deletes, at a later fetch, nothing that went up since")
+    func pendingReconcilingSparesWhatWentUp() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let phone = try await syncedPhone(cloud, entries: ["a", "b"])
+        // What a crash inside the reconciling's own transaction leaves: the whole fetch done (it returned a and b),
+        // its end not, and the engine's state past it.
+        try phone.stores.userCreated.syncTransaction { transaction in
+            try transaction.clearSeenRecords()
+            for name in ["a", "b"] { try transaction.markSeen(name) }
+            try transaction.updateEngineState { $0.reconcileOnFullFetch = true }
+        }
+        try await phone.mirror.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("c")], name: "c")
+        try await phone.mirror.syncEngine.sendChanges()
+        try await save("Journal", "d", ["body": "from the web"], by: phone.other, in: phone.zone)
+        // A fetch of a few records ends the reconciling (it returns this device's own save too): c went up since, and
+        // stays.
+        try await phone.mirror.syncEngine.fetchChanges()
+        #expect(try phone.stores.userCreated.recordNames().sorted() == ["a", "b", "c", "d"])
+        let pending = try phone.stores.userCreated.syncSnapshot { try $0.updateEngineState { $0.reconcileOnFullFetch } }
+        #expect(pending == false)
+    }
+
     @Test("a fetch that failed after a first page of the database's changes is no first download done")
     func failedFetchIsNoDownloadDone() async throws {
         let cloud = try SyncEngineTestCloud(

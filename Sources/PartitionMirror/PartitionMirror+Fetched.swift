@@ -106,6 +106,24 @@ extension PartitionMirror {
         try transaction.updateEngineState { $0.reconcileOnFullFetch }
     }
 
+    /// Ends a pending reconciling: deletes the data's records the server confirmed once and that the fetch since it
+    /// began did not return (and that wait for no save), in the transaction that ends it. Held apart (in the
+    /// bookkeeping, written after), a crash between the two left it pending with nothing remembered as seen, and a
+    /// later fetch of a few records deleted everything else (the swarm's seed 3100).
+    ///
+    /// - Parameter what: What the write does, for its error.
+    /// - Returns: The records deleted, or `nil` when no reconciling was pending or the store could not be written.
+    func endReconciling(_ what: String) -> [String]? {
+        let account = dataAccount
+        let removed = write(what) { transaction -> [String]? in
+            guard try Self.reconcilePending(transaction) else { return nil }
+            let removed = try transaction.deleteSyncedRecordsNotSeen(of: account)
+            try transaction.updateEngineState { $0.reconcileOnFullFetch = false }
+            return removed
+        }
+        return removed ?? nil
+    }
+
     /// The end of a fetch of the zone: when a purge may have been a second one, the records the server confirmed
     /// once and did not return (and that wait for no save) are deleted.
     ///
@@ -113,17 +131,7 @@ extension PartitionMirror {
     func handleDidFetchRecordZoneChanges(_ event: PSSyncEngine.Event.DidFetchRecordZoneChanges) {
         guard event.zoneID.zoneName == zoneID.zoneName, event.error == nil else { return }
         noteZoneCaughtUp()
-        let account = dataAccount
-        let removed = write("delete what the zone no longer holds") { transaction -> [String]? in
-            // The end of the reconciling commits with its deletions: held apart (in the bookkeeping, written after),
-            // a crash between the two left it pending, and a later fetch of a few records deleted everything else
-            // (the swarm's seed 3100).
-            guard try Self.reconcilePending(transaction) else { return nil }
-            let removed = try transaction.deleteSyncedRecordsNotSeen(of: account)
-            try transaction.updateEngineState { $0.reconcileOnFullFetch = false }
-            return removed
-        }
-        guard let removed = removed ?? nil else { return }
+        guard let removed = endReconciling("delete what the zone no longer holds") else { return }
         bookkeeping.firstSendUnanswered.subtract(removed)
         bookkeeping.untaggedMayBeOnServer.subtract(removed)
         persistBookkeeping()
@@ -234,14 +242,7 @@ extension PartitionMirror {
             // Deleted after the token and not created again since (it would be listed as changed): the server holds
             // nothing of the zone, so nothing it confirmed is there. (A reset after the purge, in this list, has
             // already cleared the change tags and queued everything again: nothing goes then.)
-            let account = dataAccount
-            let removed = write("delete what the deleted zone held") { transaction -> [String]? in
-                guard try Self.reconcilePending(transaction) else { return nil }
-                let removed = try transaction.deleteSyncedRecordsNotSeen(of: account)
-                try transaction.updateEngineState { $0.reconcileOnFullFetch = false }
-                return removed
-            }
-            if let removed = removed ?? nil {
+            if let removed = endReconciling("delete what the deleted zone held") {
                 bookkeeping.firstSendUnanswered.subtract(removed)
                 bookkeeping.untaggedMayBeOnServer.subtract(removed)
                 changed = true

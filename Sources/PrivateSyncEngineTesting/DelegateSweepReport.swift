@@ -6,14 +6,14 @@ public struct DelegateSweepReport: Sendable, CustomStringConvertible {
     public var steps = 0
     /// Devices crashed and relaunched.
     public var crashes = 0
-    /// Among ``crashes``, those inside one of the app's own writes (``SweepCrashPoint``; runs of the swarm only).
-    public var crashesInsideWrites = 0
     /// Faults scripted.
     public var faults = 0
     /// Simulated seconds, over every seed.
     public var simulatedSeconds = 0.0
     /// Every seed that broke an invariant.
     public var failures: [DelegateSweepFailure] = []
+    /// Among ``crashes``, those inside one of the app's own writes (``SweepCrashPoint``; runs of the swarm only).
+    public var crashesInsideWrites = 0
 
     /// Creates an empty report.
     public init() {}

@@ -104,9 +104,9 @@ final class SweepRun<App: SweptApp>: SweepHooks {
     let cloud: SyncEngineTestCloud
     let faults: SweepFaults
     let startDate: Date
+    let state: Mutex<State>
     /// What this run draws its steps by (``DelegateSweep/Configuration/stepMix``).
     let weights: SweepStepWeights
-    let state: Mutex<State>
 
     init(sweep: DelegateSweep<App>, seed: UInt64, folder: URL) throws {
         self.sweep = sweep

@@ -15,12 +15,23 @@ struct DelegateSweepTests {
         #expect(report.crashes > 0 && report.faults > 0)
     }
 
-    @Test("Apple's sample delegate passes 20 seeds on SQLite files")
-    func samplePassesOnFiles() async {
+    @Test(
+        "Apple's sample delegate passes 20 seeds on SQLite files, and 100 under the swarm",
+        arguments: [
+            (DelegateSweep<SweptContacts>.Configuration.Storage.files, SweepStepMix.even, UInt64(20)),
+            (.memory, .swarm, 100),
+        ])
+    func samplePasses(
+        storage: DelegateSweep<SweptContacts>.Configuration.Storage, stepMix: SweepStepMix, seeds: UInt64
+    )
+        async
+    {
         var configuration = DelegateSweep<SweptContacts>.Configuration()
-        configuration.storage = .files
-        let report = await SweptContacts.sweep(configuration: configuration).sweep(seeds: 0..<20)
+        configuration.storage = storage
+        configuration.stepMix = stepMix
+        let report = await SweptContacts.sweep(configuration: configuration).sweep(seeds: 0..<seeds)
         #expect(report.failures.isEmpty, "\(report)")
+        #expect(report.seeds == Int(seeds))
     }
 
     /// The flaws fronting the sample: all but the one it cannot have (it fetches no deletion it keeps).

@@ -99,13 +99,4 @@ struct SweepStepMixTests {
         outside.arm(afterWrites: 0)
         #expect(!outside.beforeDurableWrite() && !outside.hasTripped)
     }
-
-    @Test("Apple's sample delegate passes 100 seeds under the swarm")
-    func samplePassesUnderTheSwarm() async {
-        var configuration = DelegateSweep<SweptContacts>.Configuration()
-        configuration.stepMix = .swarm
-        let report = await SweptContacts.sweep(configuration: configuration).sweep(seeds: 0..<100)
-        #expect(report.failures.isEmpty, "\(report)")
-        #expect(report.seeds == 100)
-    }
 }

@@ -12,17 +12,17 @@ struct DelegateSweepJSON: Encodable {
     }
 
     let engine = SimulatedEngine.cksyncengine.rawValue
-    /// How the runs drew their steps: `even` or `swarm`.
-    let stepMix: String
     let seeds: Int
     let steps: Int
     let crashes: Int
-    /// Among `crashes`, those inside one of the app's own writes (runs of the swarm only).
-    let crashesInsideWrites: Int
     let faults: Int
     let simulatedSeconds: Double
     let failures: [Failure]
     let shard: [String: Int]
+    /// Among `crashes`, those inside one of the app's own writes (runs of the swarm only).
+    let crashesInsideWrites: Int
+    /// How the runs drew their steps: `even` or `swarm`.
+    let stepMix: String
 
     /// The JSON of a report.
     ///

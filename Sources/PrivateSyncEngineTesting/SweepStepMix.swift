@@ -10,7 +10,8 @@ public enum SweepStepMix: String, Sendable, Hashable, CaseIterable {
     /// Every run draws each kind of step with the same weights: the mix of every earlier version, so that a seed
     /// found then replays the same run.
     case even
-    /// Each run draws its own weights from its seed first (``SweepStepWeights``), then its steps as `even` does. The
-    /// same seed gives another run than under `even`.
+    /// Each run draws its own weights from its seed first (of the kinds of step, of the reasons for a zone's
+    /// deletion, and the user's pace), then its steps as `even` does, and may crash the app inside its own writes
+    /// (``SweepCrashPoint``). The same seed gives another run than under `even`.
     case swarm
 }

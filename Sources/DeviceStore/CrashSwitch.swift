@@ -52,8 +52,9 @@ public final class CrashSwitch: Sendable {
     /// Whether a crash is armed and has not tripped yet.
     public var isArmed: Bool { commitsLeft.withLock { $0 != nil } }
 
-    /// Whether the process died inside a local write, at the commit an armed crash chose (rather than at a
-    /// container call, or between steps): what a simulation's coverage counts as a crash between two durable steps.
+    /// Whether the process died inside a local write, at the commit an armed crash chose or the one `trippingWhen`
+    /// said (rather than at a container call, or between steps): what a simulation's coverage counts as a crash
+    /// between two durable steps.
     public var diedAtCommit: Bool { trippedAtCommit.withLock { $0 } }
 
     /// Called by a store just before it commits: trips an armed crash when its count is reached.

@@ -41,11 +41,21 @@ extension PartitionMirror {
         var archivedAccounts = bookkeeping.archivedAccounts
         var left = bookkeeping
         left.archivedAccounts = [:]
-        // A whole fetch under way for the account left goes with its data (``MirrorBookkeeping/reconcileOnFullFetch``).
+        // A reconciling pending for the account left goes with its data (``MirrorBookkeeping/reconcileOnFullFetch``),
+        // and leaves the store in the same transaction, before the bookkeeping binds the data to the account signed
+        // in: left there, a crash before the archive's transaction handed it to that account, whose next fetch of a
+        // few records then deleted the rest of its records (a review's finding).
         do {
-            left.reconcileOnFullFetch = try store.syncSnapshot { try Self.reconcilePending($0) }
+            left.reconcileOnFullFetch = try store.syncTransaction { transaction in
+                let pending = try Self.reconcilePending(transaction)
+                if pending {
+                    try transaction.clearSeenRecords()
+                    try transaction.updateEngineState { $0.reconcileOnFullFetch = false }
+                }
+                return pending
+            }
         } catch {
-            throw MirrorError(.store, "could not start afresh: the store cannot be read", underlying: error)
+            throw MirrorError(.store, "could not start afresh: the store cannot be written", underlying: error)
         }
         archivedAccounts[owner] = left
         let resumed = archivedAccounts.removeValue(forKey: current)

@@ -6,9 +6,10 @@ import Synchronization
 ///
 /// The crashes a sweep draws at requests and events kill a device between two of the app's steps. A crash here
 /// lands between two of its writes, inside one step: a record committed and the bookkeeping that goes with it not,
-/// an archive written and the records it holds not yet removed. Only a run that draws its steps as a swarm
-/// (``SweepStepMix/swarm``) arms it, and never inside a user's action (what the user did is acknowledged when the
-/// action returns), a launch, an app's reaction to its account, or the heal.
+/// an archive written and the records it holds not yet removed, a user's action cut short (what it wrote before is
+/// the user's: an action of several writes says which went through, ``SweepActionInterrupted``). Only a run that
+/// draws its steps as a swarm (``SweepStepMix/swarm``) arms it, and it never trips inside a launch, an app's reaction
+/// to its account, or the heal.
 ///
 /// An app that never asks is never crashed here: ask before every write that must survive a crash, or wire it into
 /// the storage layer (the demo app gives it to its stores as a `CrashSwitch`).

@@ -38,7 +38,7 @@ extension SweepRun {
             guard let self else { return false }
             return state.withLock { state in
                 state.devices.indices.contains(device) && state.devices[device].generation == generation
-                    && state.quiet == 0
+                    && state.quiet == 0 && !state.launching
             }
         }
     }
@@ -84,18 +84,18 @@ extension SweepRun {
             crashPoint: device.crashPoint)
         let app: App
         // No crash inside the app's writes while it launches (``SweepCrashPoint``).
-        state.withLock { $0.quiet += 1 }
+        state.withLock { $0.launching = true }
         do {
             try FileManager.default.createDirectory(at: launchFolder, withIntermediateDirectories: true)
             app = try await sweep.makeApp(sweepDevice)
         } catch {
-            state.withLock { $0.quiet -= 1 }
+            state.withLock { $0.launching = false }
             fail(.appFailed, "\(device.name) could not launch: \(error)")
             return nil
         }
         state.withLock { $0.devices[index].app = app }
         let engine = await app.syncEngine
-        state.withLock { $0.quiet -= 1 }
+        state.withLock { $0.launching = false }
         register(engine, device: index, generation: device.generation)
         if let due = device.restoreDue {
             let missing = Set(due).subtracting(engine.restoredPendingRecordZoneChanges)

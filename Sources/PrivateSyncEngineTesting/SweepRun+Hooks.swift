@@ -29,6 +29,11 @@ extension SweepRun {
             note("its request waits: another device's step runs first", device: device)
             await PSSyncEngine.outsideEveryOperation { await takeStep(besides: device) }
             state.withLock { $0.nested = false }
+            // The step in between may have been this device's, and killed it inside a write: its request never
+            // leaves.
+            if state.withLock({ $0.devices[device].generation == generation }), crashIfDiedWriting(device) {
+                return true
+            }
         }
         return false
     }

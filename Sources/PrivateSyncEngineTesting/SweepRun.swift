@@ -75,6 +75,8 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         var nested = false
         /// Inside a launch, an account reaction or the heal: no crash, no nesting.
         var quiet = 0
+        /// Inside the making of an app: no crash inside its writes (what else a launch draws is as it always was).
+        var launching = false
         var report = DelegateSweepReport()
         /// Every item key written so far, in order (what a refusal for good picks from).
         var keys: [String] = []

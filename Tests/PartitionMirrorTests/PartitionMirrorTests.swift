@@ -833,6 +833,33 @@ struct PartitionMirrorTests {
         #expect(pending == false)
     }
 
+    @Test("a start afresh killed before its archive's transaction leaves no reconciling to the account signed in")
+    func startFreshKilledLeavesNoReconciling() async throws {
+        let cloud = try SyncEngineTestCloud()
+        _ = try await otherClientWithZone(cloud)
+        let device = try cloud.device("phone", signedInTo: "alice")
+        let crash = CrashSwitch()
+        let (stores, phone) = try launch(device, folder: "phone", crashSwitch: crash)
+        try await phone.syncEngine.fetchChanges()
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("a")], name: "a")
+        try await phone.syncEngine.sendChanges()
+        // A reconciling pending for alice's data, when bob signs in and the user chooses him.
+        try stores.userCreated.syncTransaction { transaction in
+            try transaction.clearSeenRecords()
+            try transaction.updateEngineState { $0.reconcileOnFullFetch = true }
+        }
+        try device.signIn("bob")
+        try await phone.syncEngine.fetchChanges()
+        #expect(try await phone.status().state == .paused(.accountChanged))
+        // The start afresh's first commit goes through; the archive's transaction, the next, is killed.
+        crash.arm(afterCommits: 1)
+        await #expect(throws: MirrorError.self) { try await phone.startFreshForSignedInAccount() }
+        let (relaunched, _) = try launch(device, folder: "phone")
+        let pending = try relaunched.userCreated.syncSnapshot { try $0.updateEngineState { $0.reconcileOnFullFetch } }
+        #expect(pending == false)
+    }
+
     @Test("a fetch that failed after a first page of the database's changes is no first download done")
     func failedFetchIsNoDownloadDone() async throws {
         let cloud = try SyncEngineTestCloud(

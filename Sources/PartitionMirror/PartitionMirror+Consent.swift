@@ -73,9 +73,7 @@ extension PartitionMirror {
         // Nothing here is deleted while paused (an earlier deletion's reconciling would): the user's word uploads
         // everything held.
         write("drop the reconciling of an earlier deletion") { transaction in
-            if try Self.reconcilePending(transaction) {
-                try transaction.updateEngineState { $0.reconcileOnFullFetch = false }
-            }
+            try transaction.updateEngineState { $0.reconcileOnFullFetch = false }
         }
         if bookkeeping.pausedForUserDeletion {
             // The list's report of the purge a refused save told of (`userDeletedZone`): no report of it is still to

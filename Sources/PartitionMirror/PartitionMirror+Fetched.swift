@@ -103,7 +103,7 @@ extension PartitionMirror {
     /// - Returns: Whether the reconciling is pending.
     /// - Throws: What reading the store's state throws.
     static func reconcilePending(_ transaction: SyncTransaction) throws -> Bool {
-        try transaction.updateEngineState { $0.reconcileOnFullFetch }
+        try transaction.engineState().reconcileOnFullFetch
     }
 
     /// Ends a pending reconciling: deletes the data's records the server confirmed once and that the fetch since it

@@ -829,7 +829,7 @@ struct PartitionMirrorTests {
         // stays.
         try await phone.mirror.syncEngine.fetchChanges()
         #expect(try phone.stores.userCreated.recordNames().sorted() == ["a", "b", "c", "d"])
-        let pending = try phone.stores.userCreated.syncSnapshot { try $0.updateEngineState { $0.reconcileOnFullFetch } }
+        let pending = try phone.stores.userCreated.syncSnapshot { try $0.engineState().reconcileOnFullFetch }
         #expect(pending == false)
     }
 
@@ -856,7 +856,7 @@ struct PartitionMirrorTests {
         crash.arm(afterCommits: 1)
         await #expect(throws: MirrorError.self) { try await phone.startFreshForSignedInAccount() }
         let (relaunched, _) = try launch(device, folder: "phone")
-        let pending = try relaunched.userCreated.syncSnapshot { try $0.updateEngineState { $0.reconcileOnFullFetch } }
+        let pending = try relaunched.userCreated.syncSnapshot { try $0.engineState().reconcileOnFullFetch }
         #expect(pending == false)
     }
 

@@ -59,8 +59,8 @@ let package = Package(
         .target(
             name: "SimulatedWorld",
             dependencies: [
-                "PrivateSync", "DemoSchema", "DeviceStore", "PrivateCloudFaults", "PrivateCloud", "PrivateSyncHTML",
-                "PrivateSyncJSON", "PrivateSyncSQLite", "PrivateSyncFileSystem",
+                "PrivateSync", "PartitionMirror", "DemoSchema", "DeviceStore", "PrivateCloudFaults", "PrivateCloud",
+                "PrivateSyncHTML", "PrivateSyncJSON", "PrivateSyncSQLite", "PrivateSyncFileSystem",
             ],
             swiftSettings: layering),
         .target(
@@ -100,8 +100,8 @@ let package = Package(
         .executableTarget(
             name: "PrivateSyncCLI",
             dependencies: [
-                "ArgumentParsing", "Simulator", "SimulatedWorld", "PartitionMirrorSweep", "PrivateSyncEngineTesting",
-                "PrivateSync", "DemoSchema", "DeviceSimulation",
+                "ArgumentParsing", "Simulator", "SimulatedWorld", "PartitionMirror", "PartitionMirrorSweep",
+                "PrivateSyncEngineTesting", "PrivateSync", "DemoSchema", "DeviceSimulation",
                 "DeviceStore", "PrivateCloudFaults", "PrivateCloud", "PrivateSyncSQLite", "PrivateSyncFileSystem",
             ],
             swiftSettings: layering),

@@ -47,14 +47,25 @@ extension DeviceProfile: JSONFile {
     }
 
     private static func readBuild(_ reader: inout JSONReader) throws(JSONReadError) -> AppBuild {
-        let build = try reader.objectOfRequiredKeys(
-            at: "build", keys: ["version", "iCloudServices", "containerIdentifiers"],
-            filling: AppBuild(version: 0, iCloudServices: [], containerIdentifiers: [])
-        ) { key, reader, build throws(JSONReadError) in
+        var build = AppBuild(version: 0, iCloudServices: [], containerIdentifiers: [])
+        let required = ["version", "iCloudServices", "containerIdentifiers"]
+        // Without the key, a build of the app's own engine: every profile written before the choice existed.
+        try reader.object(at: "build", keys: required + ["syncEngine"], required: required) {
+            key, reader throws(JSONReadError) in
             switch key {
             case "version": build.version = try reader.int(at: "build.version")
             case "iCloudServices": build.iCloudServices = try reader.strings(at: "build.iCloudServices")
-            default: build.containerIdentifiers = try reader.strings(at: "build.containerIdentifiers")
+            case "containerIdentifiers":
+                build.containerIdentifiers = try reader.strings(at: "build.containerIdentifiers")
+            default:
+                let name = try reader.string(at: "build.syncEngine")
+                guard let engine = AppSyncEngine(rawValue: name) else {
+                    throw reader.problem(
+                        "build.syncEngine",
+                        "is \"\(name.prefix(40))\"; it is one of \(AppSyncEngine.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
+                }
+                build.syncEngine = engine
             }
         }
         guard (1...DeviceProfile.AppBuild.maximumVersion).contains(build.version) else {

@@ -14,6 +14,27 @@ public struct DeviceProfile: Encodable, Sendable, Hashable {
         public var iCloudServices: [String]
         /// `com.apple.developer.icloud-container-identifiers`.
         public var containerIdentifiers: [String]
+        /// What syncs the build's user-created store: the app's own engine, or CKSyncEngine with the app as its
+        /// delegate. Written to `device.json` only when it is CKSyncEngine, so that a profile of the app's own engine
+        /// reads as it always did; a build keeps it across upgrades.
+        public var syncEngine: AppSyncEngine = .appEngine
+
+        /// A build of the app.
+        ///
+        /// - Parameters:
+        ///   - version: Its build number.
+        ///   - iCloudServices: `com.apple.developer.icloud-services`.
+        ///   - containerIdentifiers: `com.apple.developer.icloud-container-identifiers`.
+        ///   - syncEngine: What syncs its user-created store.
+        public init(
+            version: Int, iCloudServices: [String], containerIdentifiers: [String],
+            syncEngine: AppSyncEngine = .appEngine
+        ) {
+            self.version = version
+            self.iCloudServices = iCloudServices
+            self.containerIdentifiers = containerIdentifiers
+            self.syncEngine = syncEngine
+        }
 
         /// The build's entitlements (identifiers that do not parse are left out: they could never match).
         public var entitlements: Entitlements {
@@ -23,10 +44,34 @@ public struct DeviceProfile: Encodable, Sendable, Hashable {
         }
 
         /// A build with, or without, the CloudKit entitlement for `identifier`.
-        public static func build(version: Int, withCloudKitFor identifier: ContainerIdentifier?) -> AppBuild {
+        ///
+        /// - Parameters:
+        ///   - version: Its build number.
+        ///   - identifier: The container its entitlement names, or `nil` for a build without the entitlement.
+        ///   - syncEngine: What syncs its user-created store.
+        /// - Returns: The build.
+        public static func build(
+            version: Int, withCloudKitFor identifier: ContainerIdentifier?, syncEngine: AppSyncEngine = .appEngine
+        ) -> AppBuild {
             AppBuild(
                 version: version, iCloudServices: identifier == nil ? [] : ["CloudKit"],
-                containerIdentifiers: identifier.map { [$0.rawValue] } ?? [])
+                containerIdentifiers: identifier.map { [$0.rawValue] } ?? [], syncEngine: syncEngine)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case version, iCloudServices, containerIdentifiers, syncEngine
+        }
+
+        /// Writes the build; the engine only when it is not the app's own.
+        ///
+        /// - Parameter encoder: The encoder.
+        /// - Throws: What the encoder throws.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(version, forKey: .version)
+            try container.encode(iCloudServices, forKey: .iCloudServices)
+            try container.encode(containerIdentifiers, forKey: .containerIdentifiers)
+            if syncEngine != .appEngine { try container.encode(syncEngine.rawValue, forKey: .syncEngine) }
         }
     }
 

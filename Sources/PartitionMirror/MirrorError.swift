@@ -17,6 +17,8 @@ public enum MirrorErrorCode: Int, Sendable, Hashable {
     /// A merge of this device's edits with the server's is over CloudKit's record size: the server's version was
     /// kept, and this device's edits of that record were dropped.
     case mergeTooLarge
+    /// The mirror's folder beside the store cannot be made or locked (see `MirroredApp`).
+    case folderUnusable
 }
 
 /// What the partition mirror could not do, naming the file or the record.

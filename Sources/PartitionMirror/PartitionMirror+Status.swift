@@ -35,24 +35,50 @@ extension PartitionMirror {
         -> SyncStatus
     {
         let accountStatus = if let accountStatus { accountStatus } else { await database.container.accountStatus() }
-        let bound = dataAccount
-        let reported = bookkeeping.engineAccount.map(UserRecordID.init(recordName:))
-        let pending = try store.syncSnapshot { try $0.sendablePendingCount(for: bound) }
-        let facts = SyncFacts(
+        var facts = SyncFacts(
             syncWanted: syncWanted, userCreatedStoreIsCloud: true, launchFallback: nil, accountStatus: accountStatus,
-            // Signed in (the status says so) but not yet reported by the engine: an account whose first sync has not
-            // run, never "sign in".
-            // Another account than the data's, reported by the engine: paused until the user chooses.
-            currentUser: reported ?? bound ?? Self.accountNotYetReported, boundUser: bound,
-            enginePause: bookkeeping.pausedForUserDeletion
-                ? .userDeletedZone : bookkeeping.quotaExceededHeard && pending > 0 ? .quotaExceeded : nil,
-            lastOutcome: pending > 0 ? waitingOutcome : nil,
-            nextAttempt: nil, initialFetchDone: bookkeeping.initialFetchDone, pendingChanges: pending)
+            currentUser: nil, boundUser: nil, enginePause: nil, lastOutcome: nil, nextAttempt: nil,
+            initialFetchDone: false, pendingChanges: 0)
+        try Self.readEngineFacts(of: bookkeeping, store: store, into: &facts)
         return SyncStatus.derive(from: facts)
     }
 
+    /// Puts what the mirror knows into a status's facts: the account the engine last reported and the one the data
+    /// belongs to, a pause for the user's deletion of the zone or for full storage, a send's transient failure, the
+    /// first download, and the changes waiting (``status(syncWanted:accountStatus:)`` says what each means). The
+    /// launch's facts (the switch, the fallback, the account's status) are left as they are.
+    ///
+    /// - Parameters:
+    ///   - bookkeeping: The mirror's bookkeeping.
+    ///   - store: The user-created store.
+    ///   - facts: The facts to fill.
+    /// - Throws: `StoreError` when the store's pending changes cannot be read.
+    static func readEngineFacts(
+        of bookkeeping: MirrorBookkeeping, store: RecordStore<UserCreated>, into facts: inout SyncFacts
+    ) throws(StoreError) {
+        let bound = bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
+        let reported = bookkeeping.engineAccount.map(UserRecordID.init(recordName:))
+        let pending = try store.syncSnapshot { try $0.sendablePendingCount(for: bound) }
+        // Signed in (the status says so) but not yet reported by the engine: an account whose first sync has not
+        // run, never "sign in". Another account than the data's, reported by the engine: paused until the user
+        // chooses.
+        facts.currentUser = reported ?? bound ?? Self.accountNotYetReported
+        facts.boundUser = bound
+        facts.enginePause =
+            bookkeeping.pausedForUserDeletion
+            ? .userDeletedZone : bookkeeping.quotaExceededHeard && pending > 0 ? .quotaExceeded : nil
+        facts.lastOutcome = pending > 0 ? waitingOutcome(of: bookkeeping) : nil
+        facts.nextAttempt = nil
+        facts.initialFetchDone = bookkeeping.initialFetchDone
+        facts.pendingChanges = pending
+        facts.fetchedRecordProblems = [:]
+    }
+
     /// The last send's transient failure, as the status model reads it: waiting, and why.
-    var waitingOutcome: EngineOutcome? {
+    ///
+    /// - Parameter bookkeeping: The mirror's bookkeeping.
+    /// - Returns: The outcome, or `nil` when no send is waiting.
+    static func waitingOutcome(of bookkeeping: MirrorBookkeeping) -> EngineOutcome? {
         guard let raw = bookkeeping.sendWaitingCode, let code = CloudError.Code(rawValue: raw) else { return nil }
         return .retrying(code)
     }

@@ -52,6 +52,9 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     /// The writes that failed, in order, the latest ``persistenceErrorLimit`` of them (the store's or the
     /// bookkeeping's), and the fetched records that could not be stored: a real app would tell the user.
     public internal(set) var persistenceErrors: [MirrorError] = []
+    /// How many failures were kept in ``persistenceErrors`` since the mirror was opened, those dropped since
+    /// included: a cycle whose count grew met one.
+    public internal(set) var persistenceErrorsNoted = 0
     var engine: PSSyncEngine?
     /// Fetched pages in a row the store could not write (see ``pageRefetchLimit``).
     var pageWriteFailures = 0
@@ -378,6 +381,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     ///
     /// - Parameter error: The failure.
     func note(_ error: MirrorError) {
+        persistenceErrorsNoted += 1
         if persistenceErrors.count >= Self.persistenceErrorLimit { persistenceErrors.removeFirst() }
         persistenceErrors.append(error)
     }

@@ -35,6 +35,9 @@ public struct LaunchEnvironment: Sendable {
     public var retryPolicy: RetryPolicy
     /// Called with every engine event.
     public var observer: (@Sendable (SyncEvent) -> Void)?
+    /// The engine's facts of a build whose store CKSyncEngine syncs (``DelegateEngineFacts``), for its status; `nil`
+    /// where no such build runs.
+    public var delegateEngineFacts: (any DelegateEngineFacts)?
 
     /// Creates an environment.
     public init(
@@ -248,7 +251,7 @@ public struct LaunchSequence: Sendable {
             return SyncStatus.derive(
                 from: try LaunchedApp.facts(
                     device: device, record: record, userCreated: store, now: environment.clock.now(),
-                    asAtNextAction: environment))
+                    asAtNextAction: environment, delegateEngineFacts: environment.delegateEngineFacts))
         } catch {
             throw LaunchError(opening: error)
         }

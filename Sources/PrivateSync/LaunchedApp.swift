@@ -46,6 +46,12 @@ public final class LaunchedApp: Sendable {
             let container = environment.opener.openContainer(
                 identifier: environment.containerIdentifier, entitlements: device.entitlements)
             self.container = container
+            // A build whose store CKSyncEngine syncs runs no engine of the app's own: its delegate (the mirror) is
+            // made above this layer, over this container (`MirroredApp`).
+            if device.profile.build.syncEngine != .appEngine {
+                self.engine = nil
+                return
+            }
             self.engine = SyncEngine(
                 store: stores.userCreated, container: container, clock: environment.clock,
                 resolver: environment.resolver,
@@ -162,7 +168,7 @@ public final class LaunchedApp: Sendable {
     public func facts() throws(StoreError) -> SyncFacts {
         try Self.facts(
             device: device, record: record, userCreated: stores.userCreated, now: environment.clock.now(),
-            asAtNextAction: isReadOnlyView ? environment : nil)
+            asAtNextAction: isReadOnlyView ? environment : nil, delegateEngineFacts: environment.delegateEngineFacts)
     }
 
     /// The facts of a device's app, read from its launch record, its account and its user-created store.
@@ -202,6 +208,31 @@ public final class LaunchedApp: Sendable {
             // holds. (The store file is the same either way.)
             facts.userCreatedStoreIsCloud = true
             facts.launchFallback = nil
+        }
+        return facts
+    }
+
+    /// The facts of a device's app (``facts(device:record:userCreated:now:asAtNextAction:)``), the engine's part
+    /// from CKSyncEngine's delegate when the device's build is one: the store's ``EngineState`` is the app engine's,
+    /// which such a build never writes.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - record: Its last launch.
+    ///   - userCreated: Its user-created store.
+    ///   - now: The time the facts are read.
+    ///   - environment: For a view of a command that only reads, as above; `nil` for a running app.
+    ///   - delegateEngineFacts: Where the engine's facts come from on a build of CKSyncEngine's delegate.
+    /// - Returns: The facts.
+    /// - Throws: ``StoreError`` when the store or the delegate's files cannot be read.
+    static func facts(
+        device: SimulatedDevice, record: LaunchRecord, userCreated: RecordStore<UserCreated>, now: Date?,
+        asAtNextAction environment: LaunchEnvironment?, delegateEngineFacts: (any DelegateEngineFacts)?
+    ) throws(StoreError) -> SyncFacts {
+        var facts = try facts(
+            device: device, record: record, userCreated: userCreated, now: now, asAtNextAction: environment)
+        if device.profile.build.syncEngine != .appEngine, let delegateEngineFacts, facts.userCreatedStoreIsCloud {
+            try delegateEngineFacts.readEngineFacts(of: device, store: userCreated, into: &facts)
         }
         return facts
     }

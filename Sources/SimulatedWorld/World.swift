@@ -1,5 +1,6 @@
 public import DemoSchema
 public import DeviceStore
+import PartitionMirror
 public import PrivateCloud
 public import PrivateCloudFaults
 public import PrivateSync
@@ -247,18 +248,22 @@ public final class World: Sendable {
     ///   - account: The iCloud account signed in, or `nil` for none.
     ///   - syncPreference: The sync switch as restored from a backup, or `nil` for never set (off).
     ///   - entitlement: Whether the build has the iCloud entitlement for the world's container.
+    ///   - syncEngine: What syncs the build's user-created store: the app's own engine, or CKSyncEngine with the app
+    ///     as its delegate (`MirroredApp`).
     /// - Returns: The device.
     /// - Throws: ``WorldError`` `deviceExists` or `invalidName`.
     @discardableResult
     public func addDevice(
-        _ name: String, account: AccountID?, syncPreference: Bool?, entitlement: Bool = true
+        _ name: String, account: AccountID?, syncPreference: Bool?, entitlement: Bool = true,
+        syncEngine: AppSyncEngine = .appEngine
     )
         throws(WorldError) -> SimulatedDevice
     {
         do {
             let device = try SimulatedDevice.install(
                 at: devicesRoot + "/" + name, name: name, account: account,
-                build: .build(version: 1, withCloudKitFor: entitlement ? containerIdentifier : nil),
+                build: .build(
+                    version: 1, withCloudKitFor: entitlement ? containerIdentifier : nil, syncEngine: syncEngine),
                 syncPreference: syncPreference)
             openDevices.withLock { $0[name] = device }
             return device
@@ -350,6 +355,7 @@ public final class World: Sendable {
             names: options.names, durability: options.durability, crashSwitch: crashSwitch,
             verifyIntegrity: options.verifyIntegrity, observer: options.observer)
         environment.verificationMemo = verificationMemo
+        environment.delegateEngineFacts = MirrorEngineFacts()
         return environment
     }
 

@@ -129,16 +129,19 @@ struct CLIRunner {
         try world(launchingAll: devices, sourceLocation: sourceLocation)
     }
 
-    /// ``world(launching:sourceLocation:)`` for a list of devices.
+    /// ``world(launching:sourceLocation:)`` for a list of devices, each a build of `engine` (`app` or
+    /// `cksyncengine`).
     static func world(
-        launchingAll devices: [String], sourceLocation: SourceLocation = #_sourceLocation
+        launchingAll devices: [String], engine: String = "app", sourceLocation: SourceLocation = #_sourceLocation
     ) throws
         -> CLIRunner
     {
         let cli = fresh()
         try cli.ok("init", sourceLocation: sourceLocation)
         for device in devices {
-            try cli.ok("device", "add", device, "--account", "alice", "--sync", "on", sourceLocation: sourceLocation)
+            try cli.ok(
+                "device", "add", device, "--account", "alice", "--sync", "on", "--engine", engine,
+                sourceLocation: sourceLocation)
             try cli.ok("launch", "--device", device, sourceLocation: sourceLocation)
         }
         return cli

@@ -356,11 +356,12 @@ struct TortureConcurrencyTests {
     }
 
     @Test(
-        "four devices of one account (sixteen in make torture) adding and syncing at once, with readers: the container holds every acknowledged note"
+        "four devices of one account (sixteen in make torture) adding and syncing at once, with readers: the container holds every acknowledged note",
+        arguments: ["app", "cksyncengine"]
     )
-    func devicesSharingOneContainer() throws {
+    func devicesSharingOneContainer(engine: String) throws {
         let devices = (0..<(Self.scale > 1 ? 16 : 4)).map { String(UnicodeScalar(UInt8(65 + $0))) }
-        let cli = try CLIRunner.world(launchingAll: devices)
+        let cli = try CLIRunner.world(launchingAll: devices, engine: engine)
         let rounds = 8 * Self.scale
         let clients: [Client] = devices.map { device in
             { step, _ in
@@ -396,9 +397,11 @@ struct TortureConcurrencyTests {
         try Self.check(cli, Self.run(cli, [writer] + readers), devices: ["A"])
     }
 
-    @Test("everything at once, on two devices: adds, edits, deletes, syncs, faults and the switch, drawn by the seed")
-    func mixedClients() throws {
-        let cli = try CLIRunner.world(launching: "A", "B")
+    @Test(
+        "everything at once, on two devices: adds, edits, deletes, syncs, faults and the switch, drawn by the seed",
+        arguments: ["app", "cksyncengine"])
+    func mixedClients(engine: String) throws {
+        let cli = try CLIRunner.world(launchingAll: ["A", "B"], engine: engine)
         let rounds = 20 * Self.scale
         let seed = Self.seed
         let clients: [Client] = (0..<4).map { client in
@@ -423,10 +426,11 @@ struct TortureConcurrencyTests {
     }
 
     @Test(
-        "sixteen clients, every writing command, readers and SIGKILLs on two devices of one account: nothing acknowledged is lost"
+        "sixteen clients, every writing command, readers and SIGKILLs on two devices of one account: nothing acknowledged is lost",
+        arguments: ["app", "cksyncengine"]
     )
-    func sixteenClientsEveryCommand() throws {
-        let cli = try CLIRunner.world(launching: "A", "B")
+    func sixteenClientsEveryCommand(engine: String) throws {
+        let cli = try CLIRunner.world(launchingAll: ["A", "B"], engine: engine)
         let rounds = 4 * Self.scale
         let seed = Self.seed
         // Draws a client's next command: writes of every kind, the switch, the account, a new build, a launch, a

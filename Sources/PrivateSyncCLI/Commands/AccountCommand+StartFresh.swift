@@ -1,5 +1,6 @@
 import ArgumentParsing
 import DeviceStore
+import PartitionMirror
 import PrivateCloud
 import PrivateSync
 
@@ -17,10 +18,25 @@ extension AccountCommand {
 
         @Option(valueName: "NAME", help: CommandHelp.device) var device: String
 
-        func run(_ cli: CLI) throws -> ExitCode {
+        func run(_ cli: CLI) async throws -> ExitCode {
             let world = try cli.world()
             let app = try cli.resumedApp(device, in: world)
-            let archive = try app.startFreshForSignedInAccount()
+            let archive: (path: String, records: Int)
+            if cli.isMirrored(app) {
+                // CKSyncEngine's delegate knows of a switch once its engine reported it, at its next sync.
+                guard let mirrored = try cli.mirroredApp(app),
+                    let made = try await mirrored.startFreshForSignedInAccount()
+                else {
+                    throw CLIError(
+                        .dataError,
+                        "device \(app.device.name)'s sync is not paused for another account: there is nothing to start "
+                            + "afresh from (its engine hears of a switch at its next sync: privatesync sync now --device "
+                            + "\(app.device.name))")
+                }
+                archive = made
+            } else {
+                archive = try app.startFreshForSignedInAccount()
+            }
             Terminal.line(
                 "Kept the previous account's \(archive.records) record(s) apart, on the device, in \(archive.path)")
             Terminal.line(

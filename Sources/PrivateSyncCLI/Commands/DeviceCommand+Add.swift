@@ -1,4 +1,5 @@
 import ArgumentParsing
+import DeviceSimulation
 import DeviceStore
 import PrivateCloud
 import SimulatedWorld
@@ -20,15 +21,23 @@ extension DeviceCommand {
             parsing: .onOff)
         var sync: Bool?
         @Flag(help: "Build the app without the iCloud entitlement.") var noEntitlement: Bool
+        @Option(
+            valueName: "app|cksyncengine",
+            help:
+                "What syncs the build's user-created store: the app's own engine (app, the default) or CKSyncEngine with the app as its delegate (cksyncengine); kept by upgrades.",
+            parsing: .oneOf([("app", AppSyncEngine.appEngine), ("cksyncengine", .cksyncengine)]))
+        var engine: AppSyncEngine?
 
         func run(_ cli: CLI) throws -> ExitCode {
             let world = try cli.world()
             let device = try world.addDevice(
-                name, account: account, syncPreference: sync, entitlement: !noEntitlement)
+                name, account: account, syncPreference: sync, entitlement: !noEntitlement,
+                syncEngine: engine ?? .appEngine)
             Terminal.line(
                 "Installed the app on \(device.name): "
                     + "\(account.map { "signed into \($0)" } ?? "no iCloud account"), sync \(sync.onOffText), "
                     + "\(noEntitlement ? "a build WITHOUT the iCloud entitlement" : "with the iCloud entitlement")"
+                    + (engine == .cksyncengine ? ", syncing through CKSyncEngine" : "")
             )
             return .success
         }

@@ -20,6 +20,8 @@ extension DeviceCommand {
             let syncPreference: Bool
             let launched: Bool
             let userCreatedStore: String?
+            /// What syncs the build's user-created store: `app` or `cksyncengine`.
+            let syncEngine: String
         }
 
         func run(_ cli: CLI) throws -> ExitCode {
@@ -34,7 +36,8 @@ extension DeviceCommand {
                         buildVersion: device.profile.build.version,
                         entitlement: device.entitlements.permits(world.containerIdentifier),
                         syncPreference: try device.syncPreference(), launched: launch != nil,
-                        userCreatedStore: launch?.userCreatedStore.rawValue))
+                        userCreatedStore: launch?.userCreatedStore.rawValue,
+                        syncEngine: device.profile.build.syncEngine.rawValue))
             }
             if json {
                 struct List: Encodable { let devices: [DeviceJSON] }
@@ -43,12 +46,13 @@ extension DeviceCommand {
                 Terminal.line("No devices. Add one with: privatesync device add NAME --account ID --sync on")
             } else {
                 Terminal.table(
-                    [["DEVICE", "ACCOUNT", "STATUS", "BUILD", "ENTITLEMENT", "SYNC", "STORE"]]
+                    [["DEVICE", "ACCOUNT", "STATUS", "BUILD", "ENTITLEMENT", "SYNC", "STORE", "ENGINE"]]
                         + devices.map {
                             [
                                 $0.name, $0.account ?? "-", $0.accountStatus, "\($0.buildVersion)",
                                 $0.entitlement ? "yes" : "no",
                                 $0.syncPreference ? "on" : "off", $0.userCreatedStore ?? "never launched",
+                                $0.syncEngine,
                             ]
                         })
             }

@@ -26,7 +26,9 @@ extension DeviceCommand {
             // the device (a sign-in, another upgrade) is neither lost nor given the same build number.
             let build = try device.upgrade { installed in
                 let entitlement = asked ?? installed.entitlements.permits(identifier)
-                return .build(version: installed.version + 1, withCloudKitFor: entitlement ? identifier : nil)
+                return .build(
+                    version: installed.version + 1, withCloudKitFor: entitlement ? identifier : nil,
+                    syncEngine: installed.syncEngine)
             }
             let entitled = build.entitlements.permits(identifier)
             Terminal.line(

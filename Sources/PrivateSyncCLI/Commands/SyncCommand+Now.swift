@@ -1,5 +1,6 @@
 import ArgumentParsing
 import DeviceStore
+import PartitionMirror
 import PrivateCloud
 import PrivateSync
 import PrivateSyncFileSystem
@@ -93,12 +94,19 @@ extension SyncCommand {
             }
             // Likewise the fault file: a damaged one would otherwise inject nothing, silently.
             if let faults = world.faults as? PersistentFaults, FileSystem.exists(faults.path) { try faults.verify() }
-            let report =
-                sendOnly
-                ? await app.sendChanges(force: true)
-                : fetchOnly ? await app.fetchChanges(force: true) : await app.sync(force: true)
+            let report: SyncReport?
+            if cli.isMirrored(app) {
+                // CKSyncEngine's delegate: the mirror's cycle, reported in the same shape (`requests` stays empty:
+                // the engine's requests are its own).
+                report = try await cli.mirroredApp(app)?.sync(fetching: !sendOnly, sending: !fetchOnly)
+            } else {
+                report =
+                    sendOnly
+                    ? await app.sendChanges(force: true)
+                    : fetchOnly ? await app.fetchChanges(force: true) : await app.sync(force: true)
+            }
             let status = try app.status()
-            let exit = try syncNowExitCode(report: report, status: status, app: app)
+            let exit = try syncNowExitCode(report: report, status: status, app: app, cli: cli)
             if json {
                 Terminal.json(
                     SyncNowJSON(
@@ -161,7 +169,9 @@ extension SyncCommand {
         /// refused with 74 naming it, like any damaged file.
         ///
         /// - Throws: ``CLIError`` `ioError` when the cycle paused because the container cannot be read.
-        private func syncNowExitCode(report: SyncReport?, status: SyncStatus, app: LaunchedApp) throws -> ExitCode {
+        private func syncNowExitCode(
+            report: SyncReport?, status: SyncStatus, app: LaunchedApp, cli: CLI
+        ) throws -> ExitCode {
             if status.state == .off || report?.stoppedBecause == .syncTurnedOff { return .syncOff }
             if status.pauseReason == .containerUnusable || report?.outcome == .paused(.containerUnusable) {
                 let detail = (try? app.engine?.state().lastError) ?? nil
@@ -172,6 +182,8 @@ extension SyncCommand {
             }
             guard let report else { return .unavailable }
             switch report.outcome {
+            // CKSyncEngine's delegate pauses by itself, and the cycle that heard why still finished: paused is 69.
+            case .succeeded? where cli.isMirrored(app) && status.pauseReason != nil: return .unavailable
             case .succeeded?: return .success
             case .retrying?, .diskFull?, .fileBusy?: return .temporaryFailure
             case .paused?, .accountUnusable?: return .unavailable

@@ -20,6 +20,14 @@ extension SyncCommand {
         func run(_ cli: CLI) throws -> ExitCode {
             let world = try cli.world()
             let app = try cli.resumedApp(device, in: world)
+            if cli.isMirrored(app) {
+                // The mirror's bookkeeping is not the app engine's: resetting the one it does not keep would change
+                // nothing, and report that it did.
+                throw CLIError(
+                    .usage,
+                    "device \(app.device.name)'s app syncs through CKSyncEngine, whose state its delegate keeps; sync reset "
+                        + "resets the app's own engine")
+            }
             try app.resetSyncBookkeeping()
             let status = try app.status()
             if json {

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import DeviceStore
+import PartitionMirror
 import PrivateSync
 
 /// `privatesync sync on` and `sync off`: the settings switch, one command for each position. The two differ only in
@@ -25,9 +26,12 @@ extension SyncSwitchCommand {
     /// - Parameter cli: The world's folder, and the steps commands share.
     /// - Returns: Success.
     /// - Throws: What opening the world and resuming the device's app throw, and a refused switch.
-    func run(_ cli: CLI) throws -> ExitCode {
+    func run(_ cli: CLI) async throws -> ExitCode {
         let world = try cli.world()
         let app = try cli.resumedApp(device, in: world).setSyncEnabled(Self.turnsOn)
+        // Turning sync on is the user's consent to upload again after deleting the app's data from iCloud: the app's
+        // own engine hears it in `setSyncEnabled`, CKSyncEngine's delegate here.
+        if Self.turnsOn, let mirrored = try cli.mirroredApp(app) { try await mirrored.userTurnedSyncOn() }
         let status = try app.status()
         if !json {
             Terminal.line(

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import DeviceStore
+import PartitionMirror
 import PrivateCloud
 import PrivateSync
 import PrivateSyncFileSystem
@@ -54,6 +55,9 @@ extension CLIError {
             case .neverLaunched: return CLIError(.noInput, underlying: error)
             case .damagedFile, .fileSystem, .storage: return CLIError(.ioError, underlying: error)
             }
+        case let error as MirrorError:
+            // The mirror's own files (its bookkeeping, its folder) or the store under it: the device's files failed.
+            return CLIError(error.code == .fetchedRecordRefused ? .dataError : .ioError, underlying: error)
         case let error as SchemaError:
             return CLIError(.dataError, underlying: error)
         case let error as SweepMergeError:

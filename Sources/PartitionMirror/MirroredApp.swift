@@ -1,0 +1,176 @@
+public import DeviceStore
+public import PrivateSync
+import PrivateSyncEngine
+import PrivateSyncFileSystem
+
+/// The demo app on a device whose build is CKSyncEngine's delegate (`AppSyncEngine.cksyncengine`): the app as its
+/// launch left it (the launch sequence, both traps and the fallback are the app's, unchanged), with
+/// ``PartitionMirror`` syncing its user-created store through the CKSyncEngine-shaped engine over the container the
+/// launch opened. `privatesync sync now`, `sync on` and `account start-fresh` run it on such a device.
+///
+/// CKSyncEngine runs in one process of an app at a time: here, every command is a process. A mirror holds an
+/// exclusive lock (`flock`) on its folder beside the store (`CKSyncEngine/`) from its opening to its end, so that a
+/// second process's mirror waits for the first, and reads the bookkeeping the first left (the bookkeeping is one file
+/// written whole; two mirrors at once would each write over the other's). What does not sync (adding, editing and
+/// deleting records; reading the status) takes no such lock: the store's own transactions keep it consistent, and
+/// the status reads the bookkeeping's last whole version (``MirrorEngineFacts``).
+public final class MirroredApp: Sendable {
+    /// The app.
+    public let app: LaunchedApp
+    /// The mirror of its user-created store.
+    public let mirror: PartitionMirror
+    /// Counts what a cycle moved, in front of the mirror; kept alive here (the engine holds its delegate weakly).
+    let tally: MirrorCycleTally
+    /// The lock on the mirror's folder, held while this mirror lives.
+    let hold: FileLock
+
+    /// The folder the mirror keeps its files in, beside the user-created store.
+    ///
+    /// - Parameter device: The device.
+    /// - Returns: The folder's path.
+    public static func folder(of device: SimulatedDevice) -> String {
+        device.appGroup.applicationSupport + "/CKSyncEngine"
+    }
+
+    /// The mirror's bookkeeping file on a device.
+    ///
+    /// - Parameter device: The device.
+    /// - Returns: The file's path.
+    public static func bookkeepingPath(of device: SimulatedDevice) -> String {
+        folder(of: device) + "/bookkeeping.json"
+    }
+
+    /// The most sends of one cycle on one engine: the first, one that creates the zone its saves found missing, and
+    /// one with the records.
+    static let sendsPerCycle = 3
+    /// The most engines one cycle runs on: the mirror's at the start, and the ones it makes instead during the cycle.
+    static let enginesPerCycle = 3
+
+    private init(app: LaunchedApp, mirror: PartitionMirror, tally: MirrorCycleTally, hold: FileLock) {
+        self.app = app
+        self.mirror = mirror
+        self.tally = tally
+        self.hold = hold
+    }
+
+    /// Opens the mirror of a launched app, waiting while another process's mirror of the device runs.
+    ///
+    /// - Parameter app: The app, launched or resumed (not a read-only view).
+    /// - Returns: The app with its mirror, or `nil` when sync does not run on this launch (the switch is off, the
+    ///   launch fell back to a local store) or the device's build runs the app's own engine.
+    /// - Throws: ``MirrorError`` `folderUnusable` when the mirror's folder cannot be made or locked,
+    ///   `damagedBookkeeping` for a bookkeeping file that cannot be read (left as it is).
+    public static func open(_ app: LaunchedApp) throws(MirrorError) -> MirroredApp? {
+        guard app.device.profile.build.syncEngine == .cksyncengine, let container = app.container else { return nil }
+        let folder = folder(of: app.device)
+        let hold: FileLock
+        do {
+            try FileSystem.createDirectory(folder)
+            hold = try FileLock.exclusive(folder)
+        } catch {
+            throw MirrorError(.folderUnusable, "cannot make or lock \(folder)", underlying: error)
+        }
+        let tally = MirrorCycleTally()
+        let mirror = try PartitionMirror(
+            store: app.stores.userCreated, database: PSDatabase(container: container),
+            bookkeepingPath: bookkeepingPath(of: app.device), automaticallySync: false,
+            durability: app.environment.durability, engineDelegate: tally,
+            crashSwitch: app.environment.crashSwitch)
+        tally.passOn(to: mirror)
+        return MirroredApp(app: app, mirror: mirror, tally: tally, hold: hold)
+    }
+
+    /// One cycle, as a user's pull to refresh asks it of CKSyncEngine: a fetch, then a send (either half may be
+    /// left out).
+    ///
+    /// - Parameters:
+    ///   - fetching: Whether to fetch.
+    ///   - sending: Whether to send.
+    /// - Returns: What moved, and how the cycle ended: `succeeded`, or `retrying` with CloudKit's code of a request
+    ///   that failed (the engine tries again at its next cycle); a write of the store or of the bookkeeping that
+    ///   failed is named in `storeFailure`, with `diskFull` or `fileBusy` when it was one.
+    public func sync(fetching: Bool = true, sending: Bool = true) async -> SyncReport {
+        tally.reset()
+        let errorsBefore = await mirror.persistenceErrorsNoted
+        var failure: PSError?
+        do {
+            try await runCycle(fetching: fetching, sending: sending)
+        } catch let error as PSError {
+            failure = error
+        } catch {
+            failure = PSError(.internalError)
+        }
+        var report = tally.report
+        report.ran = true
+        report.outcome = failure.map { .retrying($0.code) } ?? .succeeded
+        if await mirror.persistenceErrorsNoted > errorsBefore, let storeError = await mirror.persistenceErrors.last {
+            report.storeFailure = storeError.description
+            report.outcome =
+                isDiskFull(storeError) ? .diskFull : isBusy(storeError) ? .fileBusy : report.outcome
+        }
+        return report
+    }
+
+    /// The cycle's fetch and sends, each on the mirror's engine of the moment.
+    ///
+    /// The mirror makes a new engine when the data's account comes back, after a start afresh, and after a page the
+    /// store could not write, and ignores the old one's events from then on: what the old one fetched or sent in
+    /// this cycle counts for nothing. The half it ran is then run again on the new engine, a few times at most (a
+    /// cycle driven to its end on the engine it began with said "fetched" while the mirror kept none of it, and a
+    /// device signed back in stayed behind the server until a second command).
+    ///
+    /// - Parameters:
+    ///   - fetching: Whether to fetch.
+    ///   - sending: Whether to send.
+    /// - Throws: What the engine's `fetchChanges` or `sendChanges` throws.
+    private func runCycle(fetching: Bool, sending: Bool) async throws {
+        var fetched = !fetching
+        var rounds = 0
+        while rounds < Self.enginesPerCycle {
+            rounds += 1
+            let engine = await mirror.syncEngine
+            if !fetched {
+                try await engine.fetchChanges()
+                guard await mirror.syncEngine === engine else { continue }
+                fetched = true
+            }
+            // A send whose saves found the zone missing queues its creation, and the next creates it; the records
+            // go up in the one after (a first sync, or after the user's deletion). CKSyncEngine's own scheduling
+            // sends each at once: here, while a send moved the zone along, the next follows, so that a cycle ends
+            // with what it could send sent.
+            var sends = 0
+            while sending && sends < Self.sendsPerCycle {
+                let zoneStepsBefore = tally.zoneSteps
+                do {
+                    try await engine.sendChanges()
+                } catch let error as PSError where error.code == .partialFailure {
+                    // Items refused one by one: each went to the mirror in `sentRecordZoneChanges`.
+                }
+                sends += 1
+                if tally.zoneSteps == zoneStepsBefore { break }
+            }
+            guard await mirror.syncEngine === engine else { continue }
+            return
+        }
+    }
+
+    /// The user turns sync on again after deleting the app's data from iCloud
+    /// (``PartitionMirror/userTurnedSyncOn()``).
+    ///
+    /// - Returns: Whether sync was paused for the deletion and now uploads again.
+    /// - Throws: ``MirrorError`` `store` when the records cannot be queued again; sync stays paused.
+    @discardableResult
+    public func userTurnedSyncOn() async throws(MirrorError) -> Bool {
+        try await mirror.userTurnedSyncOn()
+    }
+
+    /// After another account signed in, the user chooses to sync with it
+    /// (``PartitionMirror/startFreshForSignedInAccount()``).
+    ///
+    /// - Returns: The archive and how many records it holds, or `nil` when there is nothing to start afresh from.
+    /// - Throws: ``MirrorError`` when the bookkeeping, the archive or the store cannot be written.
+    @discardableResult
+    public func startFreshForSignedInAccount() async throws(MirrorError) -> (path: String, records: Int)? {
+        try await mirror.startFreshForSignedInAccount()
+    }
+}

@@ -150,7 +150,7 @@ let package = Package(
             name: "PartitionMirrorTests",
             dependencies: [
                 "PartitionMirrorSweep", "PartitionMirror", "PrivateSyncEngineTesting", "PrivateSync",
-                "PrivateCloudFaults", "DemoSchema",
+                "PrivateSyncTesting", "PrivateCloudFaults", "DemoSchema",
             ],
             swiftSettings: layering),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: layering),

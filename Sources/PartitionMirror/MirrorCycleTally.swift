@@ -7,6 +7,8 @@ import Synchronization
 ///
 /// The engine holds its delegate weakly; ``MirroredApp`` keeps the tally alive, and the tally holds the mirror.
 final class MirrorCycleTally: PSSyncEngineDelegate {
+    /// Whether the user still wants sync (the device's switch, read from its preferences file at each batch).
+    let isSyncWanted: @Sendable () -> Bool
     /// The counts since the last ``reset()``.
     private let counts = Mutex(SyncReport())
     /// Zones the engine created, and saves refused because the zone was missing, since the tally was made: a send
@@ -14,6 +16,13 @@ final class MirrorCycleTally: PSSyncEngineDelegate {
     private let zoneStepCount = Atomic<Int>(0)
     /// The mirror the calls pass on to, set once it is made (it is made with the tally as its delegate).
     private let target = Mutex<PartitionMirror?>(nil)
+
+    /// A tally that reads the switch with `isSyncWanted`.
+    ///
+    /// - Parameter isSyncWanted: Whether the user still wants sync.
+    init(isSyncWanted: @escaping @Sendable () -> Bool) {
+        self.isSyncWanted = isSyncWanted
+    }
 
     /// Sets the mirror the calls pass on to.
     ///
@@ -33,17 +42,31 @@ final class MirrorCycleTally: PSSyncEngineDelegate {
     /// What moved since the last ``reset()``.
     var report: SyncReport { counts.withLock { $0 } }
 
+    /// Passes the event on to the mirror, then counts what it moved, if the mirror kept it.
+    ///
+    /// Nothing is counted of an engine the mirror replaced (it ignores its events), of an engine serving another
+    /// account than the data's (sync is paused for the switch), or of a page the store could not write (it is
+    /// fetched again, and counted then); of a page, only the changes of the mirror's zone.
+    ///
+    /// - Parameters:
+    ///   - event: The engine's event.
+    ///   - syncEngine: The engine that posted it.
     func handleEvent(_ event: PSSyncEngine.Event, syncEngine: PSSyncEngine) async {
         guard let mirror = target.withLock({ $0 }) else { return }
-        // An engine the mirror replaced: the mirror ignores its events, so they moved nothing.
-        if await mirror.engine === syncEngine { count(event) }
+        let failedPagesBefore = await mirror.pageWriteFailures
         await mirror.handleEvent(event, syncEngine: syncEngine)
+        guard await mirror.engine === syncEngine, await mirror.engineServesTheData,
+            await mirror.pageWriteFailures <= failedPagesBefore
+        else { return }
+        count(event, zone: mirror.zoneID)
     }
 
     /// Counts what an event says moved.
     ///
-    /// - Parameter event: The event.
-    private func count(_ event: PSSyncEngine.Event) {
+    /// - Parameters:
+    ///   - event: The event, which the mirror kept.
+    ///   - zone: The mirror's zone.
+    private func count(_ event: PSSyncEngine.Event, zone: PSRecordZone.ID) {
         switch event {
         case .sentDatabaseChanges(let sent):
             zoneStepCount.add(sent.savedZones.count, ordering: .sequentiallyConsistent)
@@ -60,20 +83,36 @@ final class MirrorCycleTally: PSSyncEngineDelegate {
             zoneStepCount.add(zoneMissing, ordering: .sequentiallyConsistent)
         case .fetchedRecordZoneChanges(let fetched):
             counts.withLock { report in
-                report.fetchedModifications += fetched.modifications.count
-                report.fetchedDeletions += fetched.deletions.count
+                report.fetchedModifications += fetched.modifications.count { $0.record.recordID.zoneID == zone }
+                report.fetchedDeletions += fetched.deletions.count { $0.recordID.zoneID == zone }
             }
         default: break
         }
     }
 
+    /// The mirror's next batch, unless the user turned sync off meanwhile (in another process: the switch is read
+    /// after the batch is, so that a batch read before the switch was turned off holds only what was written
+    /// before it, and one read after is dropped; the app's own engine checks the switch before it sends, too).
+    ///
+    /// - Parameters:
+    ///   - context: Why the engine sends.
+    ///   - syncEngine: The engine.
+    /// - Returns: The batch, or `nil` when there is nothing to send or sync was turned off.
     func nextRecordZoneChangeBatch(
         _ context: PSSyncEngine.SendChangesContext, syncEngine: PSSyncEngine
     ) async -> PSSyncEngine.RecordZoneChangeBatch? {
         guard let mirror = target.withLock({ $0 }) else { return nil }
-        return await mirror.nextRecordZoneChangeBatch(context, syncEngine: syncEngine)
+        let batch = await mirror.nextRecordZoneChangeBatch(context, syncEngine: syncEngine)
+        guard isSyncWanted() else { return nil }
+        return batch
     }
 
+    /// The mirror's options for the next fetch.
+    ///
+    /// - Parameters:
+    ///   - context: Why the engine fetches.
+    ///   - syncEngine: The engine.
+    /// - Returns: The options.
     func nextFetchChangesOptions(
         _ context: PSSyncEngine.FetchChangesContext, syncEngine: PSSyncEngine
     ) async -> PSSyncEngine.FetchChangesOptions {

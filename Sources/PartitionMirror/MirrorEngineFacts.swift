@@ -9,7 +9,8 @@ public struct MirrorEngineFacts: DelegateEngineFacts {
     public init() {}
 
     /// Puts what the mirror knows into `facts` (``PartitionMirror/status(syncWanted:accountStatus:)`` says what each
-    /// means); a device whose mirror never ran reads as one whose first sync has not run.
+    /// means), with the account signed in now as the device says it; a device whose mirror never ran reads as one
+    /// whose first sync has not run.
     ///
     /// - Parameters:
     ///   - device: The device.
@@ -27,5 +28,10 @@ public struct MirrorEngineFacts: DelegateEngineFacts {
             throw StoreError(.damagedFile, error.message, underlying: error)
         }
         try PartitionMirror.readEngineFacts(of: bookkeeping, store: store, into: &facts)
+        // The account signed in now, as the device says it, rather than the one the engine last reported: the
+        // engine hears of a switch only when its next operation begins, and until then a device signed into another
+        // account than the data's would read "on" while its next sync can only pause. (An app reads it from
+        // `CKContainer.userRecordID()` as it observes `CKAccountChanged`.)
+        if let account = device.session.account { facts.currentUser = account.userRecordID }
     }
 }

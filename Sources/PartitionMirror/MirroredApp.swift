@@ -70,7 +70,7 @@ public final class MirroredApp: Sendable {
         } catch {
             throw MirrorError(.folderUnusable, "cannot make or lock \(folder)", underlying: error)
         }
-        let tally = MirrorCycleTally()
+        let tally = MirrorCycleTally(isSyncWanted: { [device = app.device] in (try? device.syncPreference()) ?? false })
         let mirror = try PartitionMirror(
             store: app.stores.userCreated, database: PSDatabase(container: container),
             bookkeepingPath: bookkeepingPath(of: app.device), automaticallySync: false,
@@ -78,6 +78,48 @@ public final class MirroredApp: Sendable {
             crashSwitch: app.environment.crashSwitch)
         tally.passOn(to: mirror)
         return MirroredApp(app: app, mirror: mirror, tally: tally, hold: hold)
+    }
+
+    /// Deletes a record of the user-created store of a device whose build is CKSyncEngine's delegate, as the
+    /// mirror's own ``PartitionMirror/delete(_:)`` does, whether sync runs or not: the record leaves the store with
+    /// its deletion queued, and the mirror forgets that a first save of it may have landed
+    /// (``MirrorBookkeeping/firstSendUnanswered``, ``MirrorBookkeeping/untaggedMayBeOnServer``), so that a record
+    /// made later under its name is a new one, which a fetched deletion of the old one leaves alone. Done under the
+    /// mirror's folder lock: the bookkeeping a running mirror of another process writes whole would otherwise undo
+    /// it.
+    ///
+    /// - Parameters:
+    ///   - name: The record's name.
+    ///   - app: The app.
+    /// - Returns: The record as it was.
+    /// - Throws: `StoreError` for what the store refuses (`recordNotFound` among them); ``MirrorError``
+    ///   `folderUnusable`, `damagedBookkeeping` or `bookkeepingNotWritten` (the record is deleted then; what the
+    ///   mirror forgets of it is not written).
+    @discardableResult
+    public static func deleteRecord(_ name: String, of app: LaunchedApp) throws -> StoredRecord {
+        let folder = folder(of: app.device)
+        let hold: FileLock
+        do {
+            try FileSystem.createDirectory(folder)
+            hold = try FileLock.exclusive(folder)
+        } catch {
+            throw MirrorError(.folderUnusable, "cannot make or lock \(folder)", underlying: error)
+        }
+        defer { hold.unlock() }
+        let record = try app.stores.userCreated.delete(name)
+        let path = bookkeepingPath(of: app.device)
+        var bookkeeping = try PartitionMirror.readBookkeeping(at: path)
+        let wasUnanswered = bookkeeping.firstSendUnanswered.remove(name) != nil
+        let wasUntagged = bookkeeping.untaggedMayBeOnServer.remove(name) != nil
+        bookkeeping.firstSendMayHaveLanded.remove(name)
+        guard wasUnanswered || wasUntagged else { return record }
+        do {
+            try PartitionMirror.writeBookkeeping(bookkeeping, to: path, durability: app.environment.durability)
+        } catch {
+            throw MirrorError(
+                .bookkeepingNotWritten, "\(name) was deleted, but \(path) could not be written", underlying: error)
+        }
+        return record
     }
 
     /// One cycle, as a user's pull to refresh asks it of CKSyncEngine: a fetch, then a send (either half may be
@@ -103,10 +145,17 @@ public final class MirroredApp: Sendable {
         var report = tally.report
         report.ran = true
         report.outcome = failure.map { .retrying($0.code) } ?? .succeeded
-        if await mirror.persistenceErrorsNoted > errorsBefore, let storeError = await mirror.persistenceErrors.last {
-            report.storeFailure = storeError.description
+        // The failures of this cycle's writes (a fetched record the device could not take is not one: it stays on
+        // the server, and the cycle finished).
+        let noted = await mirror.persistenceErrorsNoted - errorsBefore
+        let writeFailures = await mirror.persistenceErrors.suffix(noted).filter {
+            $0.code == .store || $0.code == .bookkeepingNotWritten
+        }
+        if let first = writeFailures.first {
+            report.storeFailure = first.description
             report.outcome =
-                isDiskFull(storeError) ? .diskFull : isBusy(storeError) ? .fileBusy : report.outcome
+                writeFailures.contains(where: isDiskFull)
+                ? .diskFull : writeFailures.contains(where: isBusy) ? .fileBusy : report.outcome
         }
         return report
     }
@@ -167,10 +216,23 @@ public final class MirroredApp: Sendable {
     /// After another account signed in, the user chooses to sync with it
     /// (``PartitionMirror/startFreshForSignedInAccount()``).
     ///
-    /// - Returns: The archive and how many records it holds, or `nil` when there is nothing to start afresh from.
+    /// The engine hears of a switch when an operation begins (CKSyncEngine, at its launch): one that has not heard
+    /// yet is made to, by a fetch, which fetches nothing into the store while sync is paused for the switch. The
+    /// status already says paused, from the account the device reports (``MirrorEngineFacts``), and the user's
+    /// choice answers that.
+    ///
+    /// - Returns: The archive and how many records it holds, or `nil` when there is nothing to start afresh from
+    ///   (the data belongs to the account signed in, or to none, or no account is signed in).
     /// - Throws: ``MirrorError`` when the bookkeeping, the archive or the store cannot be written.
     @discardableResult
     public func startFreshForSignedInAccount() async throws(MirrorError) -> (path: String, records: Int)? {
-        try await mirror.startFreshForSignedInAccount()
+        if let made = try await mirror.startFreshForSignedInAccount() { return made }
+        let signedIn = app.device.session.account?.userRecordID.recordName
+        let bookkeeping = await mirror.bookkeeping
+        guard let signedIn, bookkeeping.accountRecordName != nil, bookkeeping.accountRecordName != signedIn,
+            bookkeeping.engineAccount != signedIn
+        else { return nil }
+        _ = await sync(fetching: true, sending: false)
+        return try await mirror.startFreshForSignedInAccount()
     }
 }

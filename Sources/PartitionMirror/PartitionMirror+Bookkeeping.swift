@@ -41,21 +41,34 @@ extension PartitionMirror {
             return false
         }
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let data = try encoder.encode(bookkeeping)
-            switch durability {
-            case .survivesPowerLoss:
-                try FileSystem.writeAtomically(Array(data), to: bookkeepingPath)
-            case .survivesProcessCrash:
-                // A new file renamed over the old: a killed process leaves one or the other, whole.
-                try data.write(to: URL(fileURLWithPath: bookkeepingPath), options: .atomic)
-            }
+            try Self.writeBookkeeping(bookkeeping, to: bookkeepingPath, durability: durability)
             return true
         } catch {
             note(
                 MirrorError(.bookkeepingNotWritten, "could not write \(bookkeepingPath)", underlying: error))
             return false
+        }
+    }
+
+    /// Writes a bookkeeping file whole, in place of the old one (never half of it).
+    ///
+    /// - Parameters:
+    ///   - bookkeeping: What to write.
+    ///   - path: The file.
+    ///   - durability: How much the write survives.
+    /// - Throws: What encoding or writing the file throws.
+    static func writeBookkeeping(
+        _ bookkeeping: MirrorBookkeeping, to path: String, durability: Durability
+    ) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(bookkeeping)
+        switch durability {
+        case .survivesPowerLoss:
+            try FileSystem.writeAtomically(Array(data), to: path)
+        case .survivesProcessCrash:
+            // A new file renamed over the old: a killed process leaves one or the other, whole.
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         }
     }
 }

@@ -23,7 +23,8 @@ public final class LaunchedApp: Sendable {
     public let stores: DeviceStores
     /// The container, when the user-created store is cloud-configured.
     public let container: (any PrivateContainer)?
-    /// The engine, when the user-created store is cloud-configured.
+    /// The app's own engine, when the user-created store is cloud-configured and the build runs it; `nil` on a
+    /// build of CKSyncEngine's delegate (`AppSyncEngine.cksyncengine`), whose mirror is made above this layer.
     public let engine: SyncEngine?
 
     /// Whether this app is a read-only view of a device (a command that only reads): it shows the status the app
@@ -259,7 +260,8 @@ public final class LaunchedApp: Sendable {
 
     // MARK: Syncing
 
-    /// One engine cycle, or `nil` when sync does not run (off, or fell back to local).
+    /// One engine cycle, or `nil` when sync does not run (off, or fell back to local) or the build is CKSyncEngine's
+    /// delegate (its cycle is `MirroredApp`'s).
     ///
     /// - Parameter force: Ignore the retry schedule (a user's pull to refresh).
     @discardableResult

@@ -118,14 +118,18 @@ public final class TestWorld: Sendable {
     ///   - account: The iCloud account signed in, or `nil` for none.
     ///   - sync: The sync switch as restored from a backup, or `nil` for never set.
     ///   - entitlement: Whether the build has the iCloud entitlement.
+    ///   - syncEngine: What syncs the build's user-created store: the app's own engine, or CKSyncEngine with the app
+    ///     as its delegate (open its mirror with `MirroredApp.open(_:)` after a launch).
     /// - Returns: The device.
     /// - Throws: `IdentifierError` for an invalid account name, `WorldError` `deviceExists` or `invalidName`.
     @discardableResult
     public func addDevice(
-        _ name: String, account: String?, sync: Bool?, entitlement: Bool = true
+        _ name: String, account: String?, sync: Bool?, entitlement: Bool = true,
+        syncEngine: AppSyncEngine = .appEngine
     ) throws -> SimulatedDevice {
         let account = try account.map { try AccountID($0) }
-        return try world.addDevice(name, account: account, syncPreference: sync, entitlement: entitlement)
+        return try world.addDevice(
+            name, account: account, syncPreference: sync, entitlement: entitlement, syncEngine: syncEngine)
     }
 
     /// Launches the app on a device (a cold start). The app keeps this world (and its folder) alive.

@@ -35,7 +35,9 @@ extension World {
                 reports.append(ConvergenceReport(device: name, account: nil))
                 continue
             }
-            let bound = try app.engineState().boundUser
+            // The account the data belongs to, as the device's engine keeps it (the app's own, or CKSyncEngine's
+            // delegate's: `LaunchedApp.facts()` reads either).
+            let bound = try app.facts().boundUser
             let account =
                 bound.flatMap { user in candidates.first { $0.userRecordID == user } } ?? device.session.account
             guard let account else {

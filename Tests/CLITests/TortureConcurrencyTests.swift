@@ -514,9 +514,11 @@ struct TortureConcurrencyTests {
         }
     }
 
-    @Test("edits racing a start-fresh: every acknowledged edit is in the archive, or on the device after it")
-    func editsRacingStartFresh() throws {
-        let cli = try CLIRunner.world(launching: "A")
+    @Test(
+        "edits racing a start-fresh: every acknowledged edit is in the archive, or on the device after it",
+        arguments: ["app", "cksyncengine"])
+    func editsRacingStartFresh(engine: String) throws {
+        let cli = try CLIRunner.world(launchingAll: ["A"], engine: engine)
         let count = 1000 * Self.scale
         let names = try cli.ok(
             "record", "add", "Note", "--device", "A", "--count", "\(count)", "--field", "title=t", "--field", "body=b",

@@ -23,15 +23,14 @@ extension AccountCommand {
             let app = try cli.resumedApp(device, in: world)
             let archive: (path: String, records: Int)
             if cli.isMirrored(app) {
-                // CKSyncEngine's delegate knows of a switch once its engine reported it, at its next sync.
+                // CKSyncEngine's delegate: the mirror's start afresh, once its engine heard of the switch.
                 guard let mirrored = try cli.mirroredApp(app),
                     let made = try await mirrored.startFreshForSignedInAccount()
                 else {
                     throw CLIError(
                         .dataError,
-                        "device \(app.device.name)'s sync is not paused for another account: there is nothing to start "
-                            + "afresh from (its engine hears of a switch at its next sync: privatesync sync now --device "
-                            + "\(app.device.name))")
+                        "device \(app.device.name)'s data already belongs to the signed-in account; there is nothing "
+                            + "to start afresh from")
                 }
                 archive = made
             } else {

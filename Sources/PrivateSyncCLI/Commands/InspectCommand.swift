@@ -33,7 +33,10 @@ struct InspectCommand: RunnableCommand {
         let pendingChanges: Int
         let storeFiles: [String]
         let containerFile: String?
+        /// The app engine's state; `null` on a device whose build is CKSyncEngine's delegate, which keeps its own.
         let engine: EngineJSON?
+        /// What syncs the build's user-created store: `app` or `cksyncengine`.
+        let syncEngine: String
         let status: StatusJSON
     }
 
@@ -115,10 +118,11 @@ struct InspectCommand: RunnableCommand {
             device: app.device.name, account: account?.rawValue, types: types,
             pendingChanges: try app.stores.userCreated.pendingChangeCount(),
             storeFiles: [app.stores.userCreated.path, app.stores.localOnly.path], containerFile: containerFile,
-            engine: EngineJSON(
-                try app.engineState(),
-                zone: app.engine?.zoneID.zoneName ?? SyncEngine.defaultZoneName),
-            status: StatusJSON(status))
+            engine: cli.isMirrored(app)
+                ? nil
+                : EngineJSON(
+                    try app.engineState(), zone: app.engine?.zoneID.zoneName ?? SyncEngine.defaultZoneName),
+            syncEngine: app.device.profile.build.syncEngine.rawValue, status: StatusJSON(status))
         if json {
             Terminal.json(report)
             return .success

@@ -168,6 +168,12 @@ extension SyncCommand {
         /// another sync was running, 69 when sync is paused, 78 when sync is off; a container that cannot be read is
         /// refused with 74 naming it, like any damaged file.
         ///
+        /// - Parameters:
+        ///   - report: The cycle's report, or `nil` when sync does not run on the device.
+        ///   - status: The status after the cycle.
+        ///   - app: The app.
+        ///   - cli: The CLI, which tells a device whose build is CKSyncEngine's delegate.
+        /// - Returns: The exit code.
         /// - Throws: ``CLIError`` `ioError` when the cycle paused because the container cannot be read.
         private func syncNowExitCode(
             report: SyncReport?, status: SyncStatus, app: LaunchedApp, cli: CLI
@@ -181,9 +187,10 @@ extension SyncCommand {
                         + (detail ?? "its storage is damaged"))
             }
             guard let report else { return .unavailable }
+            // CKSyncEngine's delegate pauses by itself (the engine's operation fails, or finishes having heard why):
+            // whatever the cycle's outcome, a device whose status says paused is paused, 69.
+            if cli.isMirrored(app) && status.pauseReason != nil { return .unavailable }
             switch report.outcome {
-            // CKSyncEngine's delegate pauses by itself, and the cycle that heard why still finished: paused is 69.
-            case .succeeded? where cli.isMirrored(app) && status.pauseReason != nil: return .unavailable
             case .succeeded?: return .success
             case .retrying?, .diskFull?, .fileBusy?: return .temporaryFailure
             case .paused?, .accountUnusable?: return .unavailable

@@ -106,9 +106,10 @@ public final class MirroredApp: Sendable {
             throw MirrorError(.folderUnusable, "cannot make or lock \(folder)", underlying: error)
         }
         defer { hold.unlock() }
-        let record = try app.stores.userCreated.delete(name)
+        // Read first: a bookkeeping file that cannot be read refuses the delete, which then changes nothing.
         let path = bookkeepingPath(of: app.device)
         var bookkeeping = try PartitionMirror.readBookkeeping(at: path)
+        let record = try app.stores.userCreated.delete(name)
         let wasUnanswered = bookkeeping.firstSendUnanswered.remove(name) != nil
         let wasUntagged = bookkeeping.untaggedMayBeOnServer.remove(name) != nil
         bookkeeping.firstSendMayHaveLanded.remove(name)
@@ -178,6 +179,8 @@ public final class MirroredApp: Sendable {
         while rounds < Self.enginesPerCycle {
             rounds += 1
             let engine = await mirror.syncEngine
+            // The switch turned off meanwhile (`sync off` in another process): nothing more of this cycle runs.
+            guard tally.isSyncWanted() else { return }
             if !fetched {
                 try await engine.fetchChanges()
                 guard await mirror.syncEngine === engine else { continue }
@@ -188,7 +191,7 @@ public final class MirroredApp: Sendable {
             // sends each at once: here, while a send moved the zone along, the next follows, so that a cycle ends
             // with what it could send sent.
             var sends = 0
-            while sending && sends < Self.sendsPerCycle {
+            while sending && sends < Self.sendsPerCycle && tally.isSyncWanted() {
                 let zoneStepsBefore = tally.zoneSteps
                 do {
                     try await engine.sendChanges()

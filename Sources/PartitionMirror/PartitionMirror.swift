@@ -2,6 +2,7 @@ public import DeviceStore
 import PrivateSync
 public import PrivateSyncEngine
 import PrivateSyncFileSystem
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -311,6 +312,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         }
         if !stale.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: stale) }
         let store = store
+        let ownerless = Mutex<[String]>([])
         let batch = await PSSyncEngine.RecordZoneChangeBatch(pendingChanges: changes) { id in
             let read = try? store.syncSnapshot { transaction -> (StoredRecord, SystemFields?)? in
                 guard let record = try transaction.record(named: id.recordName) else { return nil }
@@ -322,7 +324,22 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
                 syncEngine.state.remove(pendingRecordZoneChanges: [.saveRecord(id)])
                 return nil
             }
+            if record.origin == nil { ownerless.withLock { $0.append(record.name) } }
             return PSRecord(RecordMapping.cloudRecord(for: record, zone: zone, basedOn: serverFields))
+        }
+        // A record written with no account signed in becomes the account's it goes up to, before it leaves (the
+        // app's own engine adopts it as it uploads it too). Left with no owner, a later switch of account made it
+        // the next account's, and its next edit went into that account's zone (a review's finding).
+        let adopted = ownerless.withLock { $0 }
+        if !adopted.isEmpty,
+            write(
+                "adopt records written with no account",
+                { transaction -> Bool in
+                    for name in adopted { try transaction.adoptRecord(named: name, as: user) }
+                    return true
+                }) == nil
+        {
+            return nil
         }
         // Written down before the request leaves: if its answer is lost, the record may be on the server. A record
         // with no change tag goes up for the first time (or again, after its tag was cleared).

@@ -140,6 +140,25 @@ struct CLIMirroredDeviceTests {
         #expect(try Self.containerNames(cli).contains("X"))
     }
 
+    @Test("a record written while signed out goes up to the account signed in next, and is its: never the next one's")
+    func recordWrittenSignedOutStaysWithItsAccount() throws {
+        let cli = try Self.world("A")
+        _ = try Self.addNote(cli, on: "A", title: "first")
+        try cli.ok("sync", "now", "--device", "A")
+        // Signed out and back in with no sync between: the engine hears of nothing.
+        try cli.ok("account", "sign-out", "--device", "A")
+        try cli.addNote(on: "A", title: "written signed out", "--name", "X")
+        try cli.ok("account", "sign-in", "alice", "--device", "A")
+        try cli.ok("sync", "now", "--device", "A")
+        #expect(try Self.containerNames(cli, "alice").contains("X"))
+        // Bob signs in, and the user starts afresh with him: X is alice's, and goes with her data.
+        try cli.ok("account", "sign-in", "bob", "--device", "A")
+        try cli.ok("account", "start-fresh", "--device", "A")
+        #expect(!(try Self.names(cli, "A").contains("X")), "alice's X stayed in bob's store")
+        try cli.ok("sync", "now", "--device", "A")
+        #expect(!(try Self.containerNames(cli, "bob").contains("X")), "alice's X reached bob's container")
+    }
+
     @Test("sync reset is refused (64): the state is CKSyncEngine's delegate's, not the app engine's")
     func syncResetIsRefused() throws {
         let cli = try Self.world("A")

@@ -46,6 +46,21 @@ public final class MirroredApp: Sendable {
     /// The most engines one cycle runs on: the mirror's at the start, and the ones it makes instead during the cycle.
     static let enginesPerCycle = 3
 
+    /// Makes the mirror's folder if need be and locks it exclusively, waiting while another process holds it.
+    ///
+    /// - Parameter device: The device.
+    /// - Returns: The held lock.
+    /// - Throws: ``MirrorError`` `folderUnusable` when the folder cannot be made or locked.
+    private static func lockFolder(of device: SimulatedDevice) throws(MirrorError) -> FileLock {
+        let folder = folder(of: device)
+        do {
+            try FileSystem.createDirectory(folder)
+            return try FileLock.exclusive(folder)
+        } catch {
+            throw MirrorError(.folderUnusable, "cannot make or lock \(folder)", underlying: error)
+        }
+    }
+
     private init(app: LaunchedApp, mirror: PartitionMirror, tally: MirrorCycleTally, hold: FileLock) {
         self.app = app
         self.mirror = mirror
@@ -62,14 +77,7 @@ public final class MirroredApp: Sendable {
     ///   `damagedBookkeeping` for a bookkeeping file that cannot be read (left as it is).
     public static func open(_ app: LaunchedApp) throws(MirrorError) -> MirroredApp? {
         guard app.device.profile.build.syncEngine == .cksyncengine, let container = app.container else { return nil }
-        let folder = folder(of: app.device)
-        let hold: FileLock
-        do {
-            try FileSystem.createDirectory(folder)
-            hold = try FileLock.exclusive(folder)
-        } catch {
-            throw MirrorError(.folderUnusable, "cannot make or lock \(folder)", underlying: error)
-        }
+        let hold = try lockFolder(of: app.device)
         let tally = MirrorCycleTally(isSyncWanted: { [device = app.device] in (try? device.syncPreference()) ?? false })
         let mirror = try PartitionMirror(
             store: app.stores.userCreated, database: PSDatabase(container: container),
@@ -97,14 +105,7 @@ public final class MirroredApp: Sendable {
     ///   mirror forgets of it is not written).
     @discardableResult
     public static func deleteRecord(_ name: String, of app: LaunchedApp) throws -> StoredRecord {
-        let folder = folder(of: app.device)
-        let hold: FileLock
-        do {
-            try FileSystem.createDirectory(folder)
-            hold = try FileLock.exclusive(folder)
-        } catch {
-            throw MirrorError(.folderUnusable, "cannot make or lock \(folder)", underlying: error)
-        }
+        let hold = try lockFolder(of: app.device)
         defer { hold.unlock() }
         // Read first: a bookkeeping file that cannot be read refuses the delete, which then changes nothing.
         let path = bookkeepingPath(of: app.device)

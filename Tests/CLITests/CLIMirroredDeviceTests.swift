@@ -159,6 +159,19 @@ struct CLIMirroredDeviceTests {
         #expect(!(try Self.containerNames(cli, "bob").contains("X")), "alice's X reached bob's container")
     }
 
+    @Test("audit --convergence compares a delegate's device with the container of the account its data belongs to")
+    func convergenceUsesTheDataAccount() throws {
+        let cli = try Self.world("A")
+        _ = try Self.addNote(cli, on: "A")
+        try cli.ok("sync", "now", "--device", "A")
+        // Bob signs in; the engine hears of it and pauses: the data is still alice's, and in her container.
+        try cli.ok("account", "sign-in", "bob", "--device", "A")
+        try cli.exits(69, "sync", "now", "--device", "A")
+        let audit = try cli.ok("audit", "--convergence", "--json").json
+        let devices = audit["devices"] as? [[String: Any]] ?? []
+        #expect(devices.first?["account"] as? String == "alice" && audit["converged"] as? Bool == true, "\(audit)")
+    }
+
     @Test("sync reset is refused (64): the state is CKSyncEngine's delegate's, not the app engine's")
     func syncResetIsRefused() throws {
         let cli = try Self.world("A")

@@ -111,10 +111,7 @@ public final class MirroredApp: Sendable {
         let path = bookkeepingPath(of: app.device)
         var bookkeeping = try PartitionMirror.readBookkeeping(at: path)
         let record = try app.stores.userCreated.delete(name)
-        let wasUnanswered = bookkeeping.firstSendUnanswered.remove(name) != nil
-        let wasUntagged = bookkeeping.untaggedMayBeOnServer.remove(name) != nil
-        bookkeeping.firstSendMayHaveLanded.remove(name)
-        guard wasUnanswered || wasUntagged else { return record }
+        guard bookkeeping.forgetFirstSave(of: name) else { return record }
         do {
             try PartitionMirror.writeBookkeeping(bookkeeping, to: path, durability: app.environment.durability)
         } catch {

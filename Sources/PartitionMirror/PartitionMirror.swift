@@ -207,9 +207,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
             throw MirrorError(.store, "could not delete \(name)", underlying: error)
         }
         // A record made later under this name is a new one, never sent.
-        let wasUnanswered = bookkeeping.firstSendUnanswered.remove(name) != nil
-        let wasUntagged = bookkeeping.untaggedMayBeOnServer.remove(name) != nil
-        if wasUnanswered || wasUntagged { persistBookkeeping() }
+        if bookkeeping.forgetFirstSave(of: name) { persistBookkeeping() }
         queueInEngine(.deleteRecord(recordID(name)))
         return record
     }

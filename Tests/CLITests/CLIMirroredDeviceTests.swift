@@ -172,6 +172,24 @@ struct CLIMirroredDeviceTests {
         #expect(devices.first?["account"] as? String == "alice" && audit["converged"] as? Bool == true, "\(audit)")
     }
 
+    @Test(
+        "a cycle paused for another account reports nothing fetched: what that account's zone held, the mirror kept none of"
+    )
+    func pausedCycleCountsNothing() throws {
+        let cli = try CLIRunner.world(launchingAll: ["A"], engine: "cksyncengine")
+        try cli.ok("device", "add", "B", "--account", "bob", "--sync", "on", "--engine", "cksyncengine")
+        try cli.ok("launch", "--device", "B")
+        _ = try Self.addNote(cli, on: "B", title: "bob's")
+        try cli.ok("sync", "now", "--device", "B")
+        _ = try Self.addNote(cli, on: "A", title: "alice's")
+        try cli.ok("sync", "now", "--device", "A")
+        try cli.ok("account", "sign-in", "bob", "--device", "A")
+        // The engine now serves bob and fetches his zone; the mirror, paused for the switch, stores none of it.
+        let run = try cli.exits(69, "sync", "now", "--device", "A", "--json")
+        #expect(run.json["fetchedModifications"] as? Int == 0, "\(run.json)")
+        #expect(!(try Self.names(cli, "A").contains { try Self.containerNames(cli, "bob").contains($0) }))
+    }
+
     @Test("sync reset is refused (64): the state is CKSyncEngine's delegate's, not the app engine's")
     func syncResetIsRefused() throws {
         let cli = try Self.world("A")

@@ -131,23 +131,67 @@ extension RecordStore {
         }
     }
 
-    /// Deletes a record.
+    /// Deletes a record, with its deletion queued. A user-created record stops being among the creations of a request
+    /// in flight (`creations_in_flight`) in the same transaction: a record made later under its name is a new one,
+    /// which a fetched deletion of the old one leaves alone.
     ///
     /// - Parameter name: The record's name.
     /// - Returns: The record as it was.
     /// - Throws: ``StoreError`` `recordNotFound` when this store has no such record.
     @discardableResult
     public func delete(_ name: String) throws(StoreError) -> StoredRecord {
+        try write { connection in try self.deleteRow(named: name, connection) }
+    }
+
+    /// The body of ``delete(_:)``, inside its transaction.
+    ///
+    /// - Parameters:
+    ///   - name: The record's name.
+    ///   - connection: The transaction's connection.
+    /// - Returns: The record as it was.
+    /// - Throws: ``StoreError`` `recordNotFound` when this store has no such record, or what SQLite throws.
+    func deleteRow(named name: String, _ connection: Connection) throws -> StoredRecord {
+        guard let record = try Self.record(named: name, connection) else {
+            throw StoreError(.recordNotFound, "no record named \(name) in the \(Kind.partition) store")
+        }
+        try connection.run(literal: "DELETE FROM records WHERE record_name = ?", .text(name))
+        try queue(.delete, name: name, type: record.type, connection)
+        if Kind.partition == .userCreated {
+            // Left among the creations in flight, the name made the engine take a later record made under it for
+            // the one that request created, and a fetched deletion of the old one deleted the new one: an
+            // acknowledged write lost (`CLIDeleteAndMakeAgainTests`).
+            try SyncTransaction(connection: connection, deviceID: deviceID).removeName(
+                name, fromListAt: .creationsInFlight)
+        }
+        return record
+    }
+
+}
+
+extension RecordStore where Kind == UserCreated {
+    /// Deletes a record, as ``delete(_:)`` does, and runs `body` in the same transaction: what a sync engine keeps
+    /// of the record elsewhere can then be marked in the store with the deletion, never apart from it (a CKSyncEngine
+    /// delegate whose bookkeeping is a file of its own marks the name, `deletions_unrecorded`, until that file says
+    /// it).
+    ///
+    /// - Parameters:
+    ///   - name: The record's name.
+    ///   - body: More work for the delete's transaction; what it throws rolls the whole delete back.
+    /// - Returns: The record as it was.
+    /// - Throws: ``StoreError`` `recordNotFound` when this store has no such record, or what `body` throws, wrapped.
+    @discardableResult
+    public func delete(
+        _ name: String, alongside body: (SyncTransaction) throws -> Void
+    ) throws(StoreError) -> StoredRecord {
         try write { connection in
-            guard let record = try Self.record(named: name, connection) else {
-                throw StoreError(.recordNotFound, "no record named \(name) in the \(Kind.partition) store")
-            }
-            try connection.run(literal: "DELETE FROM records WHERE record_name = ?", .text(name))
-            try self.queue(.delete, name: name, type: record.type, connection)
+            let record = try self.deleteRow(named: name, connection)
+            try body(SyncTransaction(connection: connection, deviceID: self.deviceID))
             return record
         }
     }
+}
 
+extension RecordStore {
     // MARK: Validation
 
     func validate(_ fields: [String: FieldValue], of type: RecordTypeSchema) throws(StoreError) {

@@ -30,11 +30,14 @@ package enum SyncStateKey: String, CaseIterable, Sendable {
     case batchStreak = "batch_streak"
     case fetchedRecordProblems = "fetched_record_problems"
     case creationsInFlight = "creations_in_flight"
+    case deletionsUnrecorded = "deletions_unrecorded"
 
     /// What a value under this key must hold.
     var shape: StoreStateCheck.Shape {
         switch self {
-        case .boundUser, .pauseReason, .lastOutcome, .lastError, .fetchedRecordProblems, .creationsInFlight: .text
+        case .boundUser, .pauseReason, .lastOutcome, .lastError, .fetchedRecordProblems, .creationsInFlight,
+            .deletionsUnrecorded:
+            .text
         case .zoneReady, .reconcileOnFullFetch, .requeueOnFullFetch, .initialFetchDone: .flag
         case .zoneToken, .databaseToken: .bytes
         case .lastAttemptAt, .nextAttemptAt: .date

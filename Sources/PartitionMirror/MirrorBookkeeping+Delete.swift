@@ -10,4 +10,13 @@ extension MirrorBookkeeping {
         firstSendMayHaveLanded.remove(name)
         return wasUnanswered || wasUntagged
     }
+
+    /// Whether the bookkeeping counts the record among those that may be on the server although it carries no change
+    /// tag (``firstSendUnanswered``, ``untaggedMayBeOnServer``): what its deletion here must make it forget.
+    ///
+    /// - Parameter name: The record's name.
+    /// - Returns: Whether it does.
+    func mayBeOnServer(_ name: String) -> Bool {
+        firstSendUnanswered.contains(name) || untaggedMayBeOnServer.contains(name)
+    }
 }

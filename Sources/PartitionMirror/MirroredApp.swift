@@ -90,35 +90,28 @@ public final class MirroredApp: Sendable {
 
     /// Deletes a record of the user-created store of a device whose build is CKSyncEngine's delegate, as the
     /// mirror's own ``PartitionMirror/delete(_:)`` does, whether sync runs or not: the record leaves the store with
-    /// its deletion queued, and the mirror forgets that a first save of it may have landed
-    /// (``MirrorBookkeeping/firstSendUnanswered``, ``MirrorBookkeeping/untaggedMayBeOnServer``), so that a record
-    /// made later under its name is a new one, which a fetched deletion of the old one leaves alone. Done under the
-    /// mirror's folder lock: the bookkeeping a running mirror of another process writes whole would otherwise undo
-    /// it.
+    /// its deletion queued and, when the mirror's bookkeeping counts it among the records whose first save may have
+    /// landed (``MirrorBookkeeping/firstSendUnanswered``, ``MirrorBookkeeping/untaggedMayBeOnServer``), a mark of it
+    /// in the same transaction (`EngineState.deletionsUnrecorded`), which the next mirror to run settles before it
+    /// does anything (``PartitionMirror/settleDeletionsUnrecorded()``): a record made later under its name is a new
+    /// one, which a fetched deletion of the old one leaves alone. Done under the mirror's folder lock, so that a
+    /// mirror running in another process ends first.
     ///
     /// - Parameters:
     ///   - name: The record's name.
     ///   - app: The app.
     /// - Returns: The record as it was.
     /// - Throws: `StoreError` for what the store refuses (`recordNotFound` among them); ``MirrorError``
-    ///   `folderUnusable`, `damagedBookkeeping` or `bookkeepingNotWritten` (the record is deleted then; what the
-    ///   mirror forgets of it is not written).
+    ///   `folderUnusable` or `damagedBookkeeping`. Nothing is written then.
     @discardableResult
     public static func deleteRecord(_ name: String, of app: LaunchedApp) throws -> StoredRecord {
         let hold = try lockFolder(of: app.device)
         defer { hold.unlock() }
         // Read first: a bookkeeping file that cannot be read refuses the delete, which then changes nothing.
-        let path = bookkeepingPath(of: app.device)
-        var bookkeeping = try PartitionMirror.readBookkeeping(at: path)
-        let record = try app.stores.userCreated.delete(name)
-        guard bookkeeping.forgetFirstSave(of: name) else { return record }
-        do {
-            try PartitionMirror.writeBookkeeping(bookkeeping, to: path, durability: app.environment.durability)
-        } catch {
-            throw MirrorError(
-                .bookkeepingNotWritten, "\(name) was deleted, but \(path) could not be written", underlying: error)
+        let unrecorded = try PartitionMirror.readBookkeeping(at: bookkeepingPath(of: app.device)).mayBeOnServer(name)
+        return try app.stores.userCreated.delete(name) { transaction in
+            if unrecorded { try transaction.updateEngineState { $0.deletionsUnrecorded.insert(name) } }
         }
-        return record
     }
 
     /// One cycle, as a user's pull to refresh asks it of CKSyncEngine: a fetch, then a send (either half may be

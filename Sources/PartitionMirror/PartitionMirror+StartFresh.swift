@@ -36,6 +36,10 @@ extension PartitionMirror {
     public func startFreshForSignedInAccount() throws(MirrorError) -> (path: String, records: Int)? {
         guard let owner = bookkeeping.accountRecordName, let current = bookkeeping.engineAccount, owner != current
         else { return nil }
+        // What goes into the archive must not count a record deleted here among those that may be on the server.
+        guard settleDeletionsUnrecorded() else {
+            throw MirrorError(.bookkeepingNotWritten, "the records deleted here could not be settled; nothing moved")
+        }
         let previous = UserRecordID(recordName: owner)
         let user = UserRecordID(recordName: current)
         var archivedAccounts = bookkeeping.archivedAccounts

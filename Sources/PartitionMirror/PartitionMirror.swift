@@ -59,6 +59,9 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     var engine: PSSyncEngine?
     /// Fetched pages in a row the store could not write (see ``pageRefetchLimit``).
     var pageWriteFailures = 0
+    /// Whether the store's marks of records deleted here (``EngineState/deletionsUnrecorded``) are all in the
+    /// bookkeeping, and cleared: until then no first save is written down (``settleDeletionsUnrecorded()``).
+    var deletionsSettled = false
     /// Whether the engine's fetch under way began after a save found the zone missing
     /// (``MirrorBookkeeping/zoneMissingHeard``): its list, read to the end, says who deleted the zone, or nothing.
     var fetchBeganWithZoneMissing = false
@@ -128,6 +131,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         configuration.automaticallySync = automaticallySync
         configuration.scheduler = scheduler
         restoreArchivesOfTheDataAccount()
+        settleDeletionsUnrecorded()
         // A reconciling pending in a bookkeeping file of an earlier version moves into the store, before any fetch can
         // end it (``MirrorBookkeeping/reconcileOnFullFetch``).
         if bookkeeping.reconcileOnFullFetch,
@@ -201,13 +205,20 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     @discardableResult
     public func delete(_ name: String) throws(MirrorError) -> StoredRecord {
         let record: StoredRecord
+        // A record made later under this name is a new one, never sent: the store marks it so with the delete, and
+        // the mark stays until the bookkeeping says it too.
+        let unrecorded = bookkeeping.mayBeOnServer(name)
         do {
-            record = try store.delete(name)
+            record = try store.delete(name) { transaction in
+                if unrecorded { try transaction.updateEngineState { $0.deletionsUnrecorded.insert(name) } }
+            }
         } catch {
             throw MirrorError(.store, "could not delete \(name)", underlying: error)
         }
-        // A record made later under this name is a new one, never sent.
-        if bookkeeping.forgetFirstSave(of: name) { persistBookkeeping() }
+        if unrecorded {
+            deletionsSettled = false
+            settleDeletionsUnrecorded()
+        }
         queueInEngine(.deleteRecord(recordID(name)))
         return record
     }
@@ -342,6 +353,8 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         // Written down before the request leaves: if its answer is lost, the record may be on the server. A record
         // with no change tag goes up for the first time (or again, after its tag was cleared).
         let first = Set((batch?.recordsToSave ?? []).filter { $0.recordChangeTag == nil }.map(\.recordID.recordName))
+        // A mark of a deletion left in the store would, settled later, forget a first save written down now.
+        guard first.isEmpty || settleDeletionsUnrecorded() else { return nil }
         if !first.isSubset(of: bookkeeping.firstSendUnanswered) {
             bookkeeping.firstSendUnanswered.formUnion(first)
             // Not written down, a first save must not leave: its answer lost, nothing would say it may be there.

@@ -61,8 +61,9 @@ extension EngineState {
         epoch = try stored.integer(.epoch) ?? 0
         reducedBatchSize = try stored.integer(.batchSize).map { Int($0) }
         batchStreak = try stored.count(.batchStreak)
-        if let text = try stored.text(.creationsInFlight) {
-            creationsInFlight = Set(text.split(separator: "\n").map(String.init))
+        if let text = try stored.text(.creationsInFlight) { creationsInFlight = SyncStateValue.names(inList: text) }
+        if let text = try stored.text(.deletionsUnrecorded) {
+            deletionsUnrecorded = SyncStateValue.names(inList: text)
         }
         if let text = try stored.text(.fetchedRecordProblems) {
             guard let refused = Self.fetchedRecordProblems(decoding: text) else {
@@ -132,8 +133,8 @@ extension EngineState {
         case .batchStreak: count(batchStreak)
         case .fetchedRecordProblems:
             fetchedRecordProblems.isEmpty ? nil : .text(Self.encoded(fetchedRecordProblems: fetchedRecordProblems))
-        case .creationsInFlight:
-            creationsInFlight.isEmpty ? nil : .text(creationsInFlight.sorted().map { $0 + "\n" }.joined())
+        case .creationsInFlight: SyncStateValue.nameList(creationsInFlight)
+        case .deletionsUnrecorded: SyncStateValue.nameList(deletionsUnrecorded)
         }
     }
 

@@ -81,6 +81,13 @@ public struct EngineState: Sendable, Hashable {
     /// clears it: it returns the deletions of the zone's whole history, which say nothing of the request.
     package var creationsInFlight: Set<String> = []
 
+    /// Records deleted here that a CKSyncEngine delegate keeping its bookkeeping in a file of its own (the partition
+    /// mirror) may still count among the first saves that may have landed, marked in the delete's own transaction and
+    /// cleared once that file no longer does: a process killed between the delete and the file's write left the name
+    /// there, and a record made later under it was taken for the old one, which a fetched deletion of the old one
+    /// then deleted. The app's own engine neither reads nor writes it (its creations in flight live in this store).
+    package var deletionsUnrecorded: Set<String> = []
+
     // MARK: What the engine could not take
 
     /// Records fetched from the container with a value this device cannot take (another client wrote them with a

@@ -19,7 +19,7 @@ struct PartitionMirrorTests {
 
     /// A device's two stores and its mirror, over a device of a test cloud.
     func launch(
-        _ device: TestDevice, folder: String, crashSwitch: CrashSwitch? = nil
+        _ device: TestDevice, folder: String, crashSwitch: CrashSwitch? = nil, bookkeepingCrashes: Bool = false
     ) throws -> (DeviceStores, PartitionMirror) {
         let directory = scratch.url.appending(path: folder).path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -33,7 +33,8 @@ struct PartitionMirrorTests {
             durability: .survivesProcessCrash, crashSwitch: crashSwitch)
         let mirror = try PartitionMirror(
             store: stores.userCreated, database: device.database, bookkeepingPath: directory + "/mirror.json",
-            automaticallySync: false, scheduler: device.cloud.scheduler, durability: .survivesProcessCrash)
+            automaticallySync: false, scheduler: device.cloud.scheduler, durability: .survivesProcessCrash,
+            crashSwitch: bookkeepingCrashes ? crashSwitch : nil)
         return (stores, mirror)
     }
 
@@ -383,6 +384,39 @@ struct PartitionMirrorTests {
         try await phone.delete("n")
         #expect(await phone.bookkeeping.firstSendUnanswered.isEmpty)
         #expect(await phone.bookkeeping.untaggedMayBeOnServer.isEmpty)
+    }
+
+    @Test(
+        "a delete killed before the bookkeeping heard of it: a record made again under its name survives the old one's deletion",
+        arguments: [1, 2])
+    func deleteKilledBeforeItsBookkeeping(commitsThrough: Int) async throws {
+        let cloud = try SyncEngineTestCloud()
+        let (other, zone) = try await otherClientWithZone(cloud)
+        let device = try cloud.device("phone", signedInTo: "alice")
+        let crash = CrashSwitch()
+        let (_, phone) = try launch(device, folder: "phone", crashSwitch: crash, bookkeepingCrashes: true)
+        try await phone.syncEngine.fetchChanges()
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("old")], name: "X")
+        // The save lands and its answer is lost: the bookkeeping counts X among the first saves that may have landed.
+        cloud.faults.add(Fault(.serverResponseLost, record: "X"), device: "phone")
+        try? await phone.syncEngine.sendChanges()
+        #expect(await phone.bookkeeping.firstSendUnanswered == ["X"])
+        _ = try await other.deleteRecord(withID: PSRecord.ID(recordName: "X", zoneID: zone))
+        // The delete commits; the process dies at the bookkeeping's write (1), or at the clearing of the store's mark
+        // of the delete, after that write (2).
+        crash.arm(afterCommits: commitsThrough)
+        try await phone.delete("X")
+        #expect(crash.isDown)
+        let (stores, relaunched) = try launch(device, folder: "phone")
+        try await relaunched.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("new")], name: "X")
+        try await relaunched.syncEngine.fetchChanges()
+        try await relaunched.syncEngine.sendChanges()
+        #expect(try stores.userCreated.record(named: "X")?.fields["body"] == .string("new"))
+        #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["X"])
+        let marks = try stores.userCreated.syncSnapshot { try $0.engineState().deletionsUnrecorded }
+        #expect(marks.isEmpty)
     }
 
     @Test("a conflict whose merge is over CloudKit's record size keeps the server's version, and says so")

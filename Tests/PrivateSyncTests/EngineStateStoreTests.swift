@@ -43,6 +43,7 @@ struct EngineStateStoreTests {
         state.batchStreak = 6
         state.fetchedRecordProblems = ["far": "its syncCreatedAt is out of range", "near": "a; b"]
         state.creationsInFlight = ["new-2", "new-1"]
+        state.deletionsUnrecorded = ["gone"]
         return state
     }
 
@@ -58,7 +59,7 @@ struct EngineStateStoreTests {
         "conflicts_resolved": .integer(14), "epoch": .integer(5), "batch_size": .integer(50),
         "batch_streak": .integer(6),
         "fetched_record_problems": .text("far\tits syncCreatedAt is out of range\nnear\ta; b\n"),
-        "creations_in_flight": .text("new-1\nnew-2\n"),
+        "creations_in_flight": .text("new-1\nnew-2\n"), "deletions_unrecorded": .text("gone\n"),
     ]
 
     static func openStore(in world: TestWorld) throws -> RecordStore<UserCreated> {
@@ -116,6 +117,44 @@ struct EngineStateStoreTests {
         try store.syncTransaction { try $0.updateEngineState { $0 = EngineState() } }
         #expect(try Self.read(store) == EngineState())
         #expect(try Self.rows(store).isEmpty)
+    }
+
+    @Test("deleting a record forgets it among the creations in flight, in the delete's transaction; the others stay")
+    func deleteForgetsItsCreationInFlight() throws {
+        let world = try TestWorld()
+        let store = try Self.openStore(in: world)
+        let journal = try SyncPartition.demoHealth.userCreatedType("Journal")
+        for name in ["a", "b"] {
+            try store.insert(
+                journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string(name)], origin: nil,
+                name: name)
+        }
+        try store.syncTransaction { try $0.updateEngineState { $0.creationsInFlight = ["a", "b"] } }
+        try store.delete("a")
+        #expect(try Self.read(store).creationsInFlight == ["b"])
+        try store.delete("b")
+        #expect(try Self.rows(store)["creations_in_flight"] == nil)
+    }
+
+    @Test("a delete whose work alongside throws changes nothing: the record stays, with no deletion queued")
+    func deleteAlongsideRollsBackWhole() throws {
+        let world = try TestWorld()
+        let store = try Self.openStore(in: world)
+        let journal = try SyncPartition.demoHealth.userCreatedType("Journal")
+        try store.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("a")], origin: nil,
+            name: "a")
+        let queued = try store.pendingChanges()
+        #expect(throws: StoreError.self) {
+            try store.delete("a") { transaction in
+                try transaction.updateEngineState { $0.deletionsUnrecorded.insert("a") }
+                throw StoreError(.invalidValue, "refused")
+            }
+        }
+        #expect(try store.containsRecord(named: "a") && store.pendingChanges() == queued)
+        #expect(try Self.read(store).deletionsUnrecorded.isEmpty)
+        try store.delete("a") { try $0.updateEngineState { _ = $0.deletionsUnrecorded.insert("a") } }
+        #expect(try !store.containsRecord(named: "a") && Self.read(store).deletionsUnrecorded == ["a"])
     }
 
     @Test("only the fields that changed are written")

@@ -1,14 +1,12 @@
 extension MirrorBookkeeping {
-    /// Forgets what was known of a record's first save, as its record is deleted here: a record made later under its
-    /// name is a new one, never sent, which a fetched deletion of the old one leaves alone.
+    /// Forgets what was known of the first saves of records deleted here: a record made later under one of their
+    /// names is a new one, never sent, which a fetched deletion of the old one leaves alone.
     ///
-    /// - Parameter name: The deleted record's name.
-    /// - Returns: Whether anything changed (the bookkeeping then needs writing).
-    mutating func forgetFirstSave(of name: String) -> Bool {
-        let wasUnanswered = firstSendUnanswered.remove(name) != nil
-        let wasUntagged = untaggedMayBeOnServer.remove(name) != nil
-        firstSendMayHaveLanded.remove(name)
-        return wasUnanswered || wasUntagged
+    /// - Parameter names: The deleted records' names.
+    mutating func forgetFirstSaves(of names: Set<String>) {
+        firstSendUnanswered.subtract(names)
+        untaggedMayBeOnServer.subtract(names)
+        firstSendMayHaveLanded.subtract(names)
     }
 
     /// Whether the bookkeeping counts the record among those that may be on the server although it carries no change

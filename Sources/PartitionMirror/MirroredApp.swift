@@ -92,26 +92,41 @@ public final class MirroredApp: Sendable {
     /// mirror's own ``PartitionMirror/delete(_:)`` does, whether sync runs or not: the record leaves the store with
     /// its deletion queued and, when the mirror's bookkeeping counts it among the records whose first save may have
     /// landed (``MirrorBookkeeping/firstSendUnanswered``, ``MirrorBookkeeping/untaggedMayBeOnServer``), a mark of it
-    /// in the same transaction (`EngineState.deletionsUnrecorded`), which the next mirror to run settles before it
-    /// does anything (``PartitionMirror/settleDeletionsUnrecorded()``): a record made later under its name is a new
-    /// one, which a fetched deletion of the old one leaves alone. Done under the mirror's folder lock, so that a
-    /// mirror running in another process ends first.
+    /// in the same transaction (`EngineState.deletionsUnrecorded`), which the bookkeeping file then takes in
+    /// before the mark is cleared (``PartitionMirror/settleDeletionsUnrecorded()``; killed in between, the next
+    /// mirror settles it before it makes its engine): a record made later under its name is a new one, which a
+    /// fetched deletion of the old one leaves alone. Done under the mirror's folder lock, so that a mirror running
+    /// in another process ends first.
     ///
     /// - Parameters:
     ///   - name: The record's name.
     ///   - app: The app.
     /// - Returns: The record as it was.
     /// - Throws: `StoreError` for what the store refuses (`recordNotFound` among them); ``MirrorError``
-    ///   `folderUnusable` or `damagedBookkeeping`. Nothing is written then.
+    ///   `folderUnusable` or `damagedBookkeeping`: nothing is written then. ``MirrorError`` `bookkeepingNotWritten`
+    ///   when the record is deleted and marked, and the bookkeeping could not take it in yet.
     @discardableResult
     public static func deleteRecord(_ name: String, of app: LaunchedApp) throws -> StoredRecord {
         let hold = try lockFolder(of: app.device)
         defer { hold.unlock() }
         // Read first: a bookkeeping file that cannot be read refuses the delete, which then changes nothing.
         let unrecorded = try PartitionMirror.readBookkeeping(at: bookkeepingPath(of: app.device)).mayBeOnServer(name)
-        return try app.stores.userCreated.delete(name) { transaction in
+        let record = try app.stores.userCreated.delete(name) { transaction in
             if unrecorded { try transaction.updateEngineState { $0.deletionsUnrecorded.insert(name) } }
         }
+        guard unrecorded else { return record }
+        // Settled at once, so that marks never pile up while no mirror runs (a text value holds 64 KiB of names).
+        do {
+            try PartitionMirror.settleDeletionsUnrecorded(
+                in: app.stores.userCreated, bookkeepingAt: bookkeepingPath(of: app.device),
+                durability: app.environment.durability)
+        } catch {
+            throw MirrorError(
+                .bookkeepingNotWritten,
+                "\(name) was deleted, and the store marks it; the mirror's bookkeeping will hear of it at its next run",
+                underlying: error)
+        }
+        return record
     }
 
     /// One cycle, as a user's pull to refresh asks it of CKSyncEngine: a fetch, then a send (either half may be

@@ -38,14 +38,17 @@ extension PartitionMirror {
         // Killed at this write (a simulation's crash): nothing is written, now or later.
         if crashSwitch?.beforeCommit() == true {
             note(MirrorError(.bookkeepingNotWritten, "\(bookkeepingPath) was not written: the process is down"))
+            bookkeepingFileBehind = true
             return false
         }
         do {
             try Self.writeBookkeeping(bookkeeping, to: bookkeepingPath, durability: durability)
+            bookkeepingFileBehind = false
             return true
         } catch {
             note(
                 MirrorError(.bookkeepingNotWritten, "could not write \(bookkeepingPath)", underlying: error))
+            bookkeepingFileBehind = true
             return false
         }
     }

@@ -16,22 +16,62 @@ extension PartitionMirror {
         guard !deletionsSettled else { return true }
         let marked: Set<String>
         do {
-            marked = try store.syncSnapshot { try $0.engineState().deletionsUnrecorded }
+            marked = try Self.deletionsUnrecorded(in: store)
         } catch {
             note(MirrorError(.store, "could not read the records deleted here", underlying: error))
             return false
         }
         if !marked.isEmpty {
-            var changed = false
-            for name in marked where bookkeeping.forgetFirstSave(of: name) { changed = true }
-            if changed { guard persistBookkeeping() else { return false } }
-            let cleared = write("clear the marks of records deleted here") { transaction -> Bool in
-                try transaction.updateEngineState { $0.deletionsUnrecorded.subtract(marked) }
-                return true
+            // Written whatever memory held: after a failed write, memory may have forgotten what the file still says.
+            bookkeeping.forgetFirstSaves(of: marked)
+            guard persistBookkeeping() else { return false }
+            do {
+                try Self.clearDeletionsUnrecorded(marked, in: store)
+            } catch {
+                note(MirrorError(.store, "could not clear the marks of records deleted here", underlying: error))
+                return false
             }
-            guard cleared == true else { return false }
         }
         deletionsSettled = true
         return true
+    }
+
+    /// ``settleDeletionsUnrecorded()`` from outside a running mirror (a command's delete, under the mirror's folder
+    /// lock): the bookkeeping file read, the marked names forgotten, the file written, then the marks cleared.
+    ///
+    /// - Parameters:
+    ///   - store: The user-created store.
+    ///   - path: The bookkeeping file.
+    ///   - durability: How much the file's write survives.
+    /// - Throws: ``MirrorError`` `damagedBookkeeping` for a file that cannot be read; what reading or writing the
+    ///   store or the file throws. The marks stay then, for the next mirror to settle.
+    static func settleDeletionsUnrecorded(
+        in store: RecordStore<UserCreated>, bookkeepingAt path: String, durability: Durability
+    ) throws {
+        let marked = try deletionsUnrecorded(in: store)
+        guard !marked.isEmpty else { return }
+        var bookkeeping = try readBookkeeping(at: path)
+        bookkeeping.forgetFirstSaves(of: marked)
+        try writeBookkeeping(bookkeeping, to: path, durability: durability)
+        try clearDeletionsUnrecorded(marked, in: store)
+    }
+
+    /// The names the store marks as deleted here and not yet forgotten by the bookkeeping.
+    ///
+    /// - Parameter store: The user-created store.
+    /// - Returns: The names.
+    /// - Throws: `StoreError` when the store cannot be read.
+    static func deletionsUnrecorded(in store: RecordStore<UserCreated>) throws -> Set<String> {
+        try store.syncSnapshot { try $0.engineState().deletionsUnrecorded }
+    }
+
+    /// Clears marks the bookkeeping now holds, in one transaction (a mark made since stays).
+    ///
+    /// - Parameters:
+    ///   - names: The names settled.
+    ///   - store: The user-created store.
+    /// - Throws: `StoreError` when the store cannot be written.
+    static func clearDeletionsUnrecorded(_ names: Set<String>, in store: RecordStore<UserCreated>) throws {
+        try store.syncTransaction { try $0.updateEngineState { $0.deletionsUnrecorded.subtract(names) } }
     }
 }

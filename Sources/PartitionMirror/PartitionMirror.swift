@@ -62,6 +62,9 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     /// Whether the store's marks of records deleted here (``EngineState/deletionsUnrecorded``) are all in the
     /// bookkeeping, and cleared: until then no first save is written down (``settleDeletionsUnrecorded()``).
     var deletionsSettled = false
+    /// A write of the bookkeeping failed since the last that went through: the file may still hold what memory
+    /// forgot (a first save that may have landed), so a delete is marked in the store whatever memory says.
+    var bookkeepingFileBehind = false
     /// Whether the engine's fetch under way began after a save found the zone missing
     /// (``MirrorBookkeeping/zoneMissingHeard``): its list, read to the end, says who deleted the zone, or nothing.
     var fetchBeganWithZoneMissing = false
@@ -207,7 +210,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         let record: StoredRecord
         // A record made later under this name is a new one, never sent: the store marks it so with the delete, and
         // the mark stays until the bookkeeping says it too.
-        let unrecorded = bookkeeping.mayBeOnServer(name)
+        let unrecorded = bookkeeping.mayBeOnServer(name) || bookkeepingFileBehind
         do {
             record = try store.delete(name) { transaction in
                 if unrecorded { try transaction.updateEngineState { $0.deletionsUnrecorded.insert(name) } }
@@ -322,7 +325,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         if !stale.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: stale) }
         let store = store
         let ownerless = Mutex<[String]>([])
-        let batch = await PSSyncEngine.RecordZoneChangeBatch(pendingChanges: changes) { id in
+        var batch = await PSSyncEngine.RecordZoneChangeBatch(pendingChanges: changes) { id in
             let read = try? store.syncSnapshot { transaction -> (StoredRecord, SystemFields?)? in
                 guard let record = try transaction.record(named: id.recordName) else { return nil }
                 return (record, try transaction.serverFields(of: id.recordName)?.systemFields)
@@ -352,7 +355,11 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         }
         // Written down before the request leaves: if its answer is lost, the record may be on the server. A record
         // with no change tag goes up for the first time (or again, after its tag was cleared).
-        let first = Set((batch?.recordsToSave ?? []).filter { $0.recordChangeTag == nil }.map(\.recordID.recordName))
+        var first = Set((batch?.recordsToSave ?? []).filter { $0.recordChangeTag == nil }.map(\.recordID.recordName))
+        // The batch was read across an await, when the user's delete may have run: a record deleted meanwhile, not
+        // yet counted among the first saves, was not marked, and must not leave as one now (its answer lost, a
+        // record made again under its name would be taken for it).
+        guard dropFirstSavesDeletedMeanwhile(from: &batch, first: &first) else { return nil }
         // A mark of a deletion left in the store would, settled later, forget a first save written down now.
         guard first.isEmpty || settleDeletionsUnrecorded() else { return nil }
         if !first.isSubset(of: bookkeeping.firstSendUnanswered) {
@@ -364,6 +371,34 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     }
 
     // MARK: Helpers
+
+    /// Takes out of a batch the first saves (no change tag) of records whose pending change is no longer a save:
+    /// deleted while the batch was being read.
+    ///
+    /// - Parameters:
+    ///   - batch: The batch; `nil` when nothing is left in it.
+    ///   - first: The names of its first saves; those taken out leave it.
+    /// - Returns: Whether the store could be read (nothing may leave otherwise).
+    func dropFirstSavesDeletedMeanwhile(
+        from batch: inout PSSyncEngine.RecordZoneChangeBatch?, first: inout Set<String>
+    ) -> Bool {
+        guard var sending = batch, !first.isEmpty else { return true }
+        let candidates = first
+        let gone: Set<String>
+        do {
+            gone = try store.syncSnapshot { transaction in
+                try candidates.filter { try transaction.pendingChange(named: $0)?.kind != .save }
+            }
+        } catch {
+            note(MirrorError(.store, "could not read the changes to send", underlying: error))
+            return false
+        }
+        guard !gone.isEmpty else { return true }
+        first.subtract(gone)
+        sending.recordsToSave.removeAll { gone.contains($0.recordID.recordName) }
+        batch = sending.recordsToSave.isEmpty && sending.recordIDsToDelete.isEmpty ? nil : sending
+        return true
+    }
 
     /// The engine's identifier of a record of the mirrored zone.
     ///

@@ -1,11 +1,12 @@
 import DemoSchema
 import Foundation
-import PartitionMirror
 import PartitionMirrorSweep
 import PrivateCloudFaults
 import PrivateSync
 import PrivateSyncEngineTesting
 import Testing
+
+@testable import PartitionMirror
 
 /// The demo app as a delegate of the CKSyncEngine-shaped engine: its partition, its bookkeeping, and the sweep.
 @Suite("Partition mirror")
@@ -417,6 +418,87 @@ struct PartitionMirrorTests {
         #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["X"])
         let marks = try stores.userCreated.syncSnapshot { try $0.engineState().deletionsUnrecorded }
         #expect(marks.isEmpty)
+    }
+
+    @Test(
+        "a settle after a failed write of the bookkeeping writes it: the file never keeps a name whose deletion mark is cleared"
+    )
+    func settleWritesTheFileAfterAFailedWrite() async throws {
+        let cloud = try SyncEngineTestCloud()
+        _ = try await otherClientWithZone(cloud)
+        let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        let date = FieldValue.date(Date(timeIntervalSince1970: 0))
+        try await phone.syncEngine.fetchChanges()
+        try await phone.insert(journal, fields: ["date": date, "body": .string("old")], name: "X")
+        cloud.faults.add(Fault(.serverResponseLost, record: "X"), device: "phone")
+        try? await phone.syncEngine.sendChanges()
+        // The bookkeeping file cannot be written for a while (a full disk, say): the delete's mark stays, memory
+        // forgets X, the file still lists it.
+        let path = scratch.url.appending(path: "phone/mirror.json").path
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path + "/in-the-way", withIntermediateDirectories: true)
+        try await phone.delete("X")
+        try FileManager.default.removeItem(atPath: path)
+        try before.write(to: URL(fileURLWithPath: path))
+        #expect(try PartitionMirror.readBookkeeping(at: path).mayBeOnServer("X"))
+        #expect(try PartitionMirror.deletionsUnrecorded(in: stores.userCreated) == ["X"])
+        // The next settle (an engine made again, a first save about to be written down) clears the mark only once
+        // the file holds what memory forgot: a kill after the clearing must not leave the file listing X, with no
+        // mark left to say otherwise (a record made again under X was then deleted by B's deletion of the old one).
+        #expect(await phone.settleDeletionsUnrecorded())
+        #expect(try PartitionMirror.readBookkeeping(at: path).mayBeOnServer("X") == false)
+        #expect(try PartitionMirror.deletionsUnrecorded(in: stores.userCreated).isEmpty)
+    }
+
+    @Test(
+        "a delete after a failed write of the bookkeeping is marked whatever memory says: the file may still list the record"
+    )
+    func deleteAfterAFailedWriteIsMarked() async throws {
+        let cloud = try SyncEngineTestCloud()
+        _ = try await otherClientWithZone(cloud)
+        let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        try await phone.syncEngine.fetchChanges()
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("old")], name: "X")
+        cloud.faults.add(Fault(.serverResponseLost, record: "X"), device: "phone")
+        try? await phone.syncEngine.sendChanges()
+        // The fetch brings X back, and memory forgets that its first save was unanswered; the file cannot be written.
+        let path = scratch.url.appending(path: "phone/mirror.json").path
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path + "/in-the-way", withIntermediateDirectories: true)
+        try await phone.syncEngine.fetchChanges()
+        #expect(await !phone.bookkeeping.mayBeOnServer("X"))
+        try FileManager.default.removeItem(atPath: path)
+        try before.write(to: URL(fileURLWithPath: path))
+        try await phone.delete("X")
+        // The file lists X no more: the delete was marked, and its settling wrote the file.
+        #expect(try PartitionMirror.readBookkeeping(at: path).mayBeOnServer("X") == false)
+        #expect(try PartitionMirror.deletionsUnrecorded(in: stores.userCreated).isEmpty)
+    }
+
+    @Test("a first save whose record was deleted while its batch was read leaves the batch; the others stay")
+    func firstSaveDeletedMeanwhileLeavesTheBatch() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        let zone = PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName)
+        for name in ["X", "Y"] {
+            try stores.userCreated.insert(
+                journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string(name)], origin: nil,
+                name: name)
+        }
+        let records = ["X", "Y"].map {
+            PSRecord(recordType: "Journal", recordID: PSRecord.ID(recordName: $0, zoneID: zone))
+        }
+        try stores.userCreated.delete("X")
+        var batch: PSSyncEngine.RecordZoneChangeBatch? = PSSyncEngine.RecordZoneChangeBatch(recordsToSave: records)
+        var first: Set<String> = ["X", "Y"]
+        #expect(await phone.dropFirstSavesDeletedMeanwhile(from: &batch, first: &first))
+        #expect(first == ["Y"] && batch?.recordsToSave.map(\.recordID.recordName) == ["Y"])
+        try stores.userCreated.delete("Y")
+        #expect(await phone.dropFirstSavesDeletedMeanwhile(from: &batch, first: &first))
+        #expect(first.isEmpty && batch == nil)
     }
 
     @Test("a conflict whose merge is over CloudKit's record size keeps the server's version, and says so")

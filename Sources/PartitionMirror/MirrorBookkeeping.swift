@@ -82,6 +82,15 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// file of an earlier version, it moves there at the next launch.
     public var reconcileOnFullFetch = false
 
+    /// A start afresh bound the data to the account signed in, and has not yet moved the records of this account (the
+    /// data's before it) into their archive: killed in between, or stopped by a store that could not be written, the
+    /// next engine made, or the next call, finishes it (``PartitionMirror/startFreshForSignedInAccount()``). Until then
+    /// those records stay in the store, never shown and never sent. Read from a file of an earlier version, none.
+    public var archivePendingFor: String?
+    /// For ``archivePendingFor``: whether the records' move also sets the reconciling of the engine's first whole
+    /// fetch (an engine resumed from no state).
+    public var archivePendingReconciles = false
+
     /// A save was refused because the user's iCloud storage is full (`quotaExceeded`), and none has landed since:
     /// while changes wait, the status says paused, storage full.
     public var quotaExceededHeard = false
@@ -133,6 +142,9 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
         zoneKnown = try container.decodeIfPresent(Bool.self, forKey: .zoneKnown) ?? false
         zoneMissingHeard = try container.decodeIfPresent(Bool.self, forKey: .zoneMissingHeard) ?? false
         reconcileOnFullFetch = try container.decodeIfPresent(Bool.self, forKey: .reconcileOnFullFetch) ?? false
+        archivePendingFor = try container.decodeIfPresent(String.self, forKey: .archivePendingFor)
+        archivePendingReconciles =
+            try container.decodeIfPresent(Bool.self, forKey: .archivePendingReconciles) ?? false
         quotaExceededHeard = try container.decodeIfPresent(Bool.self, forKey: .quotaExceededHeard) ?? false
         initialFetchDone = try container.decodeIfPresent(Bool.self, forKey: .initialFetchDone) ?? false
         sendWaitingCode = try container.decodeIfPresent(Int.self, forKey: .sendWaitingCode)

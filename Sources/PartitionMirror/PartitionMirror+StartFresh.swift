@@ -34,14 +34,14 @@ extension PartitionMirror {
     ///   archive (never sent), and the next launch, or the next call, goes on.
     @discardableResult
     public func startFreshForSignedInAccount() throws(MirrorError) -> (path: String, records: Int)? {
+        // One stopped after binding the data (a store that could not be written) is finished first.
+        if bookkeeping.archivePendingFor != nil { return try finishStartFresh() }
         guard let owner = bookkeeping.accountRecordName, let current = bookkeeping.engineAccount, owner != current
         else { return nil }
         // What goes into the archive must not count a record deleted here among those that may be on the server.
         guard settleDeletionsUnrecorded() else {
             throw MirrorError(.bookkeepingNotWritten, "the records deleted here could not be settled; nothing moved")
         }
-        let previous = UserRecordID(recordName: owner)
-        let user = UserRecordID(recordName: current)
         var archivedAccounts = bookkeeping.archivedAccounts
         var left = bookkeeping
         left.archivedAccounts = [:]
@@ -76,7 +76,8 @@ extension PartitionMirror {
         // state instead, to fetch the zone whole again, the engine heard of no deletion made meanwhile, since a fetch
         // from no token reports none: an encrypted-data reset went unanswered, the even sweep's seeds 792, 1055, 5923
         // and 7443.)
-        let reconcile = fresh.dataAccountState == nil
+        fresh.archivePendingReconciles = fresh.dataAccountState == nil
+        fresh.archivePendingFor = owner
         fresh.reconcileOnFullFetch = false
         let before = bookkeeping
         bookkeeping = fresh
@@ -84,6 +85,38 @@ extension PartitionMirror {
             bookkeeping = before
             throw MirrorError(.bookkeepingNotWritten, "could not start afresh: \(bookkeepingPath) was not written")
         }
+        return try finishStartFresh()
+    }
+
+    /// The rest of a start afresh, once the bookkeeping bound the data to the account signed in
+    /// (``MirrorBookkeeping/archivePendingFor``): the previous account's records move into their archive, the
+    /// account signed in gets back what this device archived for it, what never went up is queued, and the engine
+    /// is made again. Killed anywhere in it, the next engine made runs it again from where the store stands: an
+    /// archive written and not yet committed is found again, not written twice.
+    ///
+    /// - Returns: The archive and how many records it holds; `nil` when no start afresh was pending.
+    /// - Throws: ``MirrorError`` `store` when the archive cannot be written or checked, or the records cannot move.
+    @discardableResult
+    func finishStartFresh() throws(MirrorError) -> (path: String, records: Int)? {
+        guard let archived = try moveArchivePending() else { return nil }
+        initializeSyncEngine()
+        if bookkeeping.dataAccountState != nil, let current = bookkeeping.accountRecordName {
+            // Resumed, the engine reports no sign-in: the zone's creation is queued here, with something to put in
+            // it.
+            bind(to: current)
+        }
+        return archived
+    }
+
+    /// The move of ``finishStartFresh()``, without the engine: also run as an engine is made, before anything else.
+    ///
+    /// - Returns: The archive and how many records it holds; `nil` when no start afresh was pending.
+    /// - Throws: ``MirrorError`` `store` when the archive cannot be written or checked, or the records cannot move.
+    func moveArchivePending() throws(MirrorError) -> (path: String, records: Int)? {
+        guard let owner = bookkeeping.archivePendingFor, let current = bookkeeping.accountRecordName else { return nil }
+        let previous = UserRecordID(recordName: owner)
+        let user = UserRecordID(recordName: current)
+        let reconcile = bookkeeping.archivePendingReconciles
         let archived: (path: String, records: Int)
         do {
             archived = try withArchivesLocked { folder throws(StoreError) in
@@ -110,13 +143,9 @@ extension PartitionMirror {
         }
         // Each record with no tag may be on the server already (an archived first save whose answer never came).
         bookkeeping.untaggedMayBeOnServer.formUnion(untagged ?? [])
+        bookkeeping.archivePendingFor = nil
+        bookkeeping.archivePendingReconciles = false
         persistBookkeeping()
-        initializeSyncEngine()
-        if bookkeeping.dataAccountState != nil {
-            // Resumed, the engine reports no sign-in: the zone's creation is queued here, with something to put in
-            // it.
-            bind(to: current)
-        }
         return archived
     }
 

@@ -133,6 +133,13 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
             database: database, stateSerialization: bookkeeping.stateSerialization, delegate: engineDelegate ?? self)
         configuration.automaticallySync = automaticallySync
         configuration.scheduler = scheduler
+        // A start afresh killed after it bound the data, before the previous account's records left the store.
+        var finishedStartFresh = false
+        do {
+            finishedStartFresh = try moveArchivePending() != nil
+        } catch {
+            note(error)
+        }
         restoreArchivesOfTheDataAccount()
         settleDeletionsUnrecorded()
         // A reconciling pending in a bookkeeping file of an earlier version moves into the store, before any fetch can
@@ -151,6 +158,10 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         if bookkeeping.zoneKnown || !sendsChanges { dropZoneSave(from: engine) }
         // What the last state may not hold: changes written after it, or dropped by the engine on an error.
         addUnsentChanges(to: engine)
+        if finishedStartFresh, bookkeeping.dataAccountState != nil, let current = bookkeeping.accountRecordName {
+            // As the start afresh would have: resumed, the engine reports no sign-in.
+            bind(to: current)
+        }
         return engine
     }
 

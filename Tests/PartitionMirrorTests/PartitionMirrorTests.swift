@@ -976,6 +976,40 @@ struct PartitionMirrorTests {
         #expect(pending == false)
     }
 
+    @Test(
+        "a start afresh killed after it bound the data finishes at the next engine: the previous account's records go into their archive, and come back with it"
+    )
+    func startFreshKilledAfterBindingFinishes() async throws {
+        let cloud = try SyncEngineTestCloud()
+        _ = try await otherClientWithZone(cloud)
+        let device = try cloud.device("phone", signedInTo: "alice")
+        let crash = CrashSwitch()
+        let (_, phone) = try launch(device, folder: "phone", crashSwitch: crash)
+        try await phone.syncEngine.fetchChanges()
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("a")], name: "a")
+        try await phone.syncEngine.sendChanges()
+        let alice = try #require(await phone.bookkeeping.accountRecordName)
+        try device.signIn("bob")
+        try await phone.syncEngine.fetchChanges()
+        // The start afresh's first commit goes through, the bookkeeping binds the data to bob, and the archive's
+        // transaction, the next commit, is killed.
+        crash.arm(afterCommits: 1)
+        await #expect(throws: MirrorError.self) { try await phone.startFreshForSignedInAccount() }
+        let (stores, relaunched) = try launch(device, folder: "phone")
+        #expect(try stores.userCreated.recordNames() == ["a"], "alice's entry, left in the store by the kill")
+        _ = await relaunched.syncEngine
+        #expect(try stores.userCreated.recordNames().isEmpty)
+        #expect(
+            RecordStore<UserCreated>.hasAccountArchive(
+                of: UserRecordID(recordName: alice), in: relaunched.archivesFolder))
+        #expect(await relaunched.bookkeeping.archivePendingFor == nil)
+        // Alice back, and the user starts afresh with her: her entry comes back, and nothing of it reached bob.
+        try await startFresh(device, relaunched, for: "alice")
+        #expect(try stores.userCreated.recordNames() == ["a"])
+        #expect(try cloud.records(of: "bob").isEmpty)
+    }
+
     @Test("a fetch that failed after a first page of the database's changes is no first download done")
     func failedFetchIsNoDownloadDone() async throws {
         let cloud = try SyncEngineTestCloud(

@@ -51,11 +51,12 @@ extension RecordStore where Kind == UserCreated {
     ///   - previous: The account whose records to archive.
     ///   - folder: The archives' folder.
     ///   - active: The records of `previous` this store holds, read in the caller's write transaction.
+    ///   - deletesThrough: The last revision of a pending delete that goes with them (``archiveRecords(of:to:deletesThrough:)``).
     /// - Returns: The archive and how many records it holds.
     /// - Throws: ``StoreError`` when the archive cannot be read or written, or `storage` when the archive written
     ///   does not hold exactly `active` (nothing may be removed then).
     public func writeAccountArchive(
-        of previous: UserRecordID, in folder: String, holding active: ArchivableRows
+        of previous: UserRecordID, in folder: String, holding active: ArchivableRows, deletesThrough: Int64? = nil
     ) throws(StoreError) -> (path: String, records: Int) {
         let prefix = Self.archivePrefix(of: previous)
         var index = 1
@@ -66,7 +67,7 @@ extension RecordStore where Kind == UserCreated {
             let archived = try archivedRows(of: previous, at: newest)
             if archived == active { return (newest, archived.count) }
         }
-        let count = try archiveRecords(of: previous, to: path)
+        let count = try archiveRecords(of: previous, to: path, deletesThrough: deletesThrough)
         guard try archivedRows(of: previous, at: path) == active else {
             throw StoreError(
                 .storage,

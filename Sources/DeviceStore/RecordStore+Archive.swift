@@ -48,16 +48,20 @@ extension RecordStore where Kind == UserCreated {
     /// - Parameters:
     ///   - user: The account whose records to keep.
     ///   - path: The archive file; it must not exist.
+    ///   - deletesThrough: The last revision of a pending delete that goes with the records (the store's revision
+    ///     counter when the data left `user`: a delete written since is the next account's); `nil` for every delete.
     /// - Returns: How many records the archive holds.
     /// - Throws: ``StoreError`` when the copy cannot be made; the active store is not changed either way.
     @discardableResult
-    public func archiveRecords(of user: UserRecordID, to path: String) throws(StoreError) -> Int {
+    public func archiveRecords(
+        of user: UserRecordID, to path: String, deletesThrough: Int64? = nil
+    ) throws(StoreError) -> Int {
         let temporary = path + ".partial"
         do {
             try FileSystem.removeItem(temporary)
             try copy(to: temporary)
             // The copy's connection is closed before the copy is moved: a file is never renamed under SQLite.
-            let count = try Self.pruneArchive(at: temporary, keeping: user)
+            let count = try Self.pruneArchive(at: temporary, keeping: user, deletesThrough: deletesThrough)
             try FileSystem.move(temporary, to: path)
             return count
         } catch {
@@ -70,11 +74,17 @@ extension RecordStore where Kind == UserCreated {
     ///
     /// - Returns: How many records the copy holds.
     /// - Throws: ``SQLiteError`` when the copy cannot be changed.
-    private static func pruneArchive(at temporary: String, keeping user: UserRecordID) throws -> Int {
+    private static func pruneArchive(
+        at temporary: String, keeping user: UserRecordID, deletesThrough: Int64?
+    ) throws -> Int {
         let archive = try Connection(path: temporary, mode: .readWrite)
         try archive.transaction {
             try archive.run(
                 "DELETE FROM records WHERE origin_user IS NOT ? OR origin_user IS NULL", .text(user.recordName))
+            if let deletesThrough {
+                try archive.run(
+                    "DELETE FROM pending_changes WHERE kind = 'delete' AND revision > ?", .integer(deletesThrough))
+            }
             try archive.execute(
                 """
                 DELETE FROM pending_changes WHERE kind = 'save' AND record_name NOT IN (SELECT record_name FROM records);

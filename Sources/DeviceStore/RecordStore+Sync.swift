@@ -401,7 +401,12 @@ public struct SyncTransaction {
     }
 
     /// Deletes the records written under `user` and their pending changes (after they were archived).
-    public func removeRecords(of user: UserRecordID) throws {
+    ///
+    /// - Parameters:
+    ///   - user: The account.
+    ///   - deletesThrough: The last revision of a pending delete that went into the archive with them; `nil` for
+    ///     every delete whose record is gone.
+    public func removeRecords(of user: UserRecordID, deletesThrough: Int64? = nil) throws {
         try connection.run(
             literal:
                 "DELETE FROM pending_changes WHERE record_name IN (SELECT record_name FROM records WHERE origin_user = ?)",
@@ -409,9 +414,18 @@ public struct SyncTransaction {
         try connection.run(
             literal: """
                 DELETE FROM pending_changes WHERE kind = 'delete'
-                    AND record_name NOT IN (SELECT record_name FROM records)
-                """)
+                    AND record_name NOT IN (SELECT record_name FROM records) AND revision <= ?
+                """, .integer(deletesThrough ?? Int64.max))
         try connection.run(literal: "DELETE FROM records WHERE origin_user = ?", .text(user.recordName))
+    }
+
+    /// The last revision the store handed out to a pending change: every later write of a change gets a greater one
+    /// (the counter `pending_revision` holds the next).
+    ///
+    /// - Returns: The last revision.
+    /// - Throws: `SQLiteError` when the store cannot be read.
+    public func lastRevision() throws -> Int64 {
+        (try connection.scalarInt(literal: "SELECT value FROM sync_state WHERE key = 'pending_revision'") ?? 1) - 1
     }
 
     /// Deletes every record and every pending change: what an app does with the data of an account the device left.

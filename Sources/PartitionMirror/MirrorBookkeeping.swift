@@ -88,8 +88,12 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// those records stay in the store, never shown and never sent. Read from a file of an earlier version, none.
     public var archivePendingFor: String?
     /// For ``archivePendingFor``: whether the records' move also sets the reconciling of the engine's first whole
-    /// fetch (an engine resumed from no state).
+    /// fetch (an engine resumed from no state), if the engine has kept no state since.
     public var archivePendingReconciles = false
+    /// For ``archivePendingFor``: the store's last revision of a pending change when the data was bound to the
+    /// account signed in. A pending delete written later is that account's, and stays: only the deletes up to it go
+    /// into the archive with the records.
+    public var archivePendingDeletesThrough: Int64?
 
     /// A save was refused because the user's iCloud storage is full (`quotaExceeded`), and none has landed since:
     /// while changes wait, the status says paused, storage full.
@@ -145,6 +149,7 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
         archivePendingFor = try container.decodeIfPresent(String.self, forKey: .archivePendingFor)
         archivePendingReconciles =
             try container.decodeIfPresent(Bool.self, forKey: .archivePendingReconciles) ?? false
+        archivePendingDeletesThrough = try container.decodeIfPresent(Int64.self, forKey: .archivePendingDeletesThrough)
         quotaExceededHeard = try container.decodeIfPresent(Bool.self, forKey: .quotaExceededHeard) ?? false
         initialFetchDone = try container.decodeIfPresent(Bool.self, forKey: .initialFetchDone) ?? false
         sendWaitingCode = try container.decodeIfPresent(Int.self, forKey: .sendWaitingCode)

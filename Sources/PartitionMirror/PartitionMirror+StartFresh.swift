@@ -34,10 +34,11 @@ extension PartitionMirror {
     ///   archive (never sent), and the next launch, or the next call, goes on.
     @discardableResult
     public func startFreshForSignedInAccount() throws(MirrorError) -> (path: String, records: Int)? {
-        // One stopped after binding the data (a store that could not be written) is finished first.
-        if bookkeeping.archivePendingFor != nil { return try finishStartFresh() }
+        // One stopped after binding the data (a store that could not be written) is finished first; then the one
+        // asked for, if the account signed in is still another than the data's.
+        let finished = bookkeeping.archivePendingFor != nil ? try finishStartFresh() : nil
         guard let owner = bookkeeping.accountRecordName, let current = bookkeeping.engineAccount, owner != current
-        else { return nil }
+        else { return finished }
         // What goes into the archive must not count a record deleted here among those that may be on the server.
         guard settleDeletionsUnrecorded() else {
             throw MirrorError(.bookkeepingNotWritten, "the records deleted here could not be settled; nothing moved")
@@ -49,14 +50,15 @@ extension PartitionMirror {
         // and leaves the store in the same transaction, before the bookkeeping binds the data to the account signed
         // in: left there, a crash before the archive's transaction handed it to that account, whose next fetch of a
         // few records then deleted the rest of its records (a review's finding).
+        let deletesThrough: Int64
         do {
-            left.reconcileOnFullFetch = try store.syncTransaction { transaction in
+            (left.reconcileOnFullFetch, deletesThrough) = try store.syncTransaction { transaction in
                 let pending = try Self.reconcilePending(transaction)
                 if pending {
                     try transaction.clearSeenRecords()
                     try transaction.updateEngineState { $0.reconcileOnFullFetch = false }
                 }
-                return pending
+                return (pending, try transaction.lastRevision())
             }
         } catch {
             throw MirrorError(.store, "could not start afresh: the store cannot be written", underlying: error)
@@ -78,6 +80,7 @@ extension PartitionMirror {
         // and 7443.)
         fresh.archivePendingReconciles = fresh.dataAccountState == nil
         fresh.archivePendingFor = owner
+        fresh.archivePendingDeletesThrough = deletesThrough
         fresh.reconcileOnFullFetch = false
         let before = bookkeeping
         bookkeeping = fresh
@@ -116,17 +119,24 @@ extension PartitionMirror {
         guard let owner = bookkeeping.archivePendingFor, let current = bookkeeping.accountRecordName else { return nil }
         let previous = UserRecordID(recordName: owner)
         let user = UserRecordID(recordName: current)
-        let reconcile = bookkeeping.archivePendingReconciles
+        // Decided now, not at the binding: an engine that ran for the account since (a move that failed, retried
+        // later) keeps its state, and a reconciling set again would delete at its next small fetch what that fetch
+        // did not return (the swarm's seed 3100); nor is a reconciling set since (a purge) ever cleared here.
+        let reconcile = bookkeeping.archivePendingReconciles && bookkeeping.stateSerialization == nil
+        let deletesThrough = bookkeeping.archivePendingDeletesThrough
         let archived: (path: String, records: Int)
         do {
             archived = try withArchivesLocked { folder throws(StoreError) in
                 let store = store
                 let archived = try store.syncTransaction { transaction -> (String, Int) in
                     let active = try transaction.archivableRows(of: previous)
-                    let (path, count) = try store.writeAccountArchive(of: previous, in: folder, holding: active)
-                    try transaction.removeRecords(of: previous)
-                    try transaction.clearSeenRecords()
-                    try transaction.updateEngineState { $0.reconcileOnFullFetch = reconcile }
+                    let (path, count) = try store.writeAccountArchive(
+                        of: previous, in: folder, holding: active, deletesThrough: deletesThrough)
+                    try transaction.removeRecords(of: previous, deletesThrough: deletesThrough)
+                    if reconcile {
+                        try transaction.clearSeenRecords()
+                        try transaction.updateEngineState { $0.reconcileOnFullFetch = true }
+                    }
                     return (path, count)
                 }
                 try store.restoreAccountArchives(of: user, in: folder)
@@ -145,6 +155,7 @@ extension PartitionMirror {
         bookkeeping.untaggedMayBeOnServer.formUnion(untagged ?? [])
         bookkeeping.archivePendingFor = nil
         bookkeeping.archivePendingReconciles = false
+        bookkeeping.archivePendingDeletesThrough = nil
         persistBookkeeping()
         return archived
     }

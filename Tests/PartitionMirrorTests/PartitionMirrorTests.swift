@@ -1010,6 +1010,56 @@ struct PartitionMirrorTests {
         #expect(try cloud.records(of: "bob").isEmpty)
     }
 
+    /// A phone whose start afresh from alice to bob was killed after it bound the data to bob, before alice's entry
+    /// "a" left the store; "b" was written under bob before it. Relaunched over the same files, no engine made yet.
+    func startFreshKilledAfterBinding(_ cloud: SyncEngineTestCloud) async throws -> (DeviceStores, PartitionMirror) {
+        _ = try await otherClientWithZone(cloud)
+        let device = try cloud.device("phone", signedInTo: "alice")
+        let crash = CrashSwitch()
+        let (_, phone) = try launch(device, folder: "phone", crashSwitch: crash)
+        let date = FieldValue.date(Date(timeIntervalSince1970: 0))
+        try await phone.syncEngine.fetchChanges()
+        try await phone.insert(journal, fields: ["date": date, "body": .string("a")], name: "a")
+        try await phone.syncEngine.sendChanges()
+        try device.signIn("bob")
+        try await phone.syncEngine.fetchChanges()
+        try await phone.insert(journal, fields: ["date": date, "body": .string("b")], name: "b")
+        crash.arm(afterCommits: 1)
+        await #expect(throws: MirrorError.self) { try await phone.startFreshForSignedInAccount() }
+        return try launch(device, folder: "phone")
+    }
+
+    @Test("a late move of a start afresh takes into the archive only the deletes written before it bound the data")
+    func lateMoveLeavesLaterDeletes() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let (stores, relaunched) = try await startFreshKilledAfterBinding(cloud)
+        // Bob's entry deleted before the next engine is made (a command of another process, say).
+        try stores.userCreated.delete("b")
+        _ = await relaunched.syncEngine
+        #expect(try stores.userCreated.recordNames().isEmpty)
+        let pending = try stores.userCreated.pendingChanges().map { "\($0.kind.rawValue) \($0.recordName)" }
+        #expect(pending == ["delete b"], "bob's delete stays his, not in alice's archive")
+    }
+
+    @Test("a late move of a start afresh sets no reconciling once the engine kept a state for the account signed in")
+    func lateMoveSetsNoReconcilingAfterTheEngineRan() async throws {
+        let cloud = try SyncEngineTestCloud()
+        _ = try await startFreshKilledAfterBinding(cloud)
+        // What an engine that ran for bob meanwhile leaves (a move that failed, retried later): a state of its own.
+        let path = scratch.url.appending(path: "phone/mirror.json").path
+        var json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        let archived = try #require(json["archivedAccounts"] as? [String: [String: Any]])
+        #expect(json["archivePendingReconciles"] as? Bool == true)
+        json["stateSerialization"] = try #require(archived.values.first?["stateSerialization"])
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: path))
+        let (stores, relaunched) = try launch(try cloud.device("phone", signedInTo: "bob"), folder: "phone")
+        _ = await relaunched.syncEngine
+        #expect(await relaunched.bookkeeping.archivePendingFor == nil)
+        let reconciling = try stores.userCreated.syncSnapshot { try $0.engineState().reconcileOnFullFetch }
+        #expect(reconciling == false)
+    }
+
     @Test("a fetch that failed after a first page of the database's changes is no first download done")
     func failedFetchIsNoDownloadDone() async throws {
         let cloud = try SyncEngineTestCloud(

@@ -15,7 +15,13 @@ extension Simulation {
     // MARK: Launching
 
     /// Cold-starts the app on a device. Some launches arm a crash for a later point of a sync.
-    func launch(_ device: Device, why: String) {
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - why: Why, for the trace.
+    ///   - crashAt: A crash at the first matching call of this instance, chosen by a step that needs it (then no
+    ///     other crash is drawn); `nil` draws them from the seed.
+    func launch(_ device: Device, why: String, crashAt forced: CrashingContainer.Moment? = nil) {
         device.crashSwitch = CrashSwitch()
         let crashSwitch = device.crashSwitch
         let box = device.observed
@@ -23,10 +29,12 @@ extension Simulation {
         // Within the first few matching calls: an instance lives for a few cycles, so a crash armed past its tenth
         // modify request or fetch seldom went off (crashes after a fetch or a modify met 3% and 6% of seeds).
         let crashPlan: (CrashingContainer.Moment, Int)? =
-            !healing && random.chance(0.15)
-            ? (CrashingContainer.Moment.allCases[Int(random.next() % 3)], Int(random.next() % 4)) : nil
+            if let forced { (forced, 0) } else {
+                !healing && random.chance(0.15)
+                    ? (CrashingContainer.Moment.allCases[Int(random.next() % 3)], Int(random.next() % 4)) : nil
+            }
         // One launch in eight arms a crash inside a later local write (a store transaction killed before its commit).
-        let commitCrash: Int? = !healing && random.chance(0.125) ? Int(random.next() % 24) : nil
+        let commitCrash: Int? = forced == nil && !healing && random.chance(0.125) ? Int(random.next() % 24) : nil
         if let commitCrash { crashSwitch.arm(afterCommits: commitCrash) }
         device.crashMoment = crashPlan?.0
         device.instance += 1
@@ -84,9 +92,9 @@ extension Simulation {
         try options.hooks.status?(app) ?? app.status()
     }
 
-    func relaunch(_ device: Device, why: String) {
+    func relaunch(_ device: Device, why: String, crashingAt forced: CrashingContainer.Moment? = nil) {
         device.app = nil
-        launch(device, why: why)
+        launch(device, why: why, crashAt: forced)
     }
 
     func reinstall(_ device: Device) {

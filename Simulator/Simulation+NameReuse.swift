@@ -157,7 +157,7 @@ extension Simulation {
 
     /// The oracle's bookkeeping of a record created again: a new incarnation, whose writes start afresh; what was
     /// owed of the old one (its writes, its deletion, its uploads) is not owed now.
-    private func createdAgain(_ record: StoredRecord, on device: Device, account: AccountID?) {
+    func createdAgain(_ record: StoredRecord, on device: Device, account: AccountID?) {
         let name = record.name
         deleted.remove(name)
         device.deletedHere.remove(name)
@@ -248,7 +248,7 @@ extension Simulation {
 
     /// The names the archives of a device hold as a record or a pending save, and those they hold only as an unsent
     /// delete; nil when an archive cannot be read.
-    private func archivedNames(_ device: Device) -> (held: Set<String>, deletes: Set<String>)? {
+    func archivedNames(_ device: Device) -> (held: Set<String>, deletes: Set<String>)? {
         guard let folder = try? world.device(device.name).appGroup.archives,
             let archives = archiveFiles(in: folder)
         else { return nil }
@@ -268,7 +268,7 @@ extension Simulation {
     /// insert: the insert commits inside it, so a kill at the outer commit leaves the record written though the add
     /// never returned (seeds 814, 2205 and 9003 of the sweep at 2326e39, whose oracle then took the add for not
     /// made). An add killed may or may not have landed; the relaunched store says which.
-    private func landedDespiteKill(_ name: String, type: String, on device: Device) -> StoredRecord? {
+    func landedDespiteKill(_ name: String, type: String, on device: Device) -> StoredRecord? {
         guard let relaunched = device.app, let (record, _) = try? relaunched.find(name), record.type == type else {
             return nil
         }
@@ -277,7 +277,7 @@ extension Simulation {
     }
 
     /// The names every account's container holds, or nil when one cannot be read.
-    private func namesInContainers() -> Set<String>? {
+    func namesInContainers() -> Set<String>? {
         var names = Set<String>()
         for account in accounts {
             guard let records = try? world.containerRecords(account: account) else { return nil }

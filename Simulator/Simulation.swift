@@ -336,7 +336,9 @@ public final class Simulation {
         case 300..<330: await concurrentEdits()
         case 330..<342: await bulkImport(device)
         case 342..<350: await growOnTwoDevices()
-        case 350..<550: await syncDue()
+        case 350..<540: await syncDue()
+        case 540..<550:
+            if options.stepTable == .current { await deleteAndMakeAgain(device) } else { await syncDue() }
         case 550..<650: await sync(device, force: false, why: "a push notification")
         case 650..<700: await sync(device, force: true, why: "pull to refresh")
         case 700..<740: flipSwitch(device)

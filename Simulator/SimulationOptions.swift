@@ -18,12 +18,15 @@ public struct SimulationOptions: Sendable {
     /// Test doubles that put known bugs in a run's container, status or crash recovery, proving the invariants can
     /// catch them (the engine's own known bugs are mutants: `make mutants`).
     public var hooks: SimulationHooks
+    /// The table the steps are drawn from: the current one, or an earlier one a pinned seed was found with.
+    public var stepTable: SimulationStepTable
 
     /// Creates options.
     public init(
         seed: UInt64, devices: Int? = nil, steps: Int = SimulationOptions.defaultSteps,
         backend: ContainerBackend = .memory,
-        keepFullTrace: Bool = false, hooks: SimulationHooks = SimulationHooks()
+        keepFullTrace: Bool = false, hooks: SimulationHooks = SimulationHooks(),
+        stepTable: SimulationStepTable = .current
     ) {
         self.seed = seed
         self.devices = devices
@@ -31,6 +34,7 @@ public struct SimulationOptions: Sendable {
         self.backend = backend
         self.keepFullTrace = keepFullTrace
         self.hooks = hooks
+        self.stepTable = stepTable
     }
 
     /// Steps in the default run: with an average of 432 simulated seconds between steps, a simulated day.

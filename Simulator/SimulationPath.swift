@@ -105,6 +105,10 @@ public struct SimulationPath: Hashable, Sendable, Comparable, CustomStringConver
     /// A record created again under the name of one whose delete this device sent and has not fetched back: its
     /// next fetch brings the delete's echo to a store that holds the new record.
     static let createdAgainBeforeEcho = SimulationPath("name created again before its delete's echo")
+    /// A record deleted and made again under its name before any sync, while a request of this device that created
+    /// it may have reached the server unrecorded (a creation in flight) and another device deleted the old one
+    /// (``Simulation/deleteAndMakeAgain(_:)``).
+    static let madeAgainOverACreationInFlight = SimulationPath("name made again over a creation in flight")
 
     /// Every path a run can take that a sweep should reach: each fault kind the simulator injects at each request
     /// it can strike, each crash window, and the paths above. A sweep reports each, reached or not.
@@ -123,7 +127,7 @@ public struct SimulationPath: Hashable, Sendable, Comparable, CustomStringConver
         paths += [
             crashInsideLocalWrite, multiPageFetch, splitSend, accountChangeMidCycle, nameCreatedAgain,
             nameCreatedTwice, accountRoundTrip, lowLimitRefusal, expiredTokenRefusal, drainedWhenScheduled,
-            mergeOverLimit, requestOvertaken, createdAgainBeforeEcho,
+            mergeOverLimit, requestOvertaken, createdAgainBeforeEcho, madeAgainOverACreationInFlight,
         ]
         return paths
     }()

@@ -110,7 +110,7 @@ extension RecordStore where Kind == UserCreated {
     /// unsent changes are queued again. A name this store holds a record or a change of is left as it is: that was
     /// written after the archive was made, so the archive's record and change of it are older.
     ///
-    /// - Parameter path: An archive written by ``archiveRecords(of:to:)``.
+    /// - Parameter path: An archive written by ``archiveRecords(of:to:deletesThrough:)``.
     /// - Returns: How many records came back.
     /// - Throws: ``StoreError`` when the archive cannot be read; this store is then unchanged.
     @discardableResult
@@ -189,7 +189,7 @@ extension RecordStore where Kind == UserCreated {
     ///
     /// - Parameters:
     ///   - user: The account whose records to read.
-    ///   - path: An archive written by ``archiveRecords(of:to:)``.
+    ///   - path: An archive written by ``archiveRecords(of:to:deletesThrough:)``.
     /// - Returns: One row per record, in name order.
     /// - Throws: ``StoreError`` when the archive cannot be read.
     public func archivedRows(of user: UserRecordID, at path: String) throws(StoreError) -> ArchivableRows {
@@ -223,7 +223,7 @@ extension RecordStore where Kind == UserCreated {
 /// Where an archived account's sync stood when its records were archived: the account and its change tokens
 /// (archives written before tokens were kept have none).
 ///
-/// These few keys of the engine's state are the store's to carry: an archive keeps them (``RecordStore/archiveRecords(of:to:)``
+/// These few keys of the engine's state are the store's to carry: an archive keeps them (``RecordStore/archiveRecords(of:to:deletesThrough:)``
 /// deletes every other) and a store that has just started afresh takes them back. Their names are
 /// ``SyncStateKey``'s, as existing store files hold them.
 private struct ArchivedSyncPosition: Sendable {

@@ -93,7 +93,7 @@ public final class MirroredApp: Sendable {
     /// its deletion queued and, when the mirror's bookkeeping counts it among the records whose first save may have
     /// landed (``MirrorBookkeeping/firstSendUnanswered``, ``MirrorBookkeeping/untaggedMayBeOnServer``), a mark of it
     /// in the same transaction (`EngineState.deletionsUnrecorded`), which the bookkeeping file then takes in
-    /// before the mark is cleared (``PartitionMirror/settleDeletionsUnrecorded()``; killed in between, the next
+    /// before the mark is cleared (`PartitionMirror.settleDeletionsUnrecorded()`; killed in between, the next
     /// mirror settles it before it makes its engine): a record made later under its name is a new one, which a
     /// fetched deletion of the old one leaves alone. Done under the mirror's folder lock, so that a mirror running
     /// in another process ends first.

@@ -74,10 +74,9 @@ extension Simulation {
             trace("\(device.name): add \(type.name) \(name.prefix(8)) again, before its delete left")
             mark(.write, device.name, "add \(type.name) \(name.prefix(8)) again, before its delete left")
         } catch {
-            noteFailed(device, "write", error, mark: .write)
             // Killed at the check of the chosen name, the record landed though the add threw: the oracle owes it.
-            if let record = landedDespiteKill(name, type: type.name, on: device) {
-                createdAgain(record, on: device, account: account)
+            noteFailedAdd(of: name, type: type.name, on: device, error) {
+                createdAgain($0, on: device, account: account)
             }
         }
     }

@@ -86,9 +86,8 @@ extension Simulation {
             mark(.write, device.name, "add \(entry.type) \(name.prefix(8)) again, after its delete")
         } catch {
             let account = app.device.session.account
-            noteFailed(device, "write", error, mark: .write)
-            if let record = landedDespiteKill(name, type: entry.type, on: device) {
-                createdAgain(record, on: device, account: account)
+            noteFailedAdd(of: name, type: entry.type, on: device, error) {
+                createdAgain($0, on: device, account: account)
             }
         }
     }
@@ -216,9 +215,8 @@ extension Simulation {
                 trace("\(owner.name): add \(type.name) \(name) (the same name on \(device.name) and \(peer.name))")
                 mark(.write, owner.name, "add \(type.name) \(name), on two devices")
             } catch {
-                noteFailed(owner, "write", error, mark: .write)
-                if let record = landedDespiteKill(name, type: type.name, on: owner) {
-                    createdTwice(record, on: owner, account: account)
+                noteFailedAdd(of: name, type: type.name, on: owner, error) {
+                    createdTwice($0, on: owner, account: account)
                 }
                 return
             }
@@ -263,12 +261,28 @@ extension Simulation {
         return (held, deletes.subtracting(held))
     }
 
+    /// A user's add under a chosen name that threw: noted as any failed write is (a crash relaunches the app), and
+    /// the record handed to `owed` when the add was killed after its record was committed (``landedDespiteKill``).
+    ///
+    /// - Parameters:
+    ///   - name: The name chosen.
+    ///   - type: The record's type.
+    ///   - device: The device written on.
+    ///   - error: What the add threw.
+    ///   - owed: Notes the record the oracle owes.
+    func noteFailedAdd(
+        of name: String, type: String, on device: Device, _ error: any Error, owed: (StoredRecord) -> Void
+    ) {
+        noteFailed(device, "write", error, mark: .write)
+        if let record = landedDespiteKill(name, type: type, on: device) { owed(record) }
+    }
+
     /// The record an add under `name` left in the relaunched app, when the add was killed after its record was
     /// committed. A chosen name is checked in a transaction of the local-only store that holds the user-created
     /// insert: the insert commits inside it, so a kill at the outer commit leaves the record written though the add
     /// never returned (seeds 814, 2205 and 9003 of the sweep at 2326e39, whose oracle then took the add for not
     /// made). An add killed may or may not have landed; the relaunched store says which.
-    func landedDespiteKill(_ name: String, type: String, on device: Device) -> StoredRecord? {
+    private func landedDespiteKill(_ name: String, type: String, on device: Device) -> StoredRecord? {
         guard let relaunched = device.app, let (record, _) = try? relaunched.find(name), record.type == type else {
             return nil
         }

@@ -99,13 +99,31 @@ package enum FileSystem {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
+            let name = name(ofEntryAt: entry)
             if name != "." && name != ".." { names.append(name) }
         }
         return names.sorted()
     }
+
+    /// The name of an entry `readdir` returned, read from the entry's own bytes up to its terminating NUL.
+    ///
+    /// An entry in the kernel's buffer is as long as its name, not `MemoryLayout<dirent>.size`: copying the whole
+    /// struct (`entry.pointee`) read past the last entry of a buffer that ends at a page boundary, into an unmapped
+    /// page (`make test` crashed in a `memcpy` under `contents(ofDirectory:)` once, two suites listing one folder).
+    ///
+    /// - Parameter entry: The entry (a `dirent`).
+    /// - Returns: Its name.
+    package static func name(ofEntryAt entry: UnsafeRawPointer) -> String {
+        String(cString: entry.advanced(by: direntNameOffset).assumingMemoryBound(to: CChar.self))
+    }
+
+    /// Where `d_name` starts in a `dirent`.
+    private static let direntNameOffset: Int = {
+        guard let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else {
+            preconditionFailure("dirent.d_name is a stored field of the C struct")
+        }
+        return offset
+    }()
 
     /// Reads a whole file.
     ///

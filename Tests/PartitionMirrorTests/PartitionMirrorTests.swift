@@ -387,22 +387,50 @@ struct PartitionMirrorTests {
         #expect(await phone.bookkeeping.untaggedMayBeOnServer.isEmpty)
     }
 
+    /// A phone whose journal entry X went up in a first save whose answer was lost: the bookkeeping counts X among
+    /// the first saves that may have landed. The other client of alice's container made the zone.
+    func phoneWithUnansweredFirstSave(
+        _ cloud: SyncEngineTestCloud, crashSwitch: CrashSwitch? = nil
+    ) async throws -> (
+        other: PSDatabase, zone: PSRecordZone.ID, device: TestDevice, stores: DeviceStores, phone: PartitionMirror
+    ) {
+        let (other, zone) = try await otherClientWithZone(cloud)
+        let device = try cloud.device("phone", signedInTo: "alice")
+        let (stores, phone) = try launch(
+            device, folder: "phone", crashSwitch: crashSwitch, bookkeepingCrashes: crashSwitch != nil)
+        try await phone.syncEngine.fetchChanges()
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("old")], name: "X")
+        cloud.faults.add(Fault(.serverResponseLost, record: "X"), device: "phone")
+        try? await phone.syncEngine.sendChanges()
+        #expect(await phone.bookkeeping.firstSendUnanswered == ["X"])
+        return (other, zone, device, stores, phone)
+    }
+
+    /// Puts a folder where the phone's bookkeeping file is, so that no write of it goes through (a full disk, say).
+    ///
+    /// - Returns: The file's path and what it held, for ``unblockBookkeeping(_:)``.
+    func blockBookkeeping() throws -> (path: String, held: Data) {
+        let path = scratch.url.appending(path: "phone/mirror.json").path
+        let held = try Data(contentsOf: URL(fileURLWithPath: path))
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path + "/in-the-way", withIntermediateDirectories: true)
+        return (path, held)
+    }
+
+    /// Puts back the bookkeeping file ``blockBookkeeping()`` took away, as it was.
+    func unblockBookkeeping(_ blocked: (path: String, held: Data)) throws {
+        try FileManager.default.removeItem(atPath: blocked.path)
+        try blocked.held.write(to: URL(fileURLWithPath: blocked.path))
+    }
+
     @Test(
         "a delete killed before the bookkeeping heard of it: a record made again under its name survives the old one's deletion",
         arguments: [1, 2])
     func deleteKilledBeforeItsBookkeeping(commitsThrough: Int) async throws {
         let cloud = try SyncEngineTestCloud()
-        let (other, zone) = try await otherClientWithZone(cloud)
-        let device = try cloud.device("phone", signedInTo: "alice")
         let crash = CrashSwitch()
-        let (_, phone) = try launch(device, folder: "phone", crashSwitch: crash, bookkeepingCrashes: true)
-        try await phone.syncEngine.fetchChanges()
-        try await phone.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("old")], name: "X")
-        // The save lands and its answer is lost: the bookkeeping counts X among the first saves that may have landed.
-        cloud.faults.add(Fault(.serverResponseLost, record: "X"), device: "phone")
-        try? await phone.syncEngine.sendChanges()
-        #expect(await phone.bookkeeping.firstSendUnanswered == ["X"])
+        let (other, zone, device, _, phone) = try await phoneWithUnansweredFirstSave(cloud, crashSwitch: crash)
         _ = try await other.deleteRecord(withID: PSRecord.ID(recordName: "X", zoneID: zone))
         // The delete commits; the process dies at the bookkeeping's write (1), or at the clearing of the store's mark
         // of the delete, after that write (2).
@@ -425,22 +453,13 @@ struct PartitionMirrorTests {
     )
     func settleWritesTheFileAfterAFailedWrite() async throws {
         let cloud = try SyncEngineTestCloud()
-        _ = try await otherClientWithZone(cloud)
-        let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
-        let date = FieldValue.date(Date(timeIntervalSince1970: 0))
-        try await phone.syncEngine.fetchChanges()
-        try await phone.insert(journal, fields: ["date": date, "body": .string("old")], name: "X")
-        cloud.faults.add(Fault(.serverResponseLost, record: "X"), device: "phone")
-        try? await phone.syncEngine.sendChanges()
-        // The bookkeeping file cannot be written for a while (a full disk, say): the delete's mark stays, memory
-        // forgets X, the file still lists it.
-        let path = scratch.url.appending(path: "phone/mirror.json").path
-        let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        try FileManager.default.removeItem(atPath: path)
-        try FileManager.default.createDirectory(atPath: path + "/in-the-way", withIntermediateDirectories: true)
+        let (_, _, _, stores, phone) = try await phoneWithUnansweredFirstSave(cloud)
+        // The bookkeeping file cannot be written for a while: the delete's mark stays, memory forgets X, the file
+        // still lists it.
+        let blocked = try blockBookkeeping()
+        let path = blocked.path
         try await phone.delete("X")
-        try FileManager.default.removeItem(atPath: path)
-        try before.write(to: URL(fileURLWithPath: path))
+        try unblockBookkeeping(blocked)
         #expect(try PartitionMirror.readBookkeeping(at: path).mayBeOnServer("X"))
         #expect(try PartitionMirror.deletionsUnrecorded(in: stores.userCreated) == ["X"])
         // The next settle (an engine made again, a first save about to be written down) clears the mark only once
@@ -456,22 +475,13 @@ struct PartitionMirrorTests {
     )
     func deleteAfterAFailedWriteIsMarked() async throws {
         let cloud = try SyncEngineTestCloud()
-        _ = try await otherClientWithZone(cloud)
-        let (stores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
-        try await phone.syncEngine.fetchChanges()
-        try await phone.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("old")], name: "X")
-        cloud.faults.add(Fault(.serverResponseLost, record: "X"), device: "phone")
-        try? await phone.syncEngine.sendChanges()
+        let (_, _, _, stores, phone) = try await phoneWithUnansweredFirstSave(cloud)
         // The fetch brings X back, and memory forgets that its first save was unanswered; the file cannot be written.
-        let path = scratch.url.appending(path: "phone/mirror.json").path
-        let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        try FileManager.default.removeItem(atPath: path)
-        try FileManager.default.createDirectory(atPath: path + "/in-the-way", withIntermediateDirectories: true)
+        let blocked = try blockBookkeeping()
+        let path = blocked.path
         try await phone.syncEngine.fetchChanges()
         #expect(await !phone.bookkeeping.mayBeOnServer("X"))
-        try FileManager.default.removeItem(atPath: path)
-        try before.write(to: URL(fileURLWithPath: path))
+        try unblockBookkeeping(blocked)
         try await phone.delete("X")
         // The file lists X no more: the delete was marked, and its settling wrote the file.
         #expect(try PartitionMirror.readBookkeeping(at: path).mayBeOnServer("X") == false)
@@ -952,26 +962,8 @@ struct PartitionMirrorTests {
     @Test("a start afresh killed before its archive's transaction leaves no reconciling to the account signed in")
     func startFreshKilledLeavesNoReconciling() async throws {
         let cloud = try SyncEngineTestCloud()
-        _ = try await otherClientWithZone(cloud)
-        let device = try cloud.device("phone", signedInTo: "alice")
-        let crash = CrashSwitch()
-        let (stores, phone) = try launch(device, folder: "phone", crashSwitch: crash)
-        try await phone.syncEngine.fetchChanges()
-        try await phone.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("a")], name: "a")
-        try await phone.syncEngine.sendChanges()
         // A reconciling pending for alice's data, when bob signs in and the user chooses him.
-        try stores.userCreated.syncTransaction { transaction in
-            try transaction.clearSeenRecords()
-            try transaction.updateEngineState { $0.reconcileOnFullFetch = true }
-        }
-        try device.signIn("bob")
-        try await phone.syncEngine.fetchChanges()
-        #expect(try await phone.status().state == .paused(.accountChanged))
-        // The start afresh's first commit goes through; the archive's transaction, the next, is killed.
-        crash.arm(afterCommits: 1)
-        await #expect(throws: MirrorError.self) { try await phone.startFreshForSignedInAccount() }
-        let (relaunched, _) = try launch(device, folder: "phone")
+        let relaunched = try await startFreshKilledAfterBinding(cloud, reconciling: true).stores
         let pending = try relaunched.userCreated.syncSnapshot { try $0.engineState().reconcileOnFullFetch }
         #expect(pending == false)
     }
@@ -981,25 +973,11 @@ struct PartitionMirrorTests {
     )
     func startFreshKilledAfterBindingFinishes() async throws {
         let cloud = try SyncEngineTestCloud()
-        _ = try await otherClientWithZone(cloud)
-        let device = try cloud.device("phone", signedInTo: "alice")
-        let crash = CrashSwitch()
-        let (_, phone) = try launch(device, folder: "phone", crashSwitch: crash)
-        try await phone.syncEngine.fetchChanges()
-        try await phone.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("a")], name: "a")
-        try await phone.syncEngine.sendChanges()
-        let alice = try #require(await phone.bookkeeping.accountRecordName)
-        try device.signIn("bob")
-        try await phone.syncEngine.fetchChanges()
-        // The start afresh's first commit goes through, the bookkeeping binds the data to bob, and the archive's
-        // transaction, the next commit, is killed.
-        crash.arm(afterCommits: 1)
-        await #expect(throws: MirrorError.self) { try await phone.startFreshForSignedInAccount() }
-        let (stores, relaunched) = try launch(device, folder: "phone")
-        #expect(try stores.userCreated.recordNames() == ["a"], "alice's entry, left in the store by the kill")
+        let (stores, relaunched, device) = try await startFreshKilledAfterBinding(cloud)
+        #expect(try stores.userCreated.recordNames() == ["a", "b"], "alice's entry, left in the store by the kill")
         _ = await relaunched.syncEngine
-        #expect(try stores.userCreated.recordNames().isEmpty)
+        #expect(try stores.userCreated.recordNames() == ["b"])
+        let alice = try #require(await relaunched.bookkeeping.archivedAccounts.keys.first)
         #expect(
             RecordStore<UserCreated>.hasAccountArchive(
                 of: UserRecordID(recordName: alice), in: relaunched.archivesFolder))
@@ -1012,7 +990,9 @@ struct PartitionMirrorTests {
 
     /// A phone whose start afresh from alice to bob was killed after it bound the data to bob, before alice's entry
     /// "a" left the store; "b" was written under bob before it. Relaunched over the same files, no engine made yet.
-    func startFreshKilledAfterBinding(_ cloud: SyncEngineTestCloud) async throws -> (DeviceStores, PartitionMirror) {
+    func startFreshKilledAfterBinding(
+        _ cloud: SyncEngineTestCloud, reconciling: Bool = false
+    ) async throws -> (stores: DeviceStores, mirror: PartitionMirror, device: TestDevice) {
         _ = try await otherClientWithZone(cloud)
         let device = try cloud.device("phone", signedInTo: "alice")
         let crash = CrashSwitch()
@@ -1021,18 +1001,25 @@ struct PartitionMirrorTests {
         try await phone.syncEngine.fetchChanges()
         try await phone.insert(journal, fields: ["date": date, "body": .string("a")], name: "a")
         try await phone.syncEngine.sendChanges()
+        if reconciling {
+            try phone.store.syncTransaction { transaction in
+                try transaction.clearSeenRecords()
+                try transaction.updateEngineState { $0.reconcileOnFullFetch = true }
+            }
+        }
         try device.signIn("bob")
         try await phone.syncEngine.fetchChanges()
         try await phone.insert(journal, fields: ["date": date, "body": .string("b")], name: "b")
         crash.arm(afterCommits: 1)
         await #expect(throws: MirrorError.self) { try await phone.startFreshForSignedInAccount() }
-        return try launch(device, folder: "phone")
+        let (stores, relaunched) = try launch(device, folder: "phone")
+        return (stores, relaunched, device)
     }
 
     @Test("a late move of a start afresh takes into the archive only the deletes written before it bound the data")
     func lateMoveLeavesLaterDeletes() async throws {
         let cloud = try SyncEngineTestCloud()
-        let (stores, relaunched) = try await startFreshKilledAfterBinding(cloud)
+        let (stores, relaunched, _) = try await startFreshKilledAfterBinding(cloud)
         // Bob's entry deleted before the next engine is made (a command of another process, say).
         try stores.userCreated.delete("b")
         _ = await relaunched.syncEngine

@@ -166,32 +166,6 @@ extension RecordStore {
         return record
     }
 
-}
-
-extension RecordStore where Kind == UserCreated {
-    /// Deletes a record, as ``delete(_:)`` does, and runs `body` in the same transaction: what a sync engine keeps
-    /// of the record elsewhere can then be marked in the store with the deletion, never apart from it (a CKSyncEngine
-    /// delegate whose bookkeeping is a file of its own marks the name, `deletions_unrecorded`, until that file says
-    /// it).
-    ///
-    /// - Parameters:
-    ///   - name: The record's name.
-    ///   - body: More work for the delete's transaction; what it throws rolls the whole delete back.
-    /// - Returns: The record as it was.
-    /// - Throws: ``StoreError`` `recordNotFound` when this store has no such record, or what `body` throws, wrapped.
-    @discardableResult
-    public func delete(
-        _ name: String, alongside body: (SyncTransaction) throws -> Void
-    ) throws(StoreError) -> StoredRecord {
-        try write { connection in
-            let record = try self.deleteRow(named: name, connection)
-            try body(SyncTransaction(connection: connection, deviceID: self.deviceID))
-            return record
-        }
-    }
-}
-
-extension RecordStore {
     // MARK: Validation
 
     func validate(_ fields: [String: FieldValue], of type: RecordTypeSchema) throws(StoreError) {
@@ -220,6 +194,29 @@ extension RecordStore {
                 .recordTooLarge,
                 "the \(record.type) would be \(size) bytes encoded; CloudKit allows \(CloudLimits.cloudKit.maximumRecordBytes) per record"
             )
+        }
+    }
+}
+
+extension RecordStore where Kind == UserCreated {
+    /// Deletes a record, as ``delete(_:)`` does, and runs `body` in the same transaction: what a sync engine keeps
+    /// of the record elsewhere can then be marked in the store with the deletion, never apart from it (a CKSyncEngine
+    /// delegate whose bookkeeping is a file of its own marks the name, `deletions_unrecorded`, until that file says
+    /// it).
+    ///
+    /// - Parameters:
+    ///   - name: The record's name.
+    ///   - body: More work for the delete's transaction; what it throws rolls the whole delete back.
+    /// - Returns: The record as it was.
+    /// - Throws: ``StoreError`` `recordNotFound` when this store has no such record, or what `body` throws, wrapped.
+    @discardableResult
+    public func delete(
+        _ name: String, alongside body: (SyncTransaction) throws -> Void
+    ) throws(StoreError) -> StoredRecord {
+        try write { connection in
+            let record = try self.deleteRow(named: name, connection)
+            try body(SyncTransaction(connection: connection, deviceID: self.deviceID))
+            return record
         }
     }
 }

@@ -111,9 +111,7 @@ public final class MirroredApp: Sendable {
         defer { hold.unlock() }
         // Read first: a bookkeeping file that cannot be read refuses the delete, which then changes nothing.
         let unrecorded = try PartitionMirror.readBookkeeping(at: bookkeepingPath(of: app.device)).mayBeOnServer(name)
-        let record = try app.stores.userCreated.delete(name) { transaction in
-            if unrecorded { try transaction.updateEngineState { $0.deletionsUnrecorded.insert(name) } }
-        }
+        let record = try PartitionMirror.delete(name, from: app.stores.userCreated, marked: unrecorded)
         guard unrecorded else { return record }
         // Settled at once, so that marks never pile up while no mirror runs (a text value holds 64 KiB of names).
         do {

@@ -56,6 +56,25 @@ extension PartitionMirror {
         try clearDeletionsUnrecorded(marked, in: store)
     }
 
+    /// Deletes a record from the store, with the mark of its deletion in the same transaction when the bookkeeping may
+    /// count it among the first saves that may have landed (``EngineState/deletionsUnrecorded``).
+    ///
+    /// - Parameters:
+    ///   - name: The record's name.
+    ///   - store: The user-created store.
+    ///   - marked: Whether to mark it.
+    /// - Returns: The record as it was.
+    /// - Throws: `StoreError` for what the store refuses (`recordNotFound` among them); nothing is written then.
+    static func delete(
+        _ name: String, from store: RecordStore<UserCreated>, marked: Bool
+    ) throws(StoreError)
+        -> StoredRecord
+    {
+        try store.delete(name) { transaction in
+            if marked { try transaction.updateEngineState { $0.deletionsUnrecorded.insert(name) } }
+        }
+    }
+
     /// The names the store marks as deleted here and not yet forgotten by the bookkeeping.
     ///
     /// - Parameter store: The user-created store.

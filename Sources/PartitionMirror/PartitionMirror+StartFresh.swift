@@ -103,12 +103,16 @@ extension PartitionMirror {
     func finishStartFresh() throws(MirrorError) -> (path: String, records: Int)? {
         guard let archived = try moveArchivePending() else { return nil }
         initializeSyncEngine()
-        if bookkeeping.dataAccountState != nil, let current = bookkeeping.accountRecordName {
-            // Resumed, the engine reports no sign-in: the zone's creation is queued here, with something to put in
-            // it.
-            bind(to: current)
-        }
+        bindAfterStartFresh()
         return archived
+    }
+
+    /// After a start afresh moved the records and the engine was made again: an engine resumed from the state the
+    /// account left reports no sign-in, so the data is bound here, and the zone's creation queued with something to
+    /// put in it.
+    func bindAfterStartFresh() {
+        guard bookkeeping.dataAccountState != nil, let current = bookkeeping.accountRecordName else { return }
+        bind(to: current)
     }
 
     /// The move of ``finishStartFresh()``, without the engine: also run as an engine is made, before anything else.

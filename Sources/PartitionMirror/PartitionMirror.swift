@@ -158,10 +158,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         if bookkeeping.zoneKnown || !sendsChanges { dropZoneSave(from: engine) }
         // What the last state may not hold: changes written after it, or dropped by the engine on an error.
         addUnsentChanges(to: engine)
-        if finishedStartFresh, bookkeeping.dataAccountState != nil, let current = bookkeeping.accountRecordName {
-            // As the start afresh would have: resumed, the engine reports no sign-in.
-            bind(to: current)
-        }
+        if finishedStartFresh { bindAfterStartFresh() }
         return engine
     }
 
@@ -223,9 +220,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         // the mark stays until the bookkeeping says it too.
         let unrecorded = bookkeeping.mayBeOnServer(name) || bookkeepingFileBehind
         do {
-            record = try store.delete(name) { transaction in
-                if unrecorded { try transaction.updateEngineState { $0.deletionsUnrecorded.insert(name) } }
-            }
+            record = try Self.delete(name, from: store, marked: unrecorded)
         } catch {
             throw MirrorError(.store, "could not delete \(name)", underlying: error)
         }

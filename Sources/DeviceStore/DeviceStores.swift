@@ -73,10 +73,14 @@ public struct DeviceStores: Sendable {
     ///   - name: The record's name, already checked as CloudKit checks names.
     ///   - fields: Its fields.
     ///   - account: The iCloud account signed in, if any.
+    ///   - body: For a user-created record, more work for its insert's transaction, run first
+    ///     (``RecordStore/insert(_:fields:origin:name:alongside:)``); `nil` for none.
     /// - Returns: The record as stored.
     /// - Throws: ``StoreError`` `nameInUse` for a name a record of either store holds, or what the store refuses.
     public func insert(
-        _ type: PartitionedType, chosenName name: String, fields: [String: FieldValue], writtenUnder account: AccountID?
+        _ type: PartitionedType, chosenName name: String, fields: [String: FieldValue],
+        writtenUnder account: AccountID?,
+        alongside body: ((SyncTransaction, String) throws -> Void)? = nil
     ) throws(StoreError) -> StoredRecord {
         let inUse = StoreError(.nameInUse, "a record named \(CloudKitNames.quoted(name)) already exists on this device")
         return try localOnly.write { connection throws -> StoredRecord in
@@ -84,7 +88,11 @@ public struct DeviceStores: Sendable {
             switch type {
             case .userCreated(let type):
                 // The user-created store's own insert checks its store in its transaction.
-                return try userCreated.insert(type, fields: fields, writtenUnder: account, name: name)
+                guard let body else {
+                    return try userCreated.insert(type, fields: fields, writtenUnder: account, name: name)
+                }
+                return try userCreated.insert(
+                    type, fields: fields, origin: account?.userRecordID, name: name, alongside: body)
             case .localOnly(let type):
                 if try userCreated.containsRecord(named: name) { throw inUse }
                 let record = try localOnly.newRecord(type, fields: fields, origin: account?.userRecordID, name: name)

@@ -47,16 +47,25 @@ extension RecordStore {
         throws(StoreError) -> StoredRecord
     {
         let record = try newRecord(type, fields: fields, origin: origin, name: name)
-        try write { connection in
-            // A chosen name may be taken; checked in the inserting transaction, so no other process slips in.
-            if name != nil, try Self.holdsRecord(named: record.name, connection) {
-                throw StoreError(
-                    .nameInUse, "a record named \(CloudKitNames.quoted(record.name)) already exists on this device")
-            }
-            try Self.insertRow(record, connection)
-            try self.queue(.save, name: record.name, type: record.type, connection)
-        }
+        try write { connection in try self.insertNew(record, named: name != nil, connection) }
         return record
+    }
+
+    /// Writes a new record and queues its upload, in the caller's transaction.
+    ///
+    /// - Parameters:
+    ///   - record: The record, from ``newRecord(_:fields:origin:name:)``.
+    ///   - named: Whether the caller chose its name (which may then be taken).
+    ///   - connection: The transaction's connection.
+    /// - Throws: ``StoreError`` `nameInUse`, or the storage failure.
+    func insertNew(_ record: StoredRecord, named: Bool, _ connection: Connection) throws {
+        // A chosen name may be taken; checked in the inserting transaction, so no other process slips in.
+        if named, try Self.holdsRecord(named: record.name, connection) {
+            throw StoreError(
+                .nameInUse, "a record named \(CloudKitNames.quoted(record.name)) already exists on this device")
+        }
+        try Self.insertRow(record, connection)
+        try queue(.save, name: record.name, type: record.type, connection)
     }
 
     /// The record ``insert(_:fields:writtenUnder:name:)`` writes: its name checked, its fields validated, its times
@@ -218,5 +227,32 @@ extension RecordStore where Kind == UserCreated {
             try body(SyncTransaction(connection: connection, deviceID: self.deviceID))
             return record
         }
+    }
+
+    /// Inserts a new record, as ``insert(_:fields:origin:name:)`` does, and runs `body` first in the same
+    /// transaction, over the store as it was: a sync engine can then mark the name in the store with the record it
+    /// makes, never apart from it (a CKSyncEngine delegate marks a record made again under the name of one whose
+    /// deletion has not gone up yet, `creations_not_landed`).
+    ///
+    /// - Parameters:
+    ///   - type: The record's type, of the user-created partition.
+    ///   - fields: Its fields; every required field of the type must be present.
+    ///   - origin: The user record of the account signed in, if any.
+    ///   - name: Its name, or `nil` for the store's next one.
+    ///   - body: More work for the transaction, given the record's name; what it throws rolls the insert back.
+    /// - Returns: The record as stored, with its name.
+    /// - Throws: ``StoreError``, as ``insert(_:fields:writtenUnder:name:)`` documents, or what `body` throws,
+    ///   wrapped.
+    @discardableResult
+    public func insert(
+        _ type: ModelType<UserCreated>, fields: [String: FieldValue], origin: UserRecordID?, name: String?,
+        alongside body: (SyncTransaction, String) throws -> Void
+    ) throws(StoreError) -> StoredRecord {
+        let record = try newRecord(type, fields: fields, origin: origin, name: name)
+        try write { connection in
+            try body(SyncTransaction(connection: connection, deviceID: self.deviceID), record.name)
+            try self.insertNew(record, named: name != nil, connection)
+        }
+        return record
     }
 }

@@ -31,12 +31,14 @@ package enum SyncStateKey: String, CaseIterable, Sendable {
     case fetchedRecordProblems = "fetched_record_problems"
     case creationsInFlight = "creations_in_flight"
     case deletionsUnrecorded = "deletions_unrecorded"
+    case creationsNotLanded = "creations_not_landed"
+    case namesDeletedHere = "names_deleted_here"
 
     /// What a value under this key must hold.
     var shape: StoreStateCheck.Shape {
         switch self {
         case .boundUser, .pauseReason, .lastOutcome, .lastError, .fetchedRecordProblems, .creationsInFlight,
-            .deletionsUnrecorded:
+            .deletionsUnrecorded, .creationsNotLanded, .namesDeletedHere:
             .text
         case .zoneReady, .reconcileOnFullFetch, .requeueOnFullFetch, .initialFetchDone: .flag
         case .zoneToken, .databaseToken: .bytes

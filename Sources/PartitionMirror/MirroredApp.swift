@@ -127,6 +127,37 @@ public final class MirroredApp: Sendable {
         return record
     }
 
+    /// Adds a user-created record under a name the app chose, on a device whose build is CKSyncEngine's delegate, as
+    /// the mirror's own ``PartitionMirror/insert(_:fields:name:)`` does, whether sync runs or not: a name of a record
+    /// deleted here is marked in the insert's transaction as made anew (`EngineState.creationsNotLanded`), so that a
+    /// deletion of the older record, fetched before the new one lands, leaves it alone. The mark is the store's
+    /// alone: no lock on the mirror's folder is taken. The name is checked against both stores in the insert's step,
+    /// as every chosen-name insert of the device is (`DeviceStores.insert(_:chosenName:fields:writtenUnder:alongside:)`).
+    ///
+    /// - Parameters:
+    ///   - type: The record's type, of the user-created partition.
+    ///   - name: Its name, checked as CloudKit checks record names; no record on the device may hold it.
+    ///   - fields: Its fields.
+    ///   - app: The app.
+    /// - Returns: The record as stored (durably, with its pending change).
+    /// - Throws: `StoreError`: `invalidName`, `nameInUse` for a name a record of either store holds, or what the
+    ///   store refuses; nothing is written then.
+    @discardableResult
+    public static func addRecord(
+        _ type: ModelType<UserCreated>, name: String, fields: [String: FieldValue], of app: LaunchedApp
+    ) throws(StoreError) -> StoredRecord {
+        if let problem = CloudKitNames.problem(withRecordName: name) {
+            throw StoreError(.invalidName, "invalid record name: \(problem)")
+        }
+        if try app.find(name) != nil {
+            throw StoreError(
+                .nameInUse, "a record named \(CloudKitNames.quoted(name)) already exists on \(app.device.name)")
+        }
+        return try app.stores.insert(
+            .userCreated(type), chosenName: name, fields: fields, writtenUnder: app.device.session.account,
+            alongside: PartitionMirror.markIfMadeAgain)
+    }
+
     /// One cycle, as a user's pull to refresh asks it of CKSyncEngine: a fetch, then a send (either half may be
     /// left out).
     ///

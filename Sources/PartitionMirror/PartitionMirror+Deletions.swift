@@ -71,7 +71,13 @@ extension PartitionMirror {
         -> StoredRecord
     {
         try store.delete(name) { transaction in
-            if marked { try transaction.updateEngineState { $0.deletionsUnrecorded.insert(name) } }
+            try transaction.updateEngineState { state in
+                if marked { state.deletionsUnrecorded.insert(name) }
+                // A record made anew under the name is gone: one made later is another, made anew too, until the
+                // deletion comes back in a fetch.
+                state.creationsNotLanded.remove(name)
+                state.namesDeletedHere.insert(name)
+            }
         }
     }
 

@@ -20,6 +20,11 @@ extension PartitionMirror {
         let problems = write("store the fetched records") { transaction -> [String] in
             var problems: [String] = []
             let reconciling = try Self.reconcilePending(transaction)
+            let state = try transaction.engineState()
+            var notLanded = state.creationsNotLanded
+            // The names deleted here that this page brings back, as a deletion or as a record while no delete of this
+            // device waits (one waiting is still to land, and to come back), are forgotten with it.
+            var broughtBack = state.namesDeletedHere.intersection(deletions.map(\.recordName))
             for fetched in modifications {
                 let cloud = fetched.containerRecord
                 if reconciling { try transaction.markSeen(cloud.recordID.recordName) }
@@ -28,6 +33,7 @@ extension PartitionMirror {
                 let name = cloud.recordID.recordName
                 let pending = try transaction.pendingChange(named: name)
                 if pending?.kind == .delete { continue }  // A local delete wins; it is sent next.
+                if state.namesDeletedHere.contains(name) { broughtBack.insert(name) }
                 let local = try transaction.record(named: name)
                 // Another client's record under the name of one of another type here: its fields are not this
                 // type's, and the record here stays what it is.
@@ -45,23 +51,46 @@ extension PartitionMirror {
                 }
                 guard let local, let pending else {
                     try transaction.putRecord(server, serverFields: cloud.systemFields)
+                    if notLanded.contains(name) {
+                        // Another record now under the name, with nothing of this device's waiting: no longer one made
+                        // anew here.
+                        notLanded.remove(name)
+                        try transaction.updateEngineState { $0.creationsNotLanded.remove(name) }
+                    }
                     continue
                 }
+                // A record made anew here (never gone up) meets an older one under its name: it takes its change tag
+                // to write over it, and stays a record made anew until it lands (as when its save meets it).
+                let madeAnew =
+                    try notLanded.contains(name)
+                    || !mayBeOnServer.contains(name) && transaction.serverChangeTag(of: name) == nil
                 // Too large to upload, the merge keeps the server's version (the app's engine does the same).
                 let merge = resolver.mergeOutcome(local: local, server: server)
                 if merge.tooLarge { tooLarge.append(name) }
                 let merged = merge.record
                 try transaction.putRecord(merged, serverFields: cloud.systemFields)
-                if merged.matchesForUpload(server) {
+                let sendsAgain = !merged.matchesForUpload(server)
+                if !sendsAgain {
                     try transaction.removePendingChange(named: name, ifRevision: pending.revision)
                 }
+                if madeAnew {
+                    let marked = try Self.keepMadeAnewMark(
+                        transaction, name, local: local, merged: merged, pendingKept: sendsAgain)
+                    if marked { notLanded.insert(name) } else { notLanded.remove(name) }
+                }
+            }
+            if !broughtBack.isEmpty {
+                try transaction.updateEngineState { $0.namesDeletedHere.subtract(broughtBack) }
             }
             for deletion in deletions {
                 // A record made here anew under the name of one deleted (this device's own delete, come back, or
-                // another's): no save of it ever left, so the deletion is of its predecessor, and it stays.
+                // another's): no save of it ever left, so the deletion is of its predecessor, and it stays. So does
+                // one made anew that took an older record's change tag to write over it, until it lands.
                 let name = deletion.recordName
-                if !mayBeOnServer.contains(name), try transaction.pendingChange(named: name)?.kind == .save,
-                    try transaction.serverChangeTag(of: name) == nil, try transaction.containsRecord(named: name)
+                if try transaction.pendingChange(named: name)?.kind == .save,
+                    try transaction.containsRecord(named: name),
+                    try notLanded.contains(name)
+                        || !mayBeOnServer.contains(name) && transaction.serverChangeTag(of: name) == nil
                 {
                     continue
                 }

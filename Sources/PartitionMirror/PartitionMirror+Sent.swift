@@ -47,6 +47,8 @@ extension PartitionMirror {
         }
         let user = bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
         let resolver = resolver
+        // First saves that may have landed: a conflict of one may be with this device's own save.
+        let mayBeOnServer = bookkeeping.firstSendUnanswered.union(bookkeeping.untaggedMayBeOnServer)
         var heardOfPurge = false
         var goneHere: [String] = []
         var untaggedHere: [String] = []
@@ -55,6 +57,7 @@ extension PartitionMirror {
         var zoneMissing = false
         let purgedBefore = bookkeeping.zonePurgedByUser
         let answered: Void? = write("record what the server answered") { transaction in
+            var landedHere: Set<String> = []
             for saved in event.savedRecords {
                 let name = saved.recordID.recordName
                 guard let local = try transaction.record(named: name) else { continue }
@@ -68,6 +71,11 @@ extension PartitionMirror {
                 }
                 // The change tag the next save must carry (an edit made since goes up on top of it).
                 try transaction.setServerFields(fields, of: name)
+                landedHere.insert(name)
+            }
+            // A record made anew that wrote over an older one has landed: a deletion fetched from now on is of it.
+            if !landedHere.isEmpty {
+                try transaction.updateEngineState { $0.creationsNotLanded.subtract(landedHere) }
             }
             for deleted in event.deletedRecordIDs {
                 if try transaction.pendingChange(named: deleted.recordName)?.kind == .delete {
@@ -92,10 +100,23 @@ extension PartitionMirror {
                     let cloud = serverRecord.containerRecord
                     let server = RecordMapping.storedRecord(from: cloud, origin: user, existing: local)
                     guard server.storageProblem(serverFields: cloud.systemFields) == nil else { continue }
+                    // A record made anew here (marked, or with no change tag and no first save of it that may have
+                    // landed) meets an older record under its name: deleted here and written again before the delete
+                    // went up (the save took the delete's place), or another's. It takes that record's change tag to
+                    // write over it, and stays a record made anew until it lands while the merge keeps its fields:
+                    // a deletion fetched meanwhile is of the older one.
+                    let madeAnew =
+                        try transaction.engineState().creationsNotLanded.contains(name)
+                        || transaction.serverChangeTag(of: name) == nil && !mayBeOnServer.contains(name)
                     let merge = resolver.mergeOutcome(local: local, server: server)
                     if merge.tooLarge { tooLarge.append(name) }
                     let merged = merge.record
                     try transaction.putRecord(merged, serverFields: cloud.systemFields)
+                    if madeAnew {
+                        try Self.keepMadeAnewMark(
+                            transaction, name, local: local, merged: merged,
+                            pendingKept: !merged.matchesForUpload(server))
+                    }
                     let pending = try transaction.pendingChange(named: name)
                     if merged.matchesForUpload(server) {
                         // The server's edit was the later one and is now ours: nothing of ours is left to send.

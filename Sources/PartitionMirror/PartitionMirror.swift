@@ -181,7 +181,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
             // Written under the account the engine last reported signed in (none: it goes to the next one bound).
             record = try store.insert(
                 type, fields: fields, origin: bookkeeping.engineAccount.map(UserRecordID.init(recordName:)),
-                name: name)
+                name: name, alongside: Self.markIfMadeAgain)
         } catch {
             throw MirrorError(.store, "could not add the \(type.name)", underlying: error)
         }

@@ -65,6 +65,8 @@ extension EngineState {
         if let text = try stored.text(.deletionsUnrecorded) {
             deletionsUnrecorded = SyncStateValue.names(inList: text)
         }
+        if let text = try stored.text(.creationsNotLanded) { creationsNotLanded = SyncStateValue.names(inList: text) }
+        if let text = try stored.text(.namesDeletedHere) { namesDeletedHere = SyncStateValue.names(inList: text) }
         if let text = try stored.text(.fetchedRecordProblems) {
             guard let refused = Self.fetchedRecordProblems(decoding: text) else {
                 if unknownText == .refused {
@@ -135,6 +137,8 @@ extension EngineState {
             fetchedRecordProblems.isEmpty ? nil : .text(Self.encoded(fetchedRecordProblems: fetchedRecordProblems))
         case .creationsInFlight: SyncStateValue.nameList(creationsInFlight)
         case .deletionsUnrecorded: SyncStateValue.nameList(deletionsUnrecorded)
+        case .creationsNotLanded: SyncStateValue.nameList(creationsNotLanded)
+        case .namesDeletedHere: SyncStateValue.nameList(namesDeletedHere)
         }
     }
 

@@ -88,6 +88,21 @@ public struct EngineState: Sendable, Hashable {
     /// then deleted. The app's own engine neither reads nor writes it (its creations in flight live in this store).
     package var deletionsUnrecorded: Set<String> = []
 
+    /// Records made here anew under the name of an older record, until their save lands: made under the name of one
+    /// deleted here (marked in the insert's transaction, ``namesDeletedHere``), or made here and never gone up when
+    /// a save or a fetch meets another's record under the name (marked in the merge's transaction, while the merge
+    /// keeps their fields; they then carry that record's change tag, to write over it). A deletion fetched meanwhile
+    /// is of the older record, which they survive. Written by a CKSyncEngine delegate (the partition mirror); the
+    /// app's own engine neither reads nor writes it.
+    package var creationsNotLanded: Set<String> = []
+
+    /// Names of records deleted here (by a CKSyncEngine delegate, the partition mirror) that no fetch has brought
+    /// back since, as a deletion or a record: a record made later under one of them is made anew
+    /// (``creationsNotLanded``), and the deletion a fetch brings is of the older one, even once a save of the new
+    /// one has left without an answer. The app's own engine neither reads nor writes it (its cycle fetches before it
+    /// sends, so the deletion comes back before a record made again under the name leaves).
+    package var namesDeletedHere: Set<String> = []
+
     // MARK: What the engine could not take
 
     /// Records fetched from the container with a value this device cannot take (another client wrote them with a

@@ -41,8 +41,12 @@ final class SweepContainer: InterceptingContainer {
             throw CloudError(.networkFailure, "the device crashed before its request left")
         }
         try checkAlive()
+        // Which values a request's deletes take from the server is the server's order, not the users': a delete
+        // takes whatever the name holds when it lands (the history's rule for a name made again).
+        let serverBefore = hooks?.serverItems(before: call)
         let reply: InterceptedCall.Reply
         do {
+            defer { if let serverBefore { hooks?.noteServerChanges(since: serverBefore) } }
             reply = try await base.perform(call)
         } catch {
             hooks?.heard(
@@ -118,4 +122,14 @@ protocol SweepHooks: AnyObject, Sendable {
     func foundZoneMissing(for user: UserRecordID?, device: Int, generation: Int)
     /// A request of the device, made for `user`, is about to create a zone.
     func creatingZone(for user: UserRecordID?, device: Int, generation: Int)
+    /// Every account's items on the server, as the app shows them, before a request whose changes the history
+    /// follows (one that deletes; one that saves, once a name was made again).
+    ///
+    /// - Parameter request: The request about to be made.
+    /// - Returns: The items, by account; `nil` for a request the history does not follow.
+    func serverItems(before request: InterceptedCall) -> [String: [String: String]]?
+    /// The request was made (applied or not): what changed on the server since `before` is its doing.
+    ///
+    /// - Parameter before: What ``serverItems(before:)`` read before it.
+    func noteServerChanges(since before: [String: [String: String]])
 }

@@ -22,6 +22,12 @@
 /// A save its device was not told had landed (the answer lost, or the process gone before it handled it) may land
 /// again later, when the device retries it, over what others wrote since (at-least-once, as Jepsen's indeterminate
 /// operations): until its device hears the server has it, its value may come back after it was overwritten.
+/// A value made under a name its own device had just deleted (the name's last write, nothing shown since) is a new
+/// item under an old name, not an edit: a delete of what came before it (another device's, of the value it saw) may
+/// remove it only by landing on the server after it was there, as a delete by name does; else the server must end
+/// with it (or what came after it). The sweep tells what each request changed on the server
+/// (``serverChanged(account:before:after:)``), since the order in which deletes and saves land is the server's, not
+/// the users'.
 /// Values must be unique across a run (``SweepRandom/name()`` draws one): they are how a write is recognised.
 package struct SweepHistory: Sendable {
     /// One write the app acknowledged.
@@ -50,6 +56,9 @@ package struct SweepHistory: Sendable {
         var heardUpAt: Int?
         /// When its device first heard the server held it, in the order of the history's events (``tick``).
         var heardUpTick: Int?
+        /// Whether it is a save made under a name its device had just deleted: the name's last write was that
+        /// device's delete, and the device showed nothing for it.
+        var madeAfterItsOwnDelete = false
     }
 
     /// A zone deletion of an account: where it falls among the writes, and what it allows.
@@ -88,17 +97,46 @@ package struct SweepHistory: Sendable {
     /// Per account, every value a device held at a reset: each holder uploads its copy again as a new record, so a
     /// copy can come back even after a later delete (the item was gone from the server when it went up).
     private var heldAtReset: [String: Set<String>] = [:]
+    /// Counts the requests whose changes to the server the history saw.
+    private var serverTick = 0
+    /// Per account, when (``serverTick``) the server first held each value the history saw land.
+    private var landed: [String: [String: Int]] = [:]
+    /// Per account and item, the values a request removed from the server, and when (``serverTick``).
+    private var removedFromServer: [String: [String: [(value: String, tick: Int)]]] = [:]
+    /// Whether a write made a name again after its device's delete: from then on, the sweep tells the history
+    /// what every request changed on the server, not only the requests that delete.
+    package private(set) var namesMadeAgain = false
 
     /// Records a write.
     package mutating func record(
         account: String?, device: Int, key: String, value: String?, parent: String?, step: Int, forgiven: String? = nil
     ) {
         let index = writes.count
-        writes.append(
-            Write(
-                index: index, account: account, device: device, key: key, value: value, parent: parent, step: step,
-                forgiven: forgiven))
+        let previous = writes.last { $0.key == key }
+        var write = Write(
+            index: index, account: account, device: device, key: key, value: value, parent: parent, step: step,
+            forgiven: forgiven)
+        write.madeAfterItsOwnDelete =
+            value != nil && parent == nil && previous.map { $0.device == device && $0.value == nil } ?? false
+        if write.madeAfterItsOwnDelete { namesMadeAgain = true }
+        writes.append(write)
         if let value { byValue[value] = index }
+    }
+
+    /// Notes what one request changed on an account's server: the values that landed, and those it removed.
+    ///
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - before: Its items on the server just before the request.
+    ///   - after: Its items just after.
+    package mutating func serverChanged(account: String, before: [String: String], after: [String: String]) {
+        serverTick += 1
+        for (key, value) in after where before[key] != value && landed[account]?[value] == nil {
+            landed[account, default: [:]][value] = serverTick
+        }
+        for (key, value) in before where after[key] == nil {
+            removedFromServer[account, default: [:]][key, default: []].append((value, serverTick))
+        }
     }
 
     /// The account a value was written under, as far as the history knows: `nil` for a value no write made,
@@ -335,7 +373,8 @@ package struct SweepHistory: Sendable {
                     invariant: .purgedStaysDeleted,
                     message: "\(account)'s \(key) = \(held) came back after \(deletion) at step \(step)")
             }
-            var allowed = allowedValues(itemWrites)
+            var allowed = allowedValues(
+                itemWrites, removed: removedFromServer[account]?[key] ?? [], landed: landed[account] ?? [:])
             for write in itemWrites where write.value.map({ heldAtReset[account]?.contains($0) ?? false }) ?? false {
                 allowed.insert(write.value)
             }
@@ -351,9 +390,37 @@ package struct SweepHistory: Sendable {
         return nil
     }
 
+    /// Whether a request removed an item from the server in a way that may take a value made again under its name:
+    /// after that value landed (a delete by name takes whatever the name holds), or a removal of that value or one
+    /// written over it, or of a value written after it (a concurrent edit, which a device may merge over the new
+    /// value before it lands: the last writer wins).
+    ///
+    /// - Parameters:
+    ///   - write: The value made again.
+    ///   - removed: The item's values requests removed from the server, and when.
+    ///   - landed: When the server first held each value.
+    /// - Returns: Whether such a removal happened.
+    private func removedAfter(_ write: Write, removed: [(value: String, tick: Int)], landed: [String: Int]) -> Bool {
+        guard let value = write.value else { return true }
+        return removed.contains { removal in
+            removal.tick > landed[value] ?? Int.max || descends(removal.value, from: value)
+                || (byValue[removal.value] ?? -1) > write.index
+        }
+    }
+
     /// The values an item may end with: its concurrent latest writes that no rule forgave, any forgiven write's, and
-    /// nothing when no write stands.
-    private func allowedValues(_ itemWrites: [Write]) -> Set<String?> {
+    /// nothing when no write stands; not nothing while a value made again under the name after its device's delete
+    /// stands, unless a request removed the item from the server after that value had landed (or removed that value,
+    /// or one written over it).
+    ///
+    /// - Parameters:
+    ///   - itemWrites: The item's writes.
+    ///   - removed: The item's values requests removed from the server, and when.
+    ///   - landed: When the server first held each value.
+    /// - Returns: The values.
+    private func allowedValues(
+        _ itemWrites: [Write], removed: [(value: String, tick: Int)], landed: [String: Int]
+    ) -> Set<String?> {
         let standing = itemWrites.filter { $0.forgiven == nil }
         var overwritten: Set<String> = []
         for write in standing {
@@ -376,6 +443,19 @@ package struct SweepHistory: Sendable {
             if (write.heardUpAt ?? Int.max) > over.index { allowed.insert(value) }
         }
         if standing.isEmpty { allowed.insert(nil) }
+        // A delete of what came before a value made again names what its device saw, not the new item: it takes the
+        // new one only by landing after it (a delete by name takes whatever the name holds), which the server's
+        // removals tell.
+        // One a user wrote over since (even by a write a rule forgave: a delete that found nothing) is no longer
+        // owed as itself.
+        let writtenOver = Set(itemWrites.compactMap(\.parent))
+        let madeAgain = standing.filter { write in
+            guard write.madeAfterItsOwnDelete, let value = write.value else { return false }
+            return !overwritten.contains(value) && !writtenOver.contains(value)
+        }
+        if !madeAgain.isEmpty, !madeAgain.allSatisfy({ removedAfter($0, removed: removed, landed: landed) }) {
+            allowed.remove(nil)
+        }
         return allowed
     }
 }

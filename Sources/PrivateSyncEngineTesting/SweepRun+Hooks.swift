@@ -224,6 +224,25 @@ extension SweepRun {
         if let broken { fail(.purgedStaysDeleted, broken) }
     }
 
+    /// Reads every account's items before a modify request that deletes, or, once a name was made again, saves
+    /// (``SweepHistory/serverChanged(account:before:after:)``).
+    func serverItems(before request: InterceptedCall) -> [String: [String: String]]? {
+        guard case .modifyRecords(let saving, let deleting, _, _) = request,
+            !deleting.isEmpty || (!saving.isEmpty && state.withLock { $0.history.namesMadeAgain })
+        else { return nil }
+        var items: [String: [String: String]] = [:]
+        for account in sweep.configuration.accounts { items[account] = serverSnapshot(of: account) ?? [:] }
+        return items
+    }
+
+    /// Gives the history what the request changed on each account's server.
+    func noteServerChanges(since before: [String: [String: String]]) {
+        for (account, items) in before {
+            guard let after = serverSnapshot(of: account), after != items else { continue }
+            state.withLock { $0.history.serverChanged(account: account, before: items, after: after) }
+        }
+    }
+
     /// The pair an event opens or closes, if any.
     static func pair(of event: PSSyncEngine.Event) -> (name: String, opens: Bool)? {
         switch event {

@@ -72,13 +72,17 @@ extension SweepRun {
             // last heard of (and may delete it with that account's data when it hears, or keep it with that data).
             let heard = state.devices[device].appAccount
             let stale = heard.map { $0 != account } ?? false
+            // What the device shows as each write lands: a later write of one action over an item its earlier one
+            // wrote (deleted, then made again) was made over that, not over what the device showed before.
+            var shown = before
             for write in writes {
+                defer { shown[write.key] = write.value }
                 var writtenUnder = stale ? heard ?? account : account
                 var forgiven = stale ? "made before the app heard that its account changed" : nil
                 // An edit of an item of another account's data, which an app may keep on the device while no account
                 // or another is signed in (until the user chooses): the edit is that account's data too. It goes up
                 // to it if that account comes back, or never.
-                if let parent = before[write.key], let owner = state.history.account(ofValue: parent) ?? nil,
+                if let parent = shown[write.key], let owner = state.history.account(ofValue: parent) ?? nil,
                     owner != writtenUnder
                 {
                     writtenUnder = owner
@@ -87,7 +91,7 @@ extension SweepRun {
                 }
                 state.history.record(
                     account: writtenUnder, device: device, key: write.key, value: write.value,
-                    parent: before[write.key], step: state.step, forgiven: forgiven)
+                    parent: shown[write.key], step: state.step, forgiven: forgiven)
                 state.keys.append(write.key)
             }
         }

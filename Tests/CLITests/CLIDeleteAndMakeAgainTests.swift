@@ -1,4 +1,5 @@
 import Foundation
+import PrivateSyncSQLite
 import Testing
 
 /// A record deleted and made again under its name before any sync, after a first save of the old one whose answer was
@@ -25,6 +26,41 @@ struct CLIDeleteAndMakeAgainTests {
         try cli.ok("record", "delete", "X", "--device", "A")
         try cli.addNote(on: "A", title: "new", "--name", "X")
         try cli.ok("sync", "now", "--device", "A")
+        let records = try cli.ok("record", "list", "--device", "A", "--json").json["records"] as? [[String: Any]]
+        let x = records?.first { $0["name"] as? String == "X" }
+        #expect(
+            (x?["fields"] as? [String: Any])?["title"] as? String == "new",
+            "A lost its acknowledged X: \(records ?? [])")
+        let container =
+            try cli.ok("cloud", "record", "list", "--account", "alice", "--json").json["records"] as? [[String: Any]]
+        #expect((container ?? []).contains { ($0["name"] ?? $0["recordName"]) as? String == "X" }, "\(container ?? [])")
+    }
+
+    @Test(
+        "through CKSyncEngine, a record made again whose first save went unanswered survives another device's deletion of the old one"
+    )
+    func madeAgainWithItsSaveUnansweredSurvives() throws {
+        let cli = try CLIRunner.world(launchingAll: ["A", "B"], engine: "cksyncengine")
+        try cli.addNote(on: "A", title: "old", "--name", "X")
+        try cli.ok("sync", "now", "--device", "A")
+        try cli.ok("sync", "now", "--device", "B")
+        // A deletes X and writes it again before a sync: the new X's save takes the delete's place, meets the old X
+        // on the server, and its answer is lost: for all A knows, it may have landed.
+        try cli.ok("record", "delete", "X", "--device", "A")
+        try cli.addNote(on: "A", title: "new", "--name", "X")
+        // `record add` marks it, in its own transaction, as made anew: a deletion fetched before it lands is of the
+        // old X, even once a save of it went unanswered.
+        let marks = try Connection(
+            path: cli.home + "/devices/A/AppGroup/Library/Application Support/UserCreated.store", mode: .readOnly
+        ).query("SELECT value FROM sync_state WHERE key = 'creations_not_landed'", row: { $0.text(0) })
+        #expect(marks == ["X\n"])
+        try cli.ok("fault", "inject", "server-response-lost", "--account", "alice", "--device", "A", "--record", "X")
+        try cli.syncNow("--device", "A")
+        // B deletes X. Whichever X its deletion took, A keeps what the user wrote last, and sends it again if need be.
+        try cli.ok("record", "delete", "X", "--device", "B")
+        try cli.ok("sync", "now", "--device", "B")
+        try cli.syncNow("--device", "A")
+        try cli.syncNow("--device", "A")
         let records = try cli.ok("record", "list", "--device", "A", "--json").json["records"] as? [[String: Any]]
         let x = records?.first { $0["name"] as? String == "X" }
         #expect(

@@ -588,9 +588,11 @@ struct TortureConcurrencyTests {
         }
     }
 
-    @Test("one chosen name added to both stores at once: at most one add succeeds")
-    func chosenNameRacingAcrossStores() throws {
-        let cli = try CLIRunner.world(launching: "A")
+    @Test(
+        "one chosen name added to both stores at once: at most one add succeeds",
+        arguments: ["app", "cksyncengine"])
+    func chosenNameRacingAcrossStores(engine: String) throws {
+        let cli = try CLIRunner.world(launchingAll: ["A"], engine: engine)
         let rounds = 10 * Self.scale
         var both = 0
         for round in 0..<rounds {

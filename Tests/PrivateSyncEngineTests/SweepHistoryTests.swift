@@ -191,4 +191,59 @@ struct SweepHistoryTests {
         ownOverwrite.record(account: "alice", device: 0, key: "k", value: "v2", parent: "v1", step: 1)
         #expect(ownOverwrite.verdict(account: "alice", server: ["k": "v1"], refused: [])?.invariant == .noLostWrites)
     }
+
+    /// What the server did with `k` after device 0 deleted v1 and wrote `k` = s at once (a new item under the old
+    /// name), while device 1 deleted v1, having seen it.
+    enum ServerOrder: String, CaseIterable, CustomTestStringConvertible {
+        /// Device 1's delete landed before s did, and took v1; s never landed.
+        case deleteTookTheOlderOne
+        /// s landed, then a delete by name took it.
+        case deleteTookTheNewOne
+        /// s landed, an edit of v1 written after s was merged over it, and a delete took that edit.
+        case deleteTookALaterEdit
+
+        var testDescription: String { rawValue }
+
+        /// Whether the server may end without `k`.
+        var nothingAllowed: Bool { self != .deleteTookTheOlderOne }
+    }
+
+    @Test(
+        "a value made again after its device's delete is owed, unless a delete took the item from the server after it",
+        arguments: ServerOrder.allCases)
+    func madeAgainAfterItsDelete(order: ServerOrder) {
+        var history = SweepHistory()
+        history.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
+        history.heardUp(device: 0, key: "k", value: "v1")
+        history.record(account: "alice", device: 0, key: "k", value: nil, parent: "v1", step: 1)
+        history.record(account: "alice", device: 0, key: "k", value: "s", parent: nil, step: 1)
+        history.record(account: "alice", device: 1, key: "k", value: nil, parent: "v1", step: 2)
+        #expect(history.namesMadeAgain)
+        switch order {
+        case .deleteTookTheOlderOne:
+            history.serverChanged(account: "alice", before: ["k": "v1"], after: [:])
+        case .deleteTookTheNewOne:
+            history.serverChanged(account: "alice", before: ["k": "v1"], after: ["k": "s"])
+            history.serverChanged(account: "alice", before: ["k": "s"], after: [:])
+        case .deleteTookALaterEdit:
+            history.record(account: "alice", device: 2, key: "k", value: "w", parent: "v1", step: 3)
+            history.serverChanged(account: "alice", before: ["k": "v1"], after: ["k": "s"])
+            history.serverChanged(account: "alice", before: ["k": "s"], after: ["k": "w"])
+            history.serverChanged(account: "alice", before: ["k": "w"], after: [:])
+        }
+        #expect(history.verdict(account: "alice", server: ["k": "s"], refused: []) == nil)
+        let nothing = history.verdict(account: "alice", server: [:], refused: [])
+        #expect(nothing?.invariant == (order.nothingAllowed ? nil : .noLostWrites))
+    }
+
+    @Test("a value deleted and made again by a device that showed another's is no value made again")
+    func madeAfterAnothersDeleteIsNoneMadeAgain() {
+        var history = SweepHistory()
+        history.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
+        history.record(account: "alice", device: 1, key: "k", value: nil, parent: "v1", step: 1)
+        history.record(account: "alice", device: 0, key: "k", value: "s", parent: nil, step: 2)
+        #expect(!history.namesMadeAgain)
+        history.serverChanged(account: "alice", before: ["k": "v1"], after: [:])
+        #expect(history.verdict(account: "alice", server: [:], refused: []) == nil)
+    }
 }

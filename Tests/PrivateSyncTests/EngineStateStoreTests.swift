@@ -44,6 +44,8 @@ struct EngineStateStoreTests {
         state.fetchedRecordProblems = ["far": "its syncCreatedAt is out of range", "near": "a; b"]
         state.creationsInFlight = ["new-2", "new-1"]
         state.deletionsUnrecorded = ["gone"]
+        state.creationsNotLanded = ["again"]
+        state.namesDeletedHere = ["was"]
         return state
     }
 
@@ -60,6 +62,7 @@ struct EngineStateStoreTests {
         "batch_streak": .integer(6),
         "fetched_record_problems": .text("far\tits syncCreatedAt is out of range\nnear\ta; b\n"),
         "creations_in_flight": .text("new-1\nnew-2\n"), "deletions_unrecorded": .text("gone\n"),
+        "creations_not_landed": .text("again\n"), "names_deleted_here": .text("was\n"),
     ]
 
     static func openStore(in world: TestWorld) throws -> RecordStore<UserCreated> {

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import DeviceStore
+import PartitionMirror
 import PrivateCloud
 import PrivateSync
 import SimulatedWorld
@@ -61,7 +62,7 @@ extension RecordCommand {
             let app = try cli.resumedApp(device, in: world)
             for _ in 0..<count {
                 let record =
-                    try name.map { name in try app.add(partitioned, name: name, fields: fields) }
+                    try name.map { name in try add(partitioned, named: name, fields: fields, to: app, cli) }
                     ?? app.add(partitioned, fields: fields)
 
                 // The record and its pending change are committed (durably) by the time add returns.
@@ -72,6 +73,27 @@ extension RecordCommand {
                 }
             }
             return .success
+        }
+
+        /// Adds a record under a chosen name: on a device whose build is CKSyncEngine's delegate, a user-created one
+        /// as the delegate adds it (``MirroredApp/addRecord(_:name:fields:of:)``: a name of a record deleted here is
+        /// marked as made anew, so that a fetched deletion of the older record leaves the new one alone).
+        ///
+        /// - Parameters:
+        ///   - type: The record's type, with its partition.
+        ///   - name: Its name.
+        ///   - fields: Its fields.
+        ///   - app: The app.
+        ///   - cli: The CLI, which says the device's build.
+        /// - Returns: The record as stored.
+        /// - Throws: `StoreError` for a name or a value the store refuses.
+        private func add(
+            _ type: PartitionedType, named name: String, fields: [String: FieldValue], to app: LaunchedApp, _ cli: CLI
+        ) throws -> StoredRecord {
+            if case .userCreated(let userCreated) = type, cli.isMirrored(app) {
+                return try MirroredApp.addRecord(userCreated, name: name, fields: fields, of: app)
+            }
+            return try app.add(type, name: name, fields: fields)
         }
     }
 }

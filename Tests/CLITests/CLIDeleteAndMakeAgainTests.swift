@@ -26,14 +26,7 @@ struct CLIDeleteAndMakeAgainTests {
         try cli.ok("record", "delete", "X", "--device", "A")
         try cli.addNote(on: "A", title: "new", "--name", "X")
         try cli.ok("sync", "now", "--device", "A")
-        let records = try cli.ok("record", "list", "--device", "A", "--json").json["records"] as? [[String: Any]]
-        let x = records?.first { $0["name"] as? String == "X" }
-        #expect(
-            (x?["fields"] as? [String: Any])?["title"] as? String == "new",
-            "A lost its acknowledged X: \(records ?? [])")
-        let container =
-            try cli.ok("cloud", "record", "list", "--account", "alice", "--json").json["records"] as? [[String: Any]]
-        #expect((container ?? []).contains { ($0["name"] ?? $0["recordName"]) as? String == "X" }, "\(container ?? [])")
+        try Self.expectNewX(cli)
     }
 
     @Test(
@@ -61,13 +54,20 @@ struct CLIDeleteAndMakeAgainTests {
         try cli.ok("sync", "now", "--device", "B")
         try cli.syncNow("--device", "A")
         try cli.syncNow("--device", "A")
+        try Self.expectNewX(cli)
+    }
+
+    /// Expects A to hold the X the user wrote last (`title` = new), and alice's container to hold an X.
+    static func expectNewX(_ cli: CLIRunner, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let records = try cli.ok("record", "list", "--device", "A", "--json").json["records"] as? [[String: Any]]
         let x = records?.first { $0["name"] as? String == "X" }
         #expect(
             (x?["fields"] as? [String: Any])?["title"] as? String == "new",
-            "A lost its acknowledged X: \(records ?? [])")
+            "A lost its acknowledged X: \(records ?? [])", sourceLocation: sourceLocation)
         let container =
             try cli.ok("cloud", "record", "list", "--account", "alice", "--json").json["records"] as? [[String: Any]]
-        #expect((container ?? []).contains { ($0["name"] ?? $0["recordName"]) as? String == "X" }, "\(container ?? [])")
+        #expect(
+            (container ?? []).contains { ($0["name"] ?? $0["recordName"]) as? String == "X" }, "\(container ?? [])",
+            sourceLocation: sourceLocation)
     }
 }

@@ -74,13 +74,13 @@ public struct DeviceStores: Sendable {
     ///   - fields: Its fields.
     ///   - account: The iCloud account signed in, if any.
     ///   - body: For a user-created record, more work for its insert's transaction, run first
-    ///     (``RecordStore/insert(_:fields:origin:name:alongside:)``); `nil` for none.
+    ///     (``RecordStore/insert(_:fields:origin:name:alongside:)``); none by default.
     /// - Returns: The record as stored.
     /// - Throws: ``StoreError`` `nameInUse` for a name a record of either store holds, or what the store refuses.
     public func insert(
         _ type: PartitionedType, chosenName name: String, fields: [String: FieldValue],
         writtenUnder account: AccountID?,
-        alongside body: ((SyncTransaction, String) throws -> Void)? = nil
+        alongside body: (SyncTransaction, String) throws -> Void = { _, _ in }
     ) throws(StoreError) -> StoredRecord {
         let inUse = StoreError(.nameInUse, "a record named \(CloudKitNames.quoted(name)) already exists on this device")
         return try localOnly.write { connection throws -> StoredRecord in
@@ -88,9 +88,6 @@ public struct DeviceStores: Sendable {
             switch type {
             case .userCreated(let type):
                 // The user-created store's own insert checks its store in its transaction.
-                guard let body else {
-                    return try userCreated.insert(type, fields: fields, writtenUnder: account, name: name)
-                }
                 return try userCreated.insert(
                     type, fields: fields, origin: account?.userRecordID, name: name, alongside: body)
             case .localOnly(let type):

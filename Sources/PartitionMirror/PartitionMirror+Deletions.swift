@@ -71,13 +71,11 @@ extension PartitionMirror {
         -> StoredRecord
     {
         try store.delete(name) { transaction in
-            try transaction.updateEngineState { state in
-                if marked { state.deletionsUnrecorded.insert(name) }
-                // A record made anew under the name is gone: one made later is another, made anew too, until the
-                // deletion comes back in a fetch.
-                state.creationsNotLanded.remove(name)
-                state.namesDeletedHere.insert(name)
-            }
+            if marked { try transaction.updateNames(inListAt: .deletionsUnrecorded) { $0.insert(name) } }
+            // A record made anew under the name is gone: one made later is another, made anew too, until the
+            // deletion comes back in a fetch.
+            try transaction.removeName(name, fromListAt: .creationsNotLanded)
+            try transaction.updateNames(inListAt: .namesDeletedHere) { $0.insert(name) }
         }
     }
 
@@ -87,7 +85,7 @@ extension PartitionMirror {
     /// - Returns: The names.
     /// - Throws: `StoreError` when the store cannot be read.
     static func deletionsUnrecorded(in store: RecordStore<UserCreated>) throws -> Set<String> {
-        try store.syncSnapshot { try $0.engineState().deletionsUnrecorded }
+        try store.syncSnapshot { try $0.names(inListAt: .deletionsUnrecorded) }
     }
 
     /// Clears marks the bookkeeping now holds, in one transaction (a mark made since stays).
@@ -97,6 +95,6 @@ extension PartitionMirror {
     ///   - store: The user-created store.
     /// - Throws: `StoreError` when the store cannot be written.
     static func clearDeletionsUnrecorded(_ names: Set<String>, in store: RecordStore<UserCreated>) throws {
-        try store.syncTransaction { try $0.updateEngineState { $0.deletionsUnrecorded.subtract(names) } }
+        try store.syncTransaction { try $0.updateNames(inListAt: .deletionsUnrecorded) { $0.subtract(names) } }
     }
 }

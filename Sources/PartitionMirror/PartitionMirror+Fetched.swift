@@ -20,11 +20,11 @@ extension PartitionMirror {
         let problems = write("store the fetched records") { transaction -> [String] in
             var problems: [String] = []
             let reconciling = try Self.reconcilePending(transaction)
-            let state = try transaction.engineState()
-            var notLanded = state.creationsNotLanded
+            var notLanded = try transaction.names(inListAt: .creationsNotLanded)
+            let deletedHere = try transaction.names(inListAt: .namesDeletedHere)
             // The names deleted here that this page brings back, as a deletion or as a record while no delete of this
             // device waits (one waiting is still to land, and to come back), are forgotten with it.
-            var broughtBack = state.namesDeletedHere.intersection(deletions.map(\.recordName))
+            var broughtBack = deletedHere.intersection(deletions.map(\.recordName))
             for fetched in modifications {
                 let cloud = fetched.containerRecord
                 if reconciling { try transaction.markSeen(cloud.recordID.recordName) }
@@ -33,7 +33,7 @@ extension PartitionMirror {
                 let name = cloud.recordID.recordName
                 let pending = try transaction.pendingChange(named: name)
                 if pending?.kind == .delete { continue }  // A local delete wins; it is sent next.
-                if state.namesDeletedHere.contains(name) { broughtBack.insert(name) }
+                if deletedHere.contains(name) { broughtBack.insert(name) }
                 let local = try transaction.record(named: name)
                 // Another client's record under the name of one of another type here: its fields are not this
                 // type's, and the record here stays what it is.
@@ -55,15 +55,14 @@ extension PartitionMirror {
                         // Another record now under the name, with nothing of this device's waiting: no longer one made
                         // anew here.
                         notLanded.remove(name)
-                        try transaction.updateEngineState { $0.creationsNotLanded.remove(name) }
+                        try transaction.removeName(name, fromListAt: .creationsNotLanded)
                     }
                     continue
                 }
                 // A record made anew here (never gone up) meets an older one under its name: it takes its change tag
                 // to write over it, and stays a record made anew until it lands (as when its save meets it).
-                let madeAnew =
-                    try notLanded.contains(name)
-                    || !mayBeOnServer.contains(name) && transaction.serverChangeTag(of: name) == nil
+                let madeAnew = try Self.isMadeAnew(
+                    name, marked: notLanded, mayBeOnServer: mayBeOnServer, in: transaction)
                 // Too large to upload, the merge keeps the server's version (the app's engine does the same).
                 let merge = resolver.mergeOutcome(local: local, server: server)
                 if merge.tooLarge { tooLarge.append(name) }
@@ -80,7 +79,7 @@ extension PartitionMirror {
                 }
             }
             if !broughtBack.isEmpty {
-                try transaction.updateEngineState { $0.namesDeletedHere.subtract(broughtBack) }
+                try transaction.updateNames(inListAt: .namesDeletedHere) { $0.subtract(broughtBack) }
             }
             for deletion in deletions {
                 // A record made here anew under the name of one deleted (this device's own delete, come back, or
@@ -89,8 +88,7 @@ extension PartitionMirror {
                 let name = deletion.recordName
                 if try transaction.pendingChange(named: name)?.kind == .save,
                     try transaction.containsRecord(named: name),
-                    try notLanded.contains(name)
-                        || !mayBeOnServer.contains(name) && transaction.serverChangeTag(of: name) == nil
+                    try Self.isMadeAnew(name, marked: notLanded, mayBeOnServer: mayBeOnServer, in: transaction)
                 {
                     continue
                 }

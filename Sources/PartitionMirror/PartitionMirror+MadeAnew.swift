@@ -13,10 +13,27 @@ extension PartitionMirror {
     ///   - name: The new record's name.
     /// - Throws: `StoreError` when the store cannot be read or written.
     static func markIfMadeAgain(_ transaction: SyncTransaction, _ name: String) throws {
-        let deletedHere = try transaction.pendingChange(named: name)?.kind == .delete
-        try transaction.updateEngineState { state in
-            if deletedHere || state.namesDeletedHere.contains(name) { state.creationsNotLanded.insert(name) }
-        }
+        guard
+            try transaction.pendingChange(named: name)?.kind == .delete
+                || transaction.names(inListAt: .namesDeletedHere).contains(name)
+        else { return }
+        try transaction.updateNames(inListAt: .creationsNotLanded) { $0.insert(name) }
+    }
+
+    /// Whether a record is one made anew here: marked (``EngineState/creationsNotLanded``), or made here and never
+    /// gone up (no change tag, and no first save of it that may have landed).
+    ///
+    /// - Parameters:
+    ///   - name: The record's name.
+    ///   - marked: The names marked.
+    ///   - mayBeOnServer: The records whose first save may have landed, or whose tag was cleared while on the server.
+    ///   - transaction: The transaction that reads its change tag.
+    /// - Returns: Whether it is.
+    /// - Throws: `StoreError` when the store cannot be read.
+    static func isMadeAnew(
+        _ name: String, marked: Set<String>, mayBeOnServer: Set<String>, in transaction: SyncTransaction
+    ) throws -> Bool {
+        try marked.contains(name) || !mayBeOnServer.contains(name) && transaction.serverChangeTag(of: name) == nil
     }
 
     /// Keeps the mark of a record made anew (``EngineState/creationsNotLanded``: marked already, or made here and
@@ -39,8 +56,8 @@ extension PartitionMirror {
         _ transaction: SyncTransaction, _ name: String, local: StoredRecord, merged: StoredRecord, pendingKept: Bool
     ) throws -> Bool {
         let marked = pendingKept && merged.fields == local.fields
-        try transaction.updateEngineState { state in
-            if marked { state.creationsNotLanded.insert(name) } else { state.creationsNotLanded.remove(name) }
+        try transaction.updateNames(inListAt: .creationsNotLanded) { names in
+            if marked { names.insert(name) } else { names.remove(name) }
         }
         return marked
     }

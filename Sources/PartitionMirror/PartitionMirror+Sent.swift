@@ -75,7 +75,7 @@ extension PartitionMirror {
             }
             // A record made anew that wrote over an older one has landed: a deletion fetched from now on is of it.
             if !landedHere.isEmpty {
-                try transaction.updateEngineState { $0.creationsNotLanded.subtract(landedHere) }
+                try transaction.updateNames(inListAt: .creationsNotLanded) { $0.subtract(landedHere) }
             }
             for deleted in event.deletedRecordIDs {
                 if try transaction.pendingChange(named: deleted.recordName)?.kind == .delete {
@@ -105,9 +105,9 @@ extension PartitionMirror {
                     // went up (the save took the delete's place), or another's. It takes that record's change tag to
                     // write over it, and stays a record made anew until it lands while the merge keeps its fields:
                     // a deletion fetched meanwhile is of the older one.
-                    let madeAnew =
-                        try transaction.engineState().creationsNotLanded.contains(name)
-                        || transaction.serverChangeTag(of: name) == nil && !mayBeOnServer.contains(name)
+                    let madeAnew = try Self.isMadeAnew(
+                        name, marked: transaction.names(inListAt: .creationsNotLanded), mayBeOnServer: mayBeOnServer,
+                        in: transaction)
                     let merge = resolver.mergeOutcome(local: local, server: server)
                     if merge.tooLarge { tooLarge.append(name) }
                     let merged = merge.record

@@ -42,16 +42,14 @@ extension PartitionMirrorTests {
             try await phone.syncEngine.sendChanges()
             try await phone.delete("X")
             // Later than the older record: the merge by field keeps what is newer.
-            cloud.clock.advance(by: 1)
-            try await phone.insert(journal, fields: date.merging(["body": .string("new")]) { $1 }, name: "X")
+            try await writeXAgain(on: phone, in: cloud)
             if meets == .madeAgainAnswerLost {
                 cloud.faults.add(Fault(.serverResponseLost, record: "X"), device: "phone")
             }
             try? await phone.syncEngine.sendChanges()
         case .sameNameSaveMeetsIt, .sameNameFetchBringsIt:
             try await save("Journal", "X", ["body": "theirs"], by: synced.other, in: synced.zone)
-            cloud.clock.advance(by: 1)
-            try await phone.insert(journal, fields: date.merging(["body": .string("new")]) { $1 }, name: "X")
+            try await writeXAgain(on: phone, in: cloud)
             if meets == .sameNameSaveMeetsIt {
                 try? await phone.syncEngine.sendChanges()
             } else {
@@ -74,13 +72,11 @@ extension PartitionMirrorTests {
     )
     func madeAgainSurvivesTheEchoWithItsSaveInFlight() async throws {
         let cloud = try SyncEngineTestCloud()
-        let date: [String: FieldValue] = ["date": .date(Date(timeIntervalSince1970: 0))]
         let synced = try await syncedPhone(cloud, entries: ["X"])
         try await synced.mirror.delete("X")
         try await synced.mirror.syncEngine.sendChanges()
         #expect(try cloud.records(of: "alice").isEmpty)
-        cloud.clock.advance(by: 1)
-        try await synced.mirror.insert(journal, fields: date.merging(["body": .string("new")]) { $1 }, name: "X")
+        try await writeXAgain(on: synced.mirror, in: cloud)
         // The process dies with the new record's first save written down and its request not yet gone: the next
         // launch cannot tell whether it landed.
         let path = scratch.url.appending(path: "phone/mirror.json").path
@@ -102,13 +98,11 @@ extension PartitionMirrorTests {
     )
     func madeAnewMergedWithALaterEditTakesItsDeletion() async throws {
         let cloud = try SyncEngineTestCloud()
-        let date: [String: FieldValue] = ["date": .date(Date(timeIntervalSince1970: 0))]
         let synced = try await syncedPhone(cloud, entries: ["X"])
         let (_, watch) = try launch(try cloud.device("watch", signedInTo: "alice"), folder: "watch")
         try await watch.syncEngine.fetchChanges()
         try await synced.mirror.delete("X")
-        cloud.clock.advance(by: 1)
-        try await synced.mirror.insert(journal, fields: date.merging(["body": .string("new")]) { $1 }, name: "X")
+        try await writeXAgain(on: synced.mirror, in: cloud)
         // The watch, which never saw the new X, edits the older one later, and its edit lands.
         cloud.clock.advance(by: 1)
         try await watch.update("X", setting: ["body": .string("edited")])
@@ -142,20 +136,24 @@ extension PartitionMirrorTests {
         let state = { try synced.stores.userCreated.syncSnapshot { try $0.engineState() } }
         #expect(try state().namesDeletedHere == ["X"])
         try await synced.mirror.syncEngine.sendChanges()
-        try await synced.mirror.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("new")], name: "X")
+        try await writeXAgain(on: synced.mirror, in: cloud)
         #expect(try state().creationsNotLanded == ["X"])
+    }
+
+    /// Writes X again on a phone, later than anything before: body "new" (the merge by field keeps what is newer).
+    func writeXAgain(on phone: PartitionMirror, in cloud: SyncEngineTestCloud) async throws {
+        cloud.clock.advance(by: 1)
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("new")], name: "X")
     }
 
     @Test("a deletion fetched after the record made anew landed deletes it: it is a deletion of that record")
     func madeAnewDeletedAfterItLanded() async throws {
         let cloud = try SyncEngineTestCloud()
-        let date: [String: FieldValue] = ["date": .date(Date(timeIntervalSince1970: 0))]
         let synced = try await syncedPhone(cloud, entries: ["X"])
         let phone = synced.mirror
         try await phone.delete("X")
-        cloud.clock.advance(by: 1)
-        try await phone.insert(journal, fields: date.merging(["body": .string("new")]) { $1 }, name: "X")
+        try await writeXAgain(on: phone, in: cloud)
         for _ in 0..<3 { try? await phone.syncEngine.sendChanges() }
         #expect(try cloud.records(of: "alice").first { $0.recordID.recordName == "X" }?["body"] == "new")
         _ = try await synced.other.deleteRecord(withID: PSRecord.ID(recordName: "X", zoneID: synced.zone))

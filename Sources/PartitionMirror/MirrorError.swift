@@ -19,6 +19,9 @@ public enum MirrorErrorCode: Int, Sendable, Hashable {
     case mergeTooLarge
     /// The mirror's folder beside the store cannot be made or locked (see `MirroredApp`).
     case folderUnusable
+    /// Another process's mirror of the device held the mirror's folder locked for longer than the process's lock
+    /// wait (`PRIVATESYNC_BUSY_TIMEOUT_MS` in the CLI): nothing was done; try again once it ends.
+    case folderBusy
 }
 
 /// What the partition mirror could not do, naming the file or the record.

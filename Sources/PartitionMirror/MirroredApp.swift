@@ -10,10 +10,11 @@ import PrivateSyncFileSystem
 ///
 /// CKSyncEngine runs in one process of an app at a time: here, every command is a process. A mirror holds an
 /// exclusive lock (`flock`) on its folder beside the store (`CKSyncEngine/`) from its opening to its end, so that a
-/// second process's mirror waits for the first, and reads the bookkeeping the first left (the bookkeeping is one file
-/// written whole; two mirrors at once would each write over the other's). What does not sync (adding, editing and
-/// deleting records; reading the status) takes no such lock: the store's own transactions keep it consistent, and
-/// the status reads the bookkeeping's last whole version (``MirrorEngineFacts``).
+/// second process's mirror waits for the first (at most the process's lock wait: then it fails as busy, `folderBusy`),
+/// and reads the bookkeeping the first left (the bookkeeping is one file written whole; two mirrors at once would
+/// each write over the other's). What does not sync (adding, editing and deleting records; reading the status) takes
+/// no such lock: the store's own transactions keep it consistent, and the status reads the bookkeeping's last whole
+/// version (``MirrorEngineFacts``).
 public final class MirroredApp: Sendable {
     /// The app.
     public let app: LaunchedApp
@@ -46,19 +47,38 @@ public final class MirroredApp: Sendable {
     /// The most engines one cycle runs on: the mirror's at the start, and the ones it makes instead during the cycle.
     static let enginesPerCycle = 3
 
-    /// Makes the mirror's folder if need be and locks it exclusively, waiting while another process holds it.
+    /// Makes the mirror's folder if need be and locks it exclusively, waiting while another process holds it for at
+    /// most the process's lock wait; then removes what a write of the bookkeeping killed before its rename left.
+    ///
+    /// Every writer of the bookkeeping file holds this lock, so under it no other write can be running, and a
+    /// temporary file beside the bookkeeping is a killed process's: without the cleanup, every kill inside a
+    /// bookkeeping write left one for good.
     ///
     /// - Parameter device: The device.
     /// - Returns: The held lock.
-    /// - Throws: ``MirrorError`` `folderUnusable` when the folder cannot be made or locked.
+    /// - Throws: ``MirrorError`` `folderBusy` when another process held the folder past the wait; `folderUnusable`
+    ///   when the folder cannot be made, locked or cleaned.
     private static func lockFolder(of device: SimulatedDevice) throws(MirrorError) -> FileLock {
         let folder = folder(of: device)
+        let wait = LockWait.defaultMilliseconds
+        let hold: FileLock
         do {
             try FileSystem.createDirectory(folder)
-            return try FileLock.exclusive(folder)
+            hold = try FileLock.exclusive(folder, waitingAtMost: wait)
+        } catch  where error.isLockHeld {
+            throw MirrorError(
+                .folderBusy,
+                "another process's mirror of \(device.name) held its folder past the wait (\(wait) ms)",
+                underlying: error)
         } catch {
             throw MirrorError(.folderUnusable, "cannot make or lock \(folder)", underlying: error)
         }
+        do {
+            try FileSystem.removeTemporaries(leftBy: bookkeepingPath(of: device))
+        } catch {
+            throw MirrorError(.folderUnusable, "cannot remove what a killed write left in \(folder)", underlying: error)
+        }
+        return hold
     }
 
     private init(app: LaunchedApp, mirror: PartitionMirror, tally: MirrorCycleTally, hold: FileLock) {
@@ -68,13 +88,15 @@ public final class MirroredApp: Sendable {
         self.hold = hold
     }
 
-    /// Opens the mirror of a launched app, waiting while another process's mirror of the device runs.
+    /// Opens the mirror of a launched app, waiting while another process's mirror of the device runs (at most the
+    /// process's lock wait).
     ///
     /// - Parameter app: The app, launched or resumed (not a read-only view).
     /// - Returns: The app with its mirror, or `nil` when sync does not run on this launch (the switch is off, the
     ///   launch fell back to a local store) or the device's build runs the app's own engine.
-    /// - Throws: ``MirrorError`` `folderUnusable` when the mirror's folder cannot be made or locked,
-    ///   `damagedBookkeeping` for a bookkeeping file that cannot be read (left as it is).
+    /// - Throws: ``MirrorError`` `folderBusy` when another process's mirror held its folder past the wait,
+    ///   `folderUnusable` when the mirror's folder cannot be made or locked, `damagedBookkeeping` for a bookkeeping
+    ///   file that cannot be read (left as it is).
     public static func open(_ app: LaunchedApp) throws(MirrorError) -> MirroredApp? {
         guard app.device.profile.build.syncEngine == .cksyncengine, let container = app.container else { return nil }
         let hold = try lockFolder(of: app.device)
@@ -103,7 +125,7 @@ public final class MirroredApp: Sendable {
     ///   - app: The app.
     /// - Returns: The record as it was.
     /// - Throws: `StoreError` for what the store refuses (`recordNotFound` among them); ``MirrorError``
-    ///   `folderUnusable` or `damagedBookkeeping`: nothing is written then. ``MirrorError`` `bookkeepingNotWritten`
+    ///   `folderBusy`, `folderUnusable` or `damagedBookkeeping`: nothing is written then. ``MirrorError`` `bookkeepingNotWritten`
     ///   when the record is deleted and marked, and the bookkeeping could not take it in yet.
     @discardableResult
     public static func deleteRecord(_ name: String, of app: LaunchedApp) throws -> StoredRecord {

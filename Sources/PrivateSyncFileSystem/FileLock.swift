@@ -39,6 +39,40 @@ package final class FileLock: Sendable {
         try lock(folder, LOCK_EX, wait: wait)
     }
 
+    /// Locks `folder` exclusively, waiting for another holder at most `milliseconds`.
+    ///
+    /// The lock is tried again as SQLite's busy handler tries a database's: after 1 ms, then twice as long each time,
+    /// at most 25 ms apart, until the wait is spent; so that a holder that hangs (a stuck command, a debugger's
+    /// breakpoint) makes the caller fail as busy rather than wait for ever.
+    ///
+    /// - Parameters:
+    ///   - folder: The folder to lock; it is opened without following a final symbolic link.
+    ///   - milliseconds: The longest wait; `0` tries once.
+    /// - Returns: The held lock; it is released by ``unlock()`` or when the lock is deinitialized.
+    /// - Throws: ``FileSystemError`` when the folder cannot be opened or locked; one whose
+    ///   ``FileSystemError/isLockHeld`` is `true` when another holder kept it past the wait.
+    package static func exclusive(
+        _ folder: String, waitingAtMost milliseconds: Int32
+    ) throws(FileSystemError)
+        -> FileLock
+    {
+        var waited: Int32 = 0
+        var delay: Int32 = 1
+        while true {
+            do {
+                return try lock(folder, LOCK_EX, wait: false)
+            } catch  where error.isLockHeld && waited < milliseconds {
+                let step = min(delay, milliseconds - waited)
+                var pause = timespec(tv_sec: 0, tv_nsec: Int(step) * 1_000_000)
+                var left = timespec()
+                // An interrupted sleep goes on for what it had left.
+                while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
+                waited += step
+                delay = min(delay * 2, 25)
+            }
+        }
+    }
+
     /// Locks `folder` exclusively if no one holds it, without waiting.
     ///
     /// - Parameter folder: The folder to lock; it is opened without following a final symbolic link.
@@ -47,7 +81,7 @@ package final class FileLock: Sendable {
     package static func exclusiveIfFree(_ folder: String) throws(FileSystemError) -> FileLock? {
         do {
             return try lock(folder, LOCK_EX, wait: false)
-        } catch  where error.errno == EWOULDBLOCK {
+        } catch  where error.isLockHeld {
             return nil
         }
     }

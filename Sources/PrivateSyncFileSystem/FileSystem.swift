@@ -214,6 +214,34 @@ package enum FileSystem {
         syncDirectory(parentDirectory(of: path))
     }
 
+    /// Removes the temporary files that atomic writes of `path` left when their process died between making one and
+    /// renaming it over `path` (``writeAtomically(_:to:permissions:)``'s `PATH.tmp-PID-N`), so that kills do not
+    /// pile files up beside it. Only regular files of that name are removed; `path` itself is not touched.
+    ///
+    /// Call it only while no other writer of `path` can be running, under the lock every writer of it holds: a
+    /// running write's temporary file would be taken from under it (its rename would then fail, not lose data).
+    ///
+    /// - Parameter path: The file atomic writes replace.
+    /// - Returns: How many were removed.
+    /// - Throws: ``FileSystemError`` when the folder cannot be listed or a leftover cannot be removed.
+    @discardableResult
+    package static func removeTemporaries(leftBy path: String) throws(FileSystemError) -> Int {
+        let folder = parentDirectory(of: path)
+        let prefix = (path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path) + ".tmp-"
+        var removed = 0
+        for name in try contents(ofDirectory: folder) where name.hasPrefix(prefix) {
+            let leftover = folder + "/" + name
+            var info = stat()
+            guard lstat(leftover, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            guard unlink(leftover) == 0 || errno == ENOENT else {
+                throw FileSystemError(operation: "unlink", path: leftover, errno: errno)
+            }
+            removed += 1
+        }
+        if removed > 0 { syncDirectory(folder) }
+        return removed
+    }
+
     /// Writes all of `bytes` to the open descriptor `fd`, retrying interrupted and partial writes.
     ///
     /// - Parameters:

@@ -35,7 +35,11 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     /// Whether the call failed because something already exists at the path (`EEXIST`).
     public var isAlreadyExisting: Bool { errno == EEXIST }
 
+    /// Whether a lock (`flock`) that was not to wait found another holder (`EWOULDBLOCK`).
+    public var isLockHeld: Bool { operation == "flock" && errno == EWOULDBLOCK }
+
     public var description: String {
+        if isLockHeld { return "\(path) is locked by another holder" }
         if let reason { return "\(path) \(reason)" }
         return "\(operation) failed for \(path): \(String(cString: strerror(errno))) (errno \(errno))"
     }

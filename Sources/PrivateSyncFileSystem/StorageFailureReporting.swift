@@ -46,6 +46,7 @@ package func isDiskFullErrno(_ code: Int32) -> Bool {
 
 extension FileSystemError: StorageFailureReporting {
     package var isDiskFull: Bool { isDiskFullErrno(errno) }
+    package var isBusy: Bool { isLockHeld }
 }
 
 extension CodedError: StorageFailureReporting {

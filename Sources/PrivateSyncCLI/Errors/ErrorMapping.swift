@@ -16,7 +16,11 @@ extension CLIError {
         if !(error is CLIError), PrivateSyncFileSystem.isDiskFull(error) {
             return CLIError(.temporaryFailure, "the disk is full; free some space and try again", underlying: error)
         }
-        // Another command held a lock for longer than the wait: transient (75), never a damaged file (74).
+        // Another command held a lock for longer than the wait: transient (75), never a damaged file (74). The
+        // mirror's folder lock says whose lock it was itself.
+        if let error = error as? MirrorError, error.code == .folderBusy {
+            return CLIError(.temporaryFailure, "busy, try again", underlying: error)
+        }
         if !(error is CLIError), PrivateSyncFileSystem.isBusy(error) {
             return CLIError(
                 .temporaryFailure, "busy, try again: another command held a lock on this file for longer than the wait",

@@ -8,15 +8,26 @@ extension SyncTransaction {
     /// - Returns: The names; none when the key has no row.
     /// - Throws: ``StoreError`` `damagedFile` for a value of another shape under the key, or what SQLite throws.
     package func names(inListAt key: SyncStateKey) throws -> Set<String> {
+        try text(at: key, shaped: "list of names").map(SyncStateValue.names(inList:)) ?? []
+    }
+
+    /// The text the engine's state keeps under `key`, read alone: one row, not the whole state.
+    ///
+    /// - Parameters:
+    ///   - key: A key whose value is text.
+    ///   - shape: What the text is, in words, for the error about a value of another kind.
+    /// - Returns: The text; `nil` when the key has no row.
+    /// - Throws: ``StoreError`` `damagedFile` for a value that is not text, or what SQLite throws.
+    package func text(at key: SyncStateKey, shaped shape: String) throws -> String? {
         let stored = try connection.query(
             literal: "SELECT value FROM sync_state WHERE key = ?", .text(key.rawValue), row: { $0.value(0) })
-        guard let value = stored.first, value != .null else { return [] }
+        guard let value = stored.first, value != .null else { return nil }
         guard case .text(let text) = value else {
             throw StoreError(
                 .damagedFile,
-                "\(connection.path) is damaged: sync_state \(key.rawValue) is no list of names; it was left unchanged")
+                "\(connection.path) is damaged: sync_state \(key.rawValue) is no \(shape); it was left unchanged")
         }
-        return SyncStateValue.names(inList: text)
+        return text
     }
 
     /// Changes the set of record names kept under `key`, in this transaction; a set the change leaves as it was is

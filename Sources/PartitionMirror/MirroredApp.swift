@@ -191,6 +191,7 @@ public final class MirroredApp: Sendable {
     ///   failed is named in `storeFailure`, with `diskFull` or `fileBusy` when it was one.
     public func sync(fetching: Bool = true, sending: Bool = true) async -> SyncReport {
         tally.reset()
+        _ = await mirror.takeFetchedRecordProblems()
         let errorsBefore = await mirror.persistenceErrorsNoted
         var failure: PSError?
         do {
@@ -201,6 +202,7 @@ public final class MirroredApp: Sendable {
             failure = PSError(.internalError)
         }
         var report = tally.report
+        report.events += await mirror.takeFetchedRecordProblems()
         report.ran = true
         report.outcome = failure.map { .retrying($0.code) } ?? .succeeded
         // The failures of this cycle's writes (a fetched record the device could not take is not one: it stays on

@@ -5,7 +5,10 @@ import PrivateSyncEngine
 extension PartitionMirror {
     /// Takes the server's records into the store: a record this device has no unsent change of is taken as it is,
     /// one it has is merged per field (the last writer wins), a local delete waits to be sent, and a deletion
-    /// deletes.
+    /// deletes. A record another client wrote with a value this device cannot take is left on the server, or taken
+    /// with its reserved values set aside, and named in the store's list the status reads
+    /// (``EngineState/fetchedRecordProblems``, in the page's transaction, as the app's own engine keeps it), until a
+    /// sound version of it or its deletion comes.
     ///
     /// - Parameter event: The changes.
     func handleFetchedRecordZoneChanges(_ event: PSSyncEngine.Event.FetchedRecordZoneChanges) {
@@ -17,8 +20,15 @@ extension PartitionMirror {
         let deletions = event.deletions.map(\.recordID).filter { $0.zoneID.zoneName == zoneName }
         let mayBeOnServer = bookkeeping.firstSendUnanswered.union(bookkeeping.untaggedMayBeOnServer)
         var tooLarge: [String] = []
-        let problems = write("store the fetched records") { transaction -> [String] in
-            var problems: [String] = []
+        let problems = write("store the fetched records") { transaction -> [FetchedRecordProblem] in
+            var problems: [FetchedRecordProblem] = []
+            var named = try transaction.fetchedRecordProblems()
+            /// Names what this device could not take of a fetched record, in the list and for the cycle's report.
+            func refuse(_ name: String, _ problem: String, stored: Bool = false) {
+                problems.append(
+                    FetchedRecordProblem(
+                        name: name, problem: EngineState.note(problem, of: name, in: &named), stored: stored))
+            }
             let reconciling = try Self.reconcilePending(transaction)
             var notLanded = try transaction.names(inListAt: .creationsNotLanded)
             let deletedHere = try transaction.names(inListAt: .namesDeletedHere)
@@ -38,7 +48,7 @@ extension PartitionMirror {
                 // Another client's record under the name of one of another type here: its fields are not this
                 // type's, and the record here stays what it is.
                 if let local, local.type != cloud.recordType {
-                    problems.append("\(name): a \(cloud.recordType) on the server, a \(local.type) here")
+                    refuse(name, "a \(cloud.recordType) on the server, a \(local.type) here; not stored on this device")
                     continue
                 }
                 // The server's copy of a version this device already has (its own save, come back).
@@ -46,8 +56,13 @@ extension PartitionMirror {
                 let server = RecordMapping.storedRecord(from: cloud, origin: user, existing: local)
                 // Other clients write the container too: a record this device cannot store is left on the server.
                 if let problem = server.storageProblem(serverFields: cloud.systemFields) {
-                    problems.append("\(name): \(problem)")
+                    refuse(name, "\(problem); not stored on this device")
                     continue
+                }
+                if let setAside = RecordMapping.unusableReservedValue(of: cloud) {
+                    refuse(name, "\(setAside); read as written at the server's times", stored: true)
+                } else {
+                    named[name] = nil
                 }
                 guard let local, let pending else {
                     try transaction.putRecord(server, serverFields: cloud.systemFields)
@@ -86,6 +101,7 @@ extension PartitionMirror {
                 // another's): no save of it ever left, so the deletion is of its predecessor, and it stays. So does
                 // one made anew that took an older record's change tag to write over it, until it lands.
                 let name = deletion.recordName
+                named[name] = nil
                 if try transaction.pendingChange(named: name)?.kind == .save,
                     try transaction.containsRecord(named: name),
                     try Self.isMadeAnew(name, marked: notLanded, mayBeOnServer: mayBeOnServer, in: transaction)
@@ -95,6 +111,7 @@ extension PartitionMirror {
                 try transaction.deleteRecord(named: deletion.recordName)
                 try transaction.removePendingChange(named: deletion.recordName, ifRevision: nil)
             }
+            try transaction.updateFetchedRecordProblems { $0 = named }
             return problems
         }
         guard let problems else {
@@ -109,8 +126,13 @@ extension PartitionMirror {
         }
         pageWriteFailures = 0
         for name in tooLarge { note(Self.mergeTooLarge(name)) }
-        for problem in problems {
-            note(MirrorError(.fetchedRecordRefused, "a fetched record was not stored: \(problem)"))
+        for refused in problems {
+            if !refused.stored {
+                note(
+                    MirrorError(
+                        .fetchedRecordRefused, "a fetched record was not stored: \(refused.name): \(refused.problem)"))
+            }
+            noteFetchedRecordProblem(refused.name, refused.problem)
         }
         let fetched = Set(modifications.map(\.recordID.recordName) + deletions.map(\.recordName))
         // Fetched, a record carries its tag (or is gone): the sets that stood in for one let it go.

@@ -58,7 +58,9 @@ extension PartitionMirror {
     ) throws(StoreError) {
         let bound = bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
         let reported = bookkeeping.engineAccount.map(UserRecordID.init(recordName:))
-        let pending = try store.syncSnapshot { try $0.sendablePendingCount(for: bound) }
+        let (pending, problems) = try store.syncSnapshot {
+            (try $0.sendablePendingCount(for: bound), try $0.fetchedRecordProblems())
+        }
         // Signed in (the status says so) but not yet reported by the engine: an account whose first sync has not
         // run, never "sign in". Another account than the data's, reported by the engine: paused until the user
         // chooses.
@@ -71,7 +73,7 @@ extension PartitionMirror {
         facts.nextAttempt = nil
         facts.initialFetchDone = bookkeeping.initialFetchDone
         facts.pendingChanges = pending
-        facts.fetchedRecordProblems = [:]
+        facts.fetchedRecordProblems = problems
     }
 
     /// The last send's transient failure, as the status model reads it: waiting, and why.

@@ -56,6 +56,8 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     /// How many failures were kept in ``persistenceErrors`` since the mirror was opened, those dropped since
     /// included: a cycle whose count grew met one.
     public internal(set) var persistenceErrorsNoted = 0
+    /// The records fetched with a value this device could not take since ``takeFetchedRecordProblems()`` last ran.
+    var fetchedRecordProblemsMet: [SyncEvent] = []
     var engine: PSSyncEngine?
     /// Fetched pages in a row the store could not write (see ``pageRefetchLimit``).
     var pageWriteFailures = 0
@@ -453,6 +455,26 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         persistenceErrorsNoted += 1
         if persistenceErrors.count >= Self.persistenceErrorLimit { persistenceErrors.removeFirst() }
         persistenceErrors.append(error)
+    }
+
+    /// Keeps a record fetched with a value this device could not take for the cycle's report
+    /// (``takeFetchedRecordProblems()``), the latest ``persistenceErrorLimit`` of them.
+    ///
+    /// - Parameters:
+    ///   - name: The record's name.
+    ///   - problem: What was wrong, and what was done.
+    func noteFetchedRecordProblem(_ name: String, _ problem: String) {
+        if fetchedRecordProblemsMet.count >= Self.persistenceErrorLimit { fetchedRecordProblemsMet.removeFirst() }
+        fetchedRecordProblemsMet.append(.fetchedRecordProblem(recordName: name, problem: problem))
+    }
+
+    /// The records fetched with a value this device could not take since the last call, as the app's engine reports
+    /// them in a cycle's events; the mirror forgets them (the store keeps the list the status reads).
+    ///
+    /// - Returns: A `fetchedRecordProblem` event for each, in the order met.
+    func takeFetchedRecordProblems() -> [SyncEvent] {
+        defer { fetchedRecordProblemsMet.removeAll() }
+        return fetchedRecordProblemsMet
     }
 
     /// The failure kept when a merge is too large for CloudKit and the server's version is kept instead, so that the

@@ -80,7 +80,7 @@ extension EngineState {
 
     /// The stored form of ``fetchedRecordProblems``: a line `name<TAB>reason` per record, sorted by name (a CloudKit record
     /// name holds no tab or newline, and a reason is the engine's own sentence, kept to one line).
-    static func encoded(fetchedRecordProblems: [String: String]) -> String {
+    package static func encoded(fetchedRecordProblems: [String: String]) -> String {
         var text = ""
         for name in fetchedRecordProblems.keys.sorted() {
             text +=
@@ -90,7 +90,7 @@ extension EngineState {
     }
 
     /// Reads the stored form of ``fetchedRecordProblems``; `nil` when it is not one.
-    static func fetchedRecordProblems(decoding text: String) -> [String: String]? {
+    package static func fetchedRecordProblems(decoding text: String) -> [String: String]? {
         var refused: [String: String] = [:]
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)

@@ -115,6 +115,24 @@ public struct EngineState: Sendable, Hashable {
     /// stays well inside the 64 KiB a store's text value may hold).
     package static let fetchedRecordProblemLimit = 50
 
+    /// Names a record fetched with a value this device could not take in a list of them
+    /// (``fetchedRecordProblems``'s shape), within its bounds: the problem cut to 300 bytes, and a name not on the
+    /// list added only while fewer than ``fetchedRecordProblemLimit`` are (one on it is updated).
+    ///
+    /// Bounded in bytes, not characters: another client's field key can be one character of 70 KB (a letter and
+    /// 35,000 combining accents), and a list over the 64 KiB a store's text may hold failed every page.
+    ///
+    /// - Parameters:
+    ///   - problem: What was wrong, and what was done.
+    ///   - name: The record's name.
+    ///   - problems: The list.
+    /// - Returns: The problem as kept (cut to its bound), for the cycle's report, whether or not the list had room.
+    package static func note(_ problem: String, of name: String, in problems: inout [String: String]) -> String {
+        let problem = SyncEngine.bounded(problem, bytes: 300)
+        if problems[name] != nil || problems.count < fetchedRecordProblemLimit { problems[name] = problem }
+        return problem
+    }
+
     /// The state of a store the engine has never run on.
     package init() {}
 

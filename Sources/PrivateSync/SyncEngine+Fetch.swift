@@ -101,15 +101,7 @@ extension SyncEngine {
     private func note(
         _ problem: String, _ name: String, _ engineState: inout EngineState, _ applied: inout AppliedPage
     ) {
-        // Bounded in bytes, not characters: another client's field key can be one character of 70 KB (a letter
-        // and 35,000 combining accents), and a list over the 64 KiB a store's text may hold failed every page.
-        let problem = Self.bounded(problem, bytes: 300)
-        applied.refused.append((name, problem))
-        if engineState.fetchedRecordProblems[name] != nil
-            || engineState.fetchedRecordProblems.count < EngineState.fetchedRecordProblemLimit
-        {
-            engineState.fetchedRecordProblems[name] = problem
-        }
+        applied.refused.append((name, EngineState.note(problem, of: name, in: &engineState.fetchedRecordProblems)))
     }
 
     /// `text` cut to at most `bytes` bytes of UTF-8 (at a scalar's boundary, `…` marking the cut).

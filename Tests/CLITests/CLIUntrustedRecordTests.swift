@@ -65,9 +65,14 @@ struct CLIUntrustedRecordTests {
         ["mood:string=high", "date=now"], ["mood=1", "date:string=tuesday"], base + ["energy:double=1.5"],
     ]
 
-    @Test("a record of another client with any value in any key leaves every device working", arguments: cases)
-    func hostileRecordLeavesDevicesWorking(_ hostile: HostileRecord) throws {
-        let cli = try CLIRunner.world(launching: "phone", "tablet")
+    /// The builds' engines: the app's own, and CKSyncEngine with the app as its delegate.
+    static let engines = ["app", "cksyncengine"]
+
+    @Test(
+        "a record of another client with any value in any key leaves every device working, on either build's engine",
+        arguments: cases, engines)
+    func hostileRecordLeavesDevicesWorking(_ hostile: HostileRecord, engine: String) throws {
+        let cli = try CLIRunner.world(launchingAll: ["phone", "tablet"], engine: engine)
         try cli.ok(
             ["cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--name", "far", "--allow-reserved"]
                 + hostile.fields.flatMap { ["--field", $0] })
@@ -108,17 +113,21 @@ struct CLIUntrustedRecordTests {
         try cli.ok("sync", "now", "--device", "phone")
     }
 
-    @Test("a later sound version of the record takes it off the list; so does its deletion")
-    func soundVersionClearsTheProblem() throws {
-        let cli = try CLIRunner.world(launching: "phone")
+    @Test(
+        "a later sound version of the record takes it off the list; so does its deletion (either build's engine)",
+        arguments: engines)
+    func soundVersionClearsTheProblem(engine: String) throws {
+        let cli = try CLIRunner.world(launchingAll: ["phone"], engine: engine)
         try cli.ok(
             "cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--name", "far", "--allow-reserved",
             "--field", "mood=1", "--field", "date=now", "--field", "syncFieldVersions=mood=99999999999@web")
-        /// Syncs phone, and counts the records its status lists as fetched with a problem.
+        /// Syncs phone, and counts the records its status lists as fetched with a problem (`sync now` names each).
         func syncAndCountProblems() throws -> Int? {
-            try cli.ok("sync", "now", "--device", "phone")
+            let sync = try cli.ok("sync", "now", "--device", "phone")
             let status = try cli.ok("sync", "status", "--device", "phone", "--json").json
-            return (status["fetchedRecordProblems"] as? [Any])?.count
+            let count = (status["fetchedRecordProblems"] as? [Any])?.count
+            #expect(sync.standardOutput.contains("record far from iCloud") == (count == 1), "\(sync.standardOutput)")
+            return count
         }
         #expect(try syncAndCountProblems() == 1)
         for (versions, problems) in [("mood=5@web", 0), ("mood=-1e300@web", 1)] {

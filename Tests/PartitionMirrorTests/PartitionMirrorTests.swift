@@ -340,7 +340,9 @@ struct PartitionMirrorTests {
         #expect(status.state == .on(.upToDate) && status.pendingChanges == 0)
     }
 
-    @Test("another client's record under the name of one of another type here is left on the server, named")
+    @Test(
+        "another client's record under the name of one of another type here is left on the server, named in the status until its deletion comes"
+    )
     func fetchedRecordOfAnotherTypeIsRefused() async throws {
         let cloud = try SyncEngineTestCloud()
         let (other, zone) = try await otherClientWithZone(cloud)
@@ -355,6 +357,14 @@ struct PartitionMirrorTests {
         let refused = await phone.persistenceErrors.filter { $0.code == .fetchedRecordRefused }
         #expect(refused.count == 1)
         #expect(refused.first?.message.contains("a Note on the server, a Journal here") == true)
+        // Named where the status reads it, in any process: the store's list, as the app's own engine keeps it.
+        let named = try await phone.status().fetchedRecordProblems
+        #expect(named.keys.sorted() == ["k"] && named["k"]?.contains("not stored on this device") == true, "\(named)")
+        #expect(try stores.userCreated.syncSnapshot { try $0.fetchedRecordProblems() } == named)
+        _ = try await other.deleteRecord(withID: PSRecord.ID(recordName: "k", zoneID: zone))
+        try await phone.syncEngine.fetchChanges()
+        #expect(try await phone.status().fetchedRecordProblems.isEmpty, "its deletion takes it off the list")
+        #expect(try stores.userCreated.record(named: "k")?.fields["body"] == .string("mine"))
     }
 
     @Test("a page the store could not write is fetched again: the engine starts over from the state before it")

@@ -98,8 +98,34 @@ public final class MirroredApp: Sendable {
     ///   `folderUnusable` when the mirror's folder cannot be made or locked, `damagedBookkeeping` for a bookkeeping
     ///   file that cannot be read (left as it is).
     public static func open(_ app: LaunchedApp) throws(MirrorError) -> MirroredApp? {
-        guard app.device.profile.build.syncEngine == .cksyncengine, let container = app.container else { return nil }
-        let hold = try lockFolder(of: app.device)
+        try open(app, holding: nil)
+    }
+
+    /// Locks the mirror's folder of a device ahead of a command that changes something before it opens the mirror
+    /// (`sync on` flips the switch first), so that a busy folder fails the command before it changed anything.
+    ///
+    /// - Parameter device: The device.
+    /// - Returns: The held lock, for ``open(_:holding:)``.
+    /// - Throws: ``MirrorError`` `folderBusy` or `folderUnusable`, as ``open(_:)`` does.
+    package static func holdFolder(of device: SimulatedDevice) throws(MirrorError) -> FileLock {
+        try lockFolder(of: device)
+    }
+
+    /// Opens the mirror of a launched app under a lock of its folder already held (``holdFolder(of:)``), or taken
+    /// now when `hold` is `nil`.
+    ///
+    /// - Parameters:
+    ///   - app: The app, launched or resumed.
+    ///   - hold: The folder's lock, held by this process; it is released with the mirror, or at once when the
+    ///     mirror does not run.
+    /// - Returns: The app with its mirror, or `nil`, as ``open(_:)`` says.
+    /// - Throws: What ``open(_:)`` throws.
+    package static func open(_ app: LaunchedApp, holding hold: FileLock?) throws(MirrorError) -> MirroredApp? {
+        guard app.device.profile.build.syncEngine == .cksyncengine, let container = app.container else {
+            hold?.unlock()
+            return nil
+        }
+        let hold = if let hold { hold } else { try lockFolder(of: app.device) }
         let tally = MirrorCycleTally(isSyncWanted: { [device = app.device] in (try? device.syncPreference()) ?? false })
         let mirror = try PartitionMirror(
             store: app.stores.userCreated, database: PSDatabase(container: container),

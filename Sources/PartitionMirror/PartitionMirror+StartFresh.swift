@@ -137,6 +137,9 @@ extension PartitionMirror {
                     let (path, count) = try store.writeAccountArchive(
                         of: previous, in: folder, holding: active, deletesThrough: deletesThrough)
                     try transaction.removeRecords(of: previous, deletesThrough: deletesThrough)
+                    // The records of the previous account's zone this device could not take are not the account
+                    // signed in's to hear of (the app's engine starts afresh with none, too).
+                    try transaction.updateFetchedRecordProblems { $0.removeAll() }
                     if reconcile {
                         try transaction.clearSeenRecords()
                         try transaction.updateEngineState { $0.reconcileOnFullFetch = true }

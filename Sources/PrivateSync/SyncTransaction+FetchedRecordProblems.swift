@@ -5,14 +5,15 @@ extension SyncTransaction {
     /// alone: one row, not the whole state.
     ///
     /// - Returns: What was wrong with each, by name; none when the key has no row.
-    /// - Throws: `StoreError` `damagedFile` for a value that is no such list, or what SQLite throws.
+    /// - Throws: `StoreError` `damagedFile` for a value that is no such list (a hand edit: refused, as the app's
+    ///   engine refuses it, and never written over), or what SQLite throws.
     package func fetchedRecordProblems() throws -> [String: String] {
         guard let text = try text(at: .fetchedRecordProblems, shaped: "list of refused records") else { return [:] }
         guard let problems = EngineState.fetchedRecordProblems(decoding: text) else {
             throw StoreError(
                 .damagedFile,
-                "\(storePath) is damaged: sync_state \(SyncStateKey.fetchedRecordProblems.rawValue) is no list of refused "
-                    + "records; it was left unchanged")
+                "\(storePath) is damaged: sync_state \(SyncStateKey.fetchedRecordProblems.rawValue) is no list of "
+                    + "refused records; it was left unchanged")
         }
         return problems
     }

@@ -11,6 +11,8 @@ struct CLIMirrorFolderTests {
     enum MirrorCommand: String, CaseIterable, CustomTestStringConvertible {
         case syncNow
         case syncOn
+        /// `sync on` on a device whose switch is off: it must not turn the switch on and then fail.
+        case syncOnFromOff
         case recordDelete
 
         var testDescription: String { rawValue }
@@ -18,7 +20,7 @@ struct CLIMirrorFolderTests {
         func arguments(deleting name: String) -> [String] {
             switch self {
             case .syncNow: ["sync", "now", "--device", "A"]
-            case .syncOn: ["sync", "on", "--device", "A"]
+            case .syncOn, .syncOnFromOff: ["sync", "on", "--device", "A"]
             case .recordDelete: ["record", "delete", name, "--device", "A"]
             }
         }
@@ -55,6 +57,7 @@ struct CLIMirrorFolderTests {
         let sent = try CLIMirroredDeviceTests.addNote(cli, on: "A", title: "sent")
         try cli.ok("sync", "now", "--device", "A")
         let waiting = try CLIMirroredDeviceTests.addNote(cli, on: "A", title: "waiting")
+        if command == .syncOnFromOff { try cli.ok("sync", "off", "--device", "A") }
         let before = try Self.seen(cli)
         let busy = try Self.holding(Self.folder(cli)) {
             try cli.run(command.arguments(deleting: sent), environment: CLIBusyTests.shortWait)

@@ -1,4 +1,5 @@
 import Foundation
+import PrivateSyncSQLite
 import Testing
 
 /// What other clients write into the container is untrusted: a web client, an older build or a hostile one can put
@@ -138,6 +139,56 @@ struct CLIUntrustedRecordTests {
         }
         try cli.ok("cloud", "record", "delete", "far", "--account", "alice")
         #expect(try syncAndCountProblems() == 0)
+    }
+
+    @Test(
+        "a list of refused records hand-edited into something else is refused (74) by the status and by sync now, and left as it is",
+        arguments: engines)
+    func damagedListIsRefused(engine: String) throws {
+        let cli = try CLIRunner.world(launchingAll: ["phone"], engine: engine)
+        try cli.ok(
+            "cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--name", "far", "--allow-reserved",
+            "--field", "mood=1", "--field", "date=now", "--field", "syncFieldVersions=mood=99999999999@web")
+        try cli.ok("sync", "now", "--device", "phone")
+        let mine = try cli.addCheckIn(mood: 3, on: "phone").standardOutput
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let store = cli.home + "/devices/phone/AppGroup/Library/Application Support/UserCreated.store"
+        try Connection(path: store, mode: .readWrite).execute(
+            "UPDATE sync_state SET value = 'no tab here' WHERE key = 'fetched_record_problems'")
+        // Another client's change waits on the server: a sync that ran would store it over the damaged list.
+        try cli.ok(
+            "cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--field", "mood=2", "--field",
+            "date=now")
+        for command in [["sync", "status"], ["sync", "now"]] {
+            let run = try cli.run(command + ["--device", "phone"])
+            #expect(run.status == 74, "\(command): \(run.standardOutput) \(run.standardError)")
+            #expect(run.standardError.contains("fetched_record_problems"), "\(run.standardError)")
+        }
+        let value = try Connection(path: store, mode: .readWrite).scalarText(
+            "SELECT value FROM sync_state WHERE key = 'fetched_record_problems'")
+        #expect(value == "no tab here", "left as it is")
+        // Refused before anything synced: nothing went up from a store whose state cannot be read.
+        let container = try cli.ok("cloud", "record", "list", "--account", "alice", "--json").standardOutput
+        #expect(!container.contains(mine), "\(container)")
+    }
+
+    @Test(
+        "after a start afresh for another account, the records of the previous account's zone are no longer named",
+        arguments: engines)
+    func startingAfreshForgetsTheListOfTheAccountLeft(engine: String) throws {
+        let cli = try CLIRunner.world(launchingAll: ["phone"], engine: engine)
+        try cli.ok(
+            "cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--name", "far", "--allow-reserved",
+            "--field", "mood=1", "--field", "date=now", "--field", "syncFieldVersions=mood=99999999999@web")
+        try cli.ok("sync", "now", "--device", "phone")
+        let named = try cli.ok("sync", "status", "--device", "phone", "--json").json["fetchedRecordProblems"]
+        #expect((named as? [Any])?.count == 1, "\(String(describing: named))")
+        try cli.ok("account", "sign-in", "bob", "--device", "phone")
+        try cli.run(["sync", "now", "--device", "phone"])
+        try cli.ok("account", "start-fresh", "--device", "phone")
+        try cli.ok("sync", "now", "--device", "phone")
+        let status = try cli.ok("sync", "status", "--device", "phone", "--json").json
+        #expect((status["fetchedRecordProblems"] as? [Any])?.isEmpty == true, "\(status)")
     }
 
     @Test("cloud record put and edit write the reserved keys only with --allow-reserved")

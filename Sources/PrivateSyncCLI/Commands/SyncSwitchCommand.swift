@@ -28,10 +28,16 @@ extension SyncSwitchCommand {
     /// - Throws: What opening the world and resuming the device's app throw, and a refused switch.
     func run(_ cli: CLI) async throws -> ExitCode {
         let world = try cli.world()
-        let app = try cli.resumedApp(device, in: world).setSyncEnabled(Self.turnsOn)
+        let resumed = try cli.resumedApp(device, in: world)
+        // The mirror's folder is locked before the switch flips: a folder another command holds past the wait
+        // fails `sync on` (75) with nothing changed, never with the switch on and the user's consent not yet heard.
+        let hold = Self.turnsOn && cli.isMirrored(resumed) ? try MirroredApp.holdFolder(of: resumed.device) : nil
+        let app = try resumed.setSyncEnabled(Self.turnsOn)
         // Turning sync on is the user's consent to upload again after deleting the app's data from iCloud: the app's
         // own engine hears it in `setSyncEnabled`, CKSyncEngine's delegate here.
-        if Self.turnsOn, let mirrored = try cli.mirroredApp(app) { try await mirrored.userTurnedSyncOn() }
+        if Self.turnsOn, let mirrored = try MirroredApp.open(app, holding: hold) {
+            try await mirrored.userTurnedSyncOn()
+        }
         let status = try app.status()
         if !json {
             Terminal.line(

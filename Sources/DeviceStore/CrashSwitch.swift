@@ -14,17 +14,37 @@ public final class CrashSwitch: Sendable {
     /// Asked before each commit, besides an armed count: whether the process dies at this one (a simulation that
     /// draws its crashes elsewhere, a delegate sweep's crash point).
     private let tripsAtCommit: (@Sendable () -> Bool)?
+    /// Asked before each commit the process lives through: whether it fails as on a full disk (a delegate sweep's
+    /// full disk).
+    private let refusesAtCommit: (@Sendable () -> Bool)?
 
     /// Creates a switch in the "running" position.
     public init() {
         tripsAtCommit = nil
+        refusesAtCommit = nil
     }
 
-    /// Creates a switch in the "running" position that also crashes at a commit when `trips` says so.
+    /// Creates a switch in the "running" position that also crashes at a commit when `trips` says so, and fails a
+    /// commit as on a full disk when `refuses` says so.
     ///
-    /// - Parameter trips: Asked before each commit; `true` kills the process there.
-    public init(trippingWhen trips: @escaping @Sendable () -> Bool) {
+    /// - Parameters:
+    ///   - trips: Asked before each commit; `true` kills the process there.
+    ///   - refuses: Asked before each commit `trips` let through; `true` fails it as on a full disk, the process
+    ///     living on (``refusesWrite()``). `nil` never refuses.
+    public init(
+        trippingWhen trips: @escaping @Sendable () -> Bool, refusingWhen refuses: (@Sendable () -> Bool)? = nil
+    ) {
         tripsAtCommit = trips
+        refusesAtCommit = refuses
+    }
+
+    /// Called by a store just before it commits, once ``beforeCommit()`` let it through: whether the commit fails as
+    /// on a full disk. The transaction then rolls back and the write throws an error whose cause is `ENOSPC`; the
+    /// process lives on, and a later write may go through.
+    ///
+    /// - Returns: Whether the write must fail.
+    public func refusesWrite() -> Bool {
+        refusesAtCommit?() ?? false
     }
 
     /// Crashes the process.

@@ -212,6 +212,7 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
                     let value = try body(connection)
                     // A crash at any point before COMMIT loses the transaction, as a killed process would.
                     if self.crashSwitch?.beforeCommit() == true { throw self.crashed }
+                    if self.crashSwitch?.refusesWrite() == true { throw self.diskFull }
                     return value
                 }
             }
@@ -254,5 +255,12 @@ public final class RecordStore<Kind: PartitionKind>: Sendable {
 
     private var crashed: StoreError {
         StoreError(.processCrashed, "the process crashed (simulated); \(path) was not written")
+    }
+
+    /// A write failed as on a full disk (a simulation's; ``CrashSwitch/refusesWrite()``).
+    private var diskFull: StoreError {
+        StoreError(
+            .storage, "the disk is full (simulated); \(path) was not written",
+            underlying: FileSystemError.diskFull(writing: path))
     }
 }

@@ -41,6 +41,15 @@ extension PartitionMirror {
             bookkeepingFileBehind = true
             return false
         }
+        // A full disk (a simulation's): nothing is written, and a later write may go through.
+        if crashSwitch?.refusesWrite() == true {
+            note(
+                MirrorError(
+                    .bookkeepingNotWritten, "\(bookkeepingPath) was not written: the disk is full (simulated)",
+                    underlying: FileSystemError.diskFull(writing: bookkeepingPath)))
+            bookkeepingFileBehind = true
+            return false
+        }
         do {
             try Self.writeBookkeeping(bookkeeping, to: bookkeepingPath, durability: durability)
             bookkeepingFileBehind = false

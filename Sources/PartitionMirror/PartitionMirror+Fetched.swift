@@ -115,13 +115,7 @@ extension PartitionMirror {
             return problems
         }
         guard let problems else {
-            // The page is not in the store, and the engine's token is past it: start again from the state last
-            // persisted, which is before it, so that the page is fetched again (the engine's later events are
-            // ignored, as a replaced engine's are). Not for ever: a store that refuses every write (a full disk)
-            // would fetch the page again and again; after a few, the engine goes on, and the next launch, which
-            // starts from the state before the page, fetches it.
-            pageWriteFailures += 1
-            if pageWriteFailures <= Self.pageRefetchLimit { initializeSyncEngine() }
+            hearAgainFromTheStateBefore()
             return
         }
         pageWriteFailures = 0
@@ -142,6 +136,22 @@ extension PartitionMirror {
             bookkeeping.firstSendUnanswered.subtract(fetched)
             bookkeeping.untaggedMayBeOnServer.subtract(fetched)
             persistBookkeeping()
+        }
+    }
+
+    /// A page, or a list of the database's changes, that the store could not write: the engine's token is past it, so
+    /// it is heard again from the state last kept, which is before it (the engine's later events are ignored, as a
+    /// replaced engine's are). At once, a few times in a row (``pageRefetchLimit``); after that, at the engine's next
+    /// fetch, so that a store that refuses every write (a full disk) is not asked again and again, while no state of
+    /// the engine past it is kept (``engineBehind``): a relaunch starts from before it too. (Passed over after a few,
+    /// as before, the page was missing for as long as the process lived, and for good once a later state was kept:
+    /// the swarm's full disks.)
+    func hearAgainFromTheStateBefore() {
+        pageWriteFailures += 1
+        if pageWriteFailures <= Self.pageRefetchLimit {
+            initializeSyncEngine()
+        } else {
+            engineBehind = true
         }
     }
 
@@ -194,6 +204,19 @@ extension PartitionMirror {
     ///   - event: The database's changes.
     ///   - syncEngine: The engine.
     func handleFetchedDatabaseChanges(_ event: PSSyncEngine.Event.FetchedDatabaseChanges, syncEngine: PSSyncEngine) {
+        // A write this list needs that fails (a full disk) must not lose the list: the engine's token goes past it
+        // with the next state, so the list is heard again from the state before it, as a page is
+        // (``pageRefetchLimit``), with the bookkeeping as it was. (Passed over, an encrypted-data reset whose records
+        // could not be queued again was never answered, and they stayed off the server: the swarm's full disks,
+        // seeds 1207, 1448, 2356.)
+        let bookkeepingBefore = bookkeeping
+        let failedBefore = storeWritesFailed
+        defer {
+            if storeWritesFailed > failedBefore {
+                bookkeeping = bookkeepingBefore
+                hearAgainFromTheStateBefore()
+            }
+        }
         var changed = false
         let deletions = event.deletions.filter { $0.zoneID.zoneName == zoneID.zoneName }
         // Listed as changed, the zone is there now (a deletion in the same list came first).
@@ -309,7 +332,7 @@ extension PartitionMirror {
             bookkeeping.purgedReportsHeard = 0
             changed = true
         }
-        if changed { persistBookkeeping() }
+        if changed && storeWritesFailed == failedBefore { persistBookkeeping() }
     }
 
     /// The end of a fetch of the database's changes. A save that found the zone missing before the fetch began waits

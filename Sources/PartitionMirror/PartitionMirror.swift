@@ -61,6 +61,12 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     var engine: PSSyncEngine?
     /// Fetched pages in a row the store could not write (see ``pageRefetchLimit``).
     var pageWriteFailures = 0
+    /// How many of the store's writes failed since the mirror was made: a handler whose writes failed knows it.
+    var storeWritesFailed = 0
+    /// Whether the engine went on past a page the store could not write, once it had been fetched again
+    /// ``pageRefetchLimit`` times in a row: none of its states is kept, and its next fetch starts a new engine from
+    /// the state before the page (``hearAgainFromTheStateBefore()``).
+    var engineBehind = false
     /// Whether the store's marks of records deleted here (``EngineState/deletionsUnrecorded``) are all in the
     /// bookkeeping, and cleared: until then no first save is written down (``settleDeletionsUnrecorded()``).
     var deletionsSettled = false
@@ -71,7 +77,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     /// (``MirrorBookkeeping/zoneMissingHeard``): its list, read to the end, says who deleted the zone, or nothing.
     var fetchBeganWithZoneMissing = false
     /// How many times in a row a page the store could not write makes the engine start again from the state before
-    /// it.
+    /// it at once; after that, at its next fetch.
     static let pageRefetchLimit = 3
     let engineDelegate: (any PSSyncEngineDelegate)?
     /// How a conflict is merged.
@@ -131,6 +137,8 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     /// - Returns: The new engine.
     @discardableResult
     func initializeSyncEngine() -> PSSyncEngine {
+        // Made from the state kept, which is before any page an engine went past unwritten.
+        engineBehind = false
         var configuration = PSSyncEngine.Configuration(
             database: database, stateSerialization: bookkeeping.stateSerialization, delegate: engineDelegate ?? self)
         configuration.automaticallySync = automaticallySync
@@ -248,6 +256,13 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         switch event {
         case .accountChange(let event):
             handleAccountChange(event)
+            return
+        case .stateUpdate where engineBehind:
+            // Past a page the store could not write: the state before it stays the one kept.
+            return
+        case .willFetchChanges where engineBehind:
+            // The next fetch of an engine past a page the store could not write: from the state before the page.
+            initializeSyncEngine()
             return
         case .stateUpdate(let event):
             // Every state is kept, whoever the engine works for (a relaunch resumes this engine); the data's account's
@@ -502,6 +517,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         do {
             return try store.syncTransaction(body)
         } catch {
+            storeWritesFailed += 1
             note(MirrorError(.store, "could not \(what)", underlying: error))
             return nil
         }

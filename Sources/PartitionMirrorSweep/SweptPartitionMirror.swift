@@ -56,9 +56,11 @@ public final class SweptPartitionMirror: SweptApp {
     /// - Throws: What opening the stores or the bookkeeping throws (``StoreError``, ``MirrorError``).
     public init(device: SweepDevice, front: (any PSSyncEngineDelegate)? = nil) throws {
         let folder = device.folder.path
-        // The sweep's crash point, asked before every commit of the stores and every write of the bookkeeping.
+        // The sweep's crash point, asked before every commit of the stores and every write of the bookkeeping: to
+        // die there, or to fail it as on a full disk.
         let crashPoint = device.crashPoint
-        let crashSwitch = CrashSwitch(trippingWhen: { crashPoint.beforeDurableWrite() })
+        let crashSwitch = CrashSwitch(
+            trippingWhen: { crashPoint.beforeDurableWrite() }, refusingWhen: { crashPoint.refusesDurableWrite() })
         stores = try DeviceStores.open(
             localOnly: StoreConfiguration(
                 name: StoreConfiguration.localOnlyName, directory: folder, cloudKitDatabase: .none),

@@ -40,6 +40,11 @@ public struct DelegateSweep<App: SweptApp>: Sendable {
         /// How each run draws its steps: with the same weights (`even`, the default, which replays the seeds of
         /// earlier versions), or with weights of its own drawn from its seed (`swarm`: deeper into fewer things).
         public var stepMix: SweepStepMix = .even
+        /// Whether a run of the swarm mix fills a device's disk now and then, in place of a crash inside a write it
+        /// would arm: a few of the app's writes fail as on a full disk while the process lives on
+        /// (``SweepCrashPoint/refusesDurableWrite()``). On by default; off replays the swarm's runs as they were
+        /// before disks filled (the seeds found then).
+        public var fullDisks = true
         /// Given each line of the timeline as it happens, to watch a seed that does not end; `nil` by default.
         public var trace: (@Sendable (String) -> Void)?
 

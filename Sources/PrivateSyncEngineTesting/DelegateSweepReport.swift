@@ -14,6 +14,9 @@ public struct DelegateSweepReport: Sendable, CustomStringConvertible {
     public var failures: [DelegateSweepFailure] = []
     /// Among ``crashes``, those inside one of the app's own writes (``SweepCrashPoint``; runs of the swarm only).
     public var crashesInsideWrites = 0
+    /// Writes of the app's that failed as on a full disk, the process living on (``SweepCrashPoint``; runs of the
+    /// swarm only).
+    public var writesRefused = 0
 
     /// Creates an empty report.
     public init() {}
@@ -26,6 +29,7 @@ public struct DelegateSweepReport: Sendable, CustomStringConvertible {
         steps += other.steps
         crashes += other.crashes
         crashesInsideWrites += other.crashesInsideWrites
+        writesRefused += other.writesRefused
         faults += other.faults
         simulatedSeconds += other.simulatedSeconds
         failures += other.failures
@@ -35,7 +39,7 @@ public struct DelegateSweepReport: Sendable, CustomStringConvertible {
     public var description: String {
         var lines = [
             "\(seeds) seed(s), \(steps) steps, \(crashes) crashes (\(crashesInsideWrites) inside the app's writes), "
-                + "\(faults) faults, "
+                + "\(writesRefused) writes refused (disk full), \(faults) faults, "
                 + "\(Int(simulatedSeconds)) simulated seconds, \(failures.count) failure(s)"
         ]
         lines += failures.map(\.description)

@@ -13,11 +13,20 @@ import Synchronization
 ///
 /// An app that never asks is never crashed here: ask before every write that must survive a crash, or wire it into
 /// the storage layer (the demo app gives it to its stores as a `CrashSwitch`).
+///
+/// It also fills the device's disk for a few writes (``refusesDurableWrite()``): each fails as on a full disk
+/// (`ENOSPC`), and the process lives on. Where an app loses a write it could not make (a fetched page it could not
+/// store while its engine's state moved past it), the sweep finds it. Same rules: runs of the swarm mix only, never
+/// inside a launch, an account reaction or the heal.
 public final class SweepCrashPoint: Sendable {
     private struct State {
         /// Writes still allowed before an armed crash trips, or `nil` when none is armed.
         var writesLeft: Int?
         var tripped = false
+        /// Writes still to fail as on a full disk.
+        var refusalsLeft = 0
+        /// Writes failed as on a full disk, in this launch.
+        var refused = 0
     }
 
     private let state = Mutex(State())
@@ -53,6 +62,32 @@ public final class SweepCrashPoint: Sendable {
             state.tripped = true
             return true
         }
+    }
+
+    /// Called by the app before each durable write that ``beforeDurableWrite()`` let through: whether it fails as on
+    /// a full disk. The process lives on: the write must leave nothing and throw (the demo app's stores throw an
+    /// error whose cause is `ENOSPC`), and a later one may go through once the sweep's count of refused writes is
+    /// spent.
+    ///
+    /// - Returns: Whether the write must fail.
+    public func refusesDurableWrite() -> Bool {
+        let mayTrip = mayTrip()
+        return state.withLock { state in
+            guard mayTrip, !state.tripped, state.refusalsLeft > 0 else { return false }
+            state.refusalsLeft -= 1
+            state.refused += 1
+            return true
+        }
+    }
+
+    /// How many writes of this launch failed as on a full disk.
+    public var writesRefused: Int { state.withLock { $0.refused } }
+
+    /// Fills the disk: the next `writes` durable writes the app asks about fail (``refusesDurableWrite()``).
+    ///
+    /// - Parameter writes: How many writes fail.
+    func fillDisk(forWrites writes: Int) {
+        state.withLock { $0.refusalsLeft = writes }
     }
 
     /// Whether an armed crash tripped: the launch is dead from that write on.

@@ -178,6 +178,7 @@ extension SweepRun {
         let next = makeContainer(device: index, generation: generation + 1, session: session)
         let crashPoint = makeCrashPoint(device: index, generation: generation + 1)
         state.withLock { state in
+            state.report.writesRefused += state.devices[index].crashPoint.writesRefused
             state.devices[index].crashPoint = crashPoint
             state.devices[index].generation += 1
             state.devices[index].app = nil
@@ -186,6 +187,8 @@ extension SweepRun {
             state.devices[index].crashAtEvent = nil
             state.devices[index].restoreDue = due
             state.devices[index].lastHandledPending = nil
+            state.devices[index].refusedBeforeEvent = 0
+            state.devices[index].refusedWhenOwed = 0
             state.devices[index].currentEngine = nil
             state.engines = state.engines.filter { $0.value.device != index }
             state.report.crashes += 1

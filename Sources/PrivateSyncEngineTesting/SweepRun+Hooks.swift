@@ -75,8 +75,19 @@ extension SweepRun {
                 break
             case .engineCreated:
                 state.devices[device].currentEngine = key
-                state.devices[device].lastHandledPending = engine.restoredPendingRecordZoneChanges
+                let restored = engine.restoredPendingRecordZoneChanges
+                let refused = state.devices[device].crashPoint.writesRefused
+                if refused > state.devices[device].refusedWhenOwed, let owed = state.devices[device].lastHandledPending
+                {
+                    // Made from the state the app holds in memory after a write failed for want of space: its files
+                    // may hold only an older one. The next launch owes what both hold.
+                    state.devices[device].lastHandledPending = owed.filter(Set(restored).contains)
+                } else {
+                    state.devices[device].lastHandledPending = restored
+                    state.devices[device].refusedWhenOwed = refused
+                }
             case .willDeliver(let event):
+                state.devices[device].refusedBeforeEvent = state.devices[device].crashPoint.writesRefused
                 state.timeline.append(.event(step: state.step, time: time, device: device, event))
                 if let pair = Self.pair(of: event) {
                     let before = state.engines[key]?.open[pair.name] ?? 0
@@ -92,9 +103,10 @@ extension SweepRun {
                     crashNow = remaining <= 1
                 }
             case .delivered(let event):
+                let crashPoint = state.devices[device].crashPoint
                 noteDelivered(
-                    event, device: device, engine: key, diedInside: state.devices[device].crashPoint.hasTripped,
-                    &state)
+                    event, device: device, engine: key, diedInside: crashPoint.hasTripped,
+                    refusedInside: crashPoint.writesRefused > state.devices[device].refusedBeforeEvent, &state)
             }
         }
         if case .willDeliver(let event) = activity { sweep.configuration.trace?("  device-\(device) event \(event)") }
@@ -115,16 +127,25 @@ extension SweepRun {
     ///   - diedInside: Whether the app died inside one of its own writes while it handled the event: a state it was
     ///     given then may not be persisted, and the next launch owes only the one before. (The rest holds whatever
     ///     the app did: the server's answers, an engine that forgot its pending changes at a change of account.)
+    ///   - refusedInside: Whether a write of the app failed as on a full disk while it handled the event: a state it
+    ///     was given then may not be persisted (no app can write it), or may be by a later write from memory; the
+    ///     next launch owes what it and the state owed before both hold, until a state is handled with room.
     ///   - state: The run's state.
     private func noteDelivered(
-        _ event: PSSyncEngine.Event, device: Int, engine key: ObjectIdentifier, diedInside: Bool,
+        _ event: PSSyncEngine.Event, device: Int, engine key: ObjectIdentifier, diedInside: Bool, refusedInside: Bool,
         _ state: inout State
     ) {
         switch event {
         case .stateUpdate where diedInside:
             break
+        case .stateUpdate(let update) where refusedInside && state.devices[device].currentEngine == key:
+            // Not kept for want of space, but still in the app's memory, which a later write of its own may keep:
+            // the next launch owes what both this state and the one owed before hold.
+            let held = Set(update.stateSerialization.pendingRecordZoneChanges ?? [])
+            state.devices[device].lastHandledPending = state.devices[device].lastHandledPending?.filter(held.contains)
         case .stateUpdate(let update) where state.devices[device].currentEngine == key:
             state.devices[device].lastHandledPending = update.stateSerialization.pendingRecordZoneChanges
+            state.devices[device].refusedWhenOwed = state.devices[device].crashPoint.writesRefused
         case .accountChange(let change):
             // The engine forgot its pending changes at the change: a delegate owes none of them to the next launch.
             if state.devices[device].currentEngine == key { state.devices[device].lastHandledPending = [] }

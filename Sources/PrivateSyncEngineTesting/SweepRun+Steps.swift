@@ -52,13 +52,20 @@ extension SweepRun {
         var random = SweepRandom(seed: actionSeed)
         var writes: [SweepWrite]
         var diedInside = false
+        var refused = false
+        let crashPoint = state.withLock { $0.devices[device].crashPoint }
+        let refusedBefore = crashPoint.writesRefused
         do {
             writes = try await action.perform(app, &random)
-        } catch  where state.withLock({ $0.devices[device].crashPoint.hasTripped }) {
+        } catch  where crashPoint.hasTripped {
             // The app died inside the action (a write of its own): what went through before is the user's; the write
             // it died in, and any after, never were.
             writes = (error as? SweepActionInterrupted)?.writes ?? []
             diedInside = true
+        } catch  where crashPoint.writesRefused > refusedBefore {
+            // A write failed for want of space: the app told the user; what went through before is theirs.
+            writes = (error as? SweepActionInterrupted)?.writes ?? []
+            refused = true
         } catch {
             fail(.appFailed, "\(action.name) threw on device-\(device): \(error)")
             return
@@ -97,7 +104,8 @@ extension SweepRun {
         }
         note(
             "\(action.name): \(writes.isEmpty ? "nothing to do" : writes.map(\.description).joined(separator: ", "))"
-                + (diedInside ? " (then the app died inside a write)" : ""),
+                + (diedInside ? " (then the app died inside a write)" : "")
+                + (refused ? " (then a write failed: the disk is full)" : ""),
             device: device)
         if diedInside {
             crashIfDiedWriting(device)
@@ -129,9 +137,12 @@ extension SweepRun {
         let held = Set(await app.snapshot().values)
         let answer = cause == .accountChanged ? "starts afresh for the account signed in" : "turns sync on again"
         var took: Bool
+        let crashPoint = state.withLock { $0.devices[device].crashPoint }
+        let refusedBefore = crashPoint.writesRefused
         do {
             took = try await cause == .accountChanged ? app.userStartsAfresh() : app.userTurnsSyncOnAgain()
-        } catch  where state.withLock({ $0.devices[device].crashPoint.hasTripped }) {
+        } catch  where crashPoint.hasTripped || crashPoint.writesRefused > refusedBefore {
+            // Died inside the answer, or a write of it failed for want of space: taken as given (below).
             took = true
         } catch {
             fail(.appFailed, "the user \(answer) on device-\(device), and the app threw \(error)")
@@ -227,12 +238,26 @@ extension SweepRun {
         note(what, device: device)
     }
 
-    /// Arms a crash inside one of the app's own writes, a few writes from now (``SweepCrashPoint``).
+    /// Arms a crash inside one of the app's own writes, a few writes from now (``SweepCrashPoint``); or, a third of
+    /// the time when disks fill (``DelegateSweep/Configuration/fullDisks``), fills the device's disk instead: the
+    /// next few writes fail as on a full disk, now and then many more (a disk that stays full for a while).
     ///
     /// - Parameter device: The device.
     func armWriteCrash(_ device: Int) {
-        let (writes, crashPoint) = state.withLock { state in
-            (state.random.int(below: 6), state.devices[device].crashPoint)
+        let fullDisks = sweep.configuration.fullDisks
+        let (writes, crashPoint, fullFor) = state.withLock { state -> (Int, SweepCrashPoint, Int?) in
+            let writes = state.random.int(below: 6)
+            // From the disk's own generator: the run's draws are the same whether or not the disk fills.
+            guard fullDisks, state.diskRandom.chance(1.0 / 3) else {
+                return (writes, state.devices[device].crashPoint, nil)
+            }
+            let lasting = [1, 1, 1, 8][state.diskRandom.int(below: 4)]
+            return (writes, state.devices[device].crashPoint, (writes + 1) * lasting)
+        }
+        if let fullFor {
+            crashPoint.fillDisk(forWrites: fullFor)
+            note("its disk full for its next \(fullFor) write(s)", device: device)
+            return
         }
         crashPoint.arm(afterWrites: writes)
         note("a crash armed inside its own write \(writes + 1) from now", device: device)

@@ -31,6 +31,11 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         var currentEngine: ObjectIdentifier?
         /// The pending record changes of the last state update the newest engine's delegate handled.
         var lastHandledPending: [PSSyncEngine.PendingRecordZoneChange]?
+        /// How many of the launch's writes had failed as on a full disk when its engine last began to deliver an
+        /// event: a state update whose handling met one more may not be persisted.
+        var refusedBeforeEvent = 0
+        /// How many of the launch's writes had failed as on a full disk when ``lastHandledPending`` was last set.
+        var refusedWhenOwed = 0
         /// The account the app last heard of from its engine (`nil` inside: signed out), or `nil` when it has
         /// heard of none yet.
         var appAccount: String??
@@ -65,6 +70,9 @@ final class SweepRun<App: SweptApp>: SweepHooks {
 
     struct State {
         var random: SweepRandom
+        /// Whether a crash inside a write is a full disk instead: a generator of its own, so that the run's other
+        /// draws are made as they would be (``DelegateSweep/Configuration/fullDisks``).
+        var diskRandom: SweepRandom
         var devices: [Device] = []
         var history = SweepHistory()
         var engines: [ObjectIdentifier: EngineRecord] = [:]
@@ -130,7 +138,7 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         cloud = try SyncEngineTestCloud(storage: storage, limits: limits)
         startDate = cloud.clock.now()
         weights = SweepStepWeights.of(sweep.configuration.stepMix, seed: seed)
-        state = Mutex(State(random: random))
+        state = Mutex(State(random: random, diskRandom: SweepRandom(seed: seed ^ 0x4449_534B_5F46_554C)))
         note(
             "limits: \(limits.maximumItemsPerRequest) items a request, \(limits.maximumChangesPerPage) a page; "
                 + "storminess \(storminess)")
@@ -165,6 +173,7 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         if !failed { await checkFinalState() }
         let faultCount = faults.struck.values.reduce(0, +)
         return state.withLock { state in
+            state.report.writesRefused += state.devices.reduce(0) { $0 + $1.crashPoint.writesRefused }
             state.report.seeds = 1
             state.report.faults = faultCount
             state.report.simulatedSeconds = cloud.clock.now().timeIntervalSince(startDate)

@@ -29,6 +29,14 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         self.reason = reason
     }
 
+    /// The failure of a write of `path` for want of space (`ENOSPC`), as a simulation's full disk reports it.
+    ///
+    /// - Parameter path: The file not written.
+    /// - Returns: The error.
+    package static func diskFull(writing path: String) -> FileSystemError {
+        FileSystemError(operation: "write", path: path, errno: ENOSPC)
+    }
+
     /// Whether the path did not exist.
     public var isNotFound: Bool { errno == ENOENT }
 

@@ -203,6 +203,8 @@ struct PartitionMirrorTests {
         // kept) was taken for the one the next launch owes.
         var configuration = DelegateSweep<SweptPartitionMirror>.Configuration()
         configuration.stepMix = .swarm
+        // As they were found: before disks filled.
+        configuration.fullDisks = false
         let failure = await SweptPartitionMirror.sweep(
             configuration: configuration, actions: SweptPartitionMirror.actionsBeforeNamesMadeAgain
         ).run(seed: seed).failure
@@ -365,6 +367,51 @@ struct PartitionMirrorTests {
         try await phone.syncEngine.fetchChanges()
         #expect(try await phone.status().fetchedRecordProblems.isEmpty, "its deletion takes it off the list")
         #expect(try stores.userCreated.record(named: "k")?.fields["body"] == .string("mine"))
+    }
+
+    @Test(
+        "a page the store could not write for want of space comes again in the same launch, once there is room (the live path of a full disk)"
+    )
+    func pageRefusedByAFullDiskComesAgain() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let (other, zone) = try await otherClientWithZone(cloud)
+        try await save("Journal", "j", ["body": "from the web"], by: other, in: zone)
+        let full = DiskSpace()
+        let disk = CrashSwitch(trippingWhen: { false }, refusingWhen: { full.isFull })
+        let (stores, phone) = try launch(
+            try cloud.device("phone", signedInTo: "alice"), folder: "phone", crashSwitch: disk)
+        full.isFull = true
+        try? await phone.syncEngine.fetchChanges()
+        #expect(try stores.userCreated.recordNames().isEmpty)
+        let refused = await phone.persistenceErrors.filter { $0.code == .store }
+        #expect(refused.contains { "\($0)".contains("the disk is full") }, "\(refused)")
+        // Room again, the process never died: the next fetch brings the page the engine's token had passed.
+        full.isFull = false
+        try await phone.syncEngine.fetchChanges()
+        #expect(try stores.userCreated.recordNames() == ["j"])
+        try await phone.syncEngine.expectNothingPending()
+    }
+
+    @Test(
+        "a page refused more often than the mirror fetches it again at once comes at a later fetch: no state past it is kept meanwhile"
+    )
+    func pageRefusedPastTheLimitComesLater() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let (other, zone) = try await otherClientWithZone(cloud)
+        try await save("Journal", "j", ["body": "from the web"], by: other, in: zone)
+        let full = DiskSpace()
+        let device = try cloud.device("phone", signedInTo: "alice")
+        let (stores, phone) = try launch(
+            device, folder: "phone", crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { full.isFull }))
+        full.isFull = true
+        for _ in 0...PartitionMirror.pageRefetchLimit { try? await phone.syncEngine.fetchChanges() }
+        #expect(await phone.engineBehind, "past the limit, the engine went on")
+        full.isFull = false
+        // The engine that went on keeps none of its states: the next fetch begins a new one from before the page.
+        try await phone.syncEngine.fetchChanges()
+        try await phone.syncEngine.fetchChanges()
+        #expect(try stores.userCreated.recordNames() == ["j"])
+        #expect(await !phone.engineBehind)
     }
 
     @Test("a page the store could not write is fetched again: the engine starts over from the state before it")
@@ -587,8 +634,10 @@ struct PartitionMirrorTests {
         let report = await SweptPartitionMirror.sweep(configuration: configuration).sweep(seeds: 0..<seeds)
         #expect(report.seeds == Int(seeds))
         #expect(report.crashes > 0 && report.faults > 0)
-        // Only the swarm kills the app inside its own writes (the even mix draws as earlier versions did).
+        // Only the swarm kills the app inside its own writes, and fills its disk (the even mix draws as earlier
+        // versions did).
         #expect((report.crashesInsideWrites > 0) == (stepMix == .swarm))
+        #expect((report.writesRefused > 0) == (stepMix == .swarm))
         #expect(report.failures.isEmpty, "\(report)")
     }
 
@@ -788,6 +837,34 @@ struct PartitionMirrorTests {
         try await phone.syncEngine.sendChanges()
         #expect(try stores.userCreated.recordNames() == ["synced"])
         #expect(try cloud.records(of: "alice").map { $0["body"] } == ["edited after"])
+        #expect(try await phone.status().state == .on(.upToDate))
+    }
+
+    @Test(
+        "an encrypted-data reset fetched while the disk is full is heard again once there is room: everything goes up again"
+    )
+    func resetMetOnAFullDiskIsHeardAgain() async throws {
+        let cloud = try SyncEngineTestCloud()
+        _ = try await otherClientWithZone(cloud)
+        let disk = DiskSpace()
+        let (stores, phone) = try launch(
+            try cloud.device("phone", signedInTo: "alice"), folder: "phone",
+            crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { disk.isFull }))
+        try await phone.syncEngine.fetchChanges()
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("kept")], name: "kept")
+        try await phone.syncEngine.sendChanges()
+        try await cloud.deleteZone(
+            PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName), reason: .encryptedDataReset, account: "alice")
+        // The reset's list comes while nothing can be written: the records cannot be queued again.
+        disk.isFull = true
+        try? await phone.syncEngine.fetchChanges()
+        #expect(await phone.persistenceErrors.contains { $0.code == .store })
+        disk.isFull = false
+        try await phone.syncEngine.fetchChanges()
+        try await phone.syncEngine.sendChanges()
+        #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["kept"])
+        #expect(try stores.userCreated.recordNames() == ["kept"])
         #expect(try await phone.status().state == .on(.upToDate))
     }
 

@@ -63,7 +63,9 @@ extension SimulateCommand {
         Terminal.line(
             "Simulated \(report.seeds) seed(s) through the CKSyncEngine-shaped engine: \(report.steps) steps, "
                 + "\(Int(report.simulatedSeconds)) simulated seconds, \(report.crashes) crashes"
-                + (swarm ? " (\(report.crashesInsideWrites) inside the app's own writes)" : "")
+                + (swarm
+                    ? " (\(report.crashesInsideWrites) inside the app's own writes), \(report.writesRefused) writes "
+                        + "refused (disk full)" : "")
                 + ", \(report.faults) faults, \(report.failures.count) failure(s)")
         return report.failures.isEmpty ? .success : .checkFailed
     }

@@ -21,6 +21,8 @@ struct DelegateSweepJSON: Encodable {
     let shard: [String: Int]
     /// Among `crashes`, those inside one of the app's own writes (runs of the swarm only).
     let crashesInsideWrites: Int
+    /// Writes of the app's that failed as on a full disk, the process living on (runs of the swarm only).
+    let writesRefused: Int
     /// How the runs drew their steps: `even` or `swarm`.
     let stepMix: String
 
@@ -40,6 +42,7 @@ struct DelegateSweepJSON: Encodable {
         steps = report.steps
         crashes = report.crashes
         crashesInsideWrites = report.crashesInsideWrites
+        writesRefused = report.writesRefused
         faults = report.faults
         simulatedSeconds = report.simulatedSeconds
         failures = report.failures.map {

@@ -187,7 +187,6 @@ extension SweepRun {
             state.devices[index].crashAtEvent = nil
             state.devices[index].restoreDue = due
             state.devices[index].lastHandledPending = nil
-            state.devices[index].refusedBeforeEvent = 0
             state.devices[index].refusedWhenOwed = 0
             state.devices[index].currentEngine = nil
             state.engines = state.engines.filter { $0.value.device != index }

@@ -87,7 +87,6 @@ extension SweepRun {
                     state.devices[device].refusedWhenOwed = refused
                 }
             case .willDeliver(let event):
-                state.devices[device].refusedBeforeEvent = state.devices[device].crashPoint.writesRefused
                 state.timeline.append(.event(step: state.step, time: time, device: device, event))
                 if let pair = Self.pair(of: event) {
                     let before = state.engines[key]?.open[pair.name] ?? 0
@@ -106,7 +105,7 @@ extension SweepRun {
                 let crashPoint = state.devices[device].crashPoint
                 noteDelivered(
                     event, device: device, engine: key, diedInside: crashPoint.hasTripped,
-                    refusedInside: crashPoint.writesRefused > state.devices[device].refusedBeforeEvent, &state)
+                    refusedSinceOwed: crashPoint.writesRefused > state.devices[device].refusedWhenOwed, &state)
             }
         }
         if case .willDeliver(let event) = activity { sweep.configuration.trace?("  device-\(device) event \(event)") }
@@ -127,20 +126,23 @@ extension SweepRun {
     ///   - diedInside: Whether the app died inside one of its own writes while it handled the event: a state it was
     ///     given then may not be persisted, and the next launch owes only the one before. (The rest holds whatever
     ///     the app did: the server's answers, an engine that forgot its pending changes at a change of account.)
-    ///   - refusedInside: Whether a write of the app failed as on a full disk while it handled the event: a state it
-    ///     was given then may not be persisted (no app can write it), or may be by a later write from memory; the
-    ///     next launch owes what it and the state owed before both hold, until a state is handled with room.
+    ///   - refusedSinceOwed: Whether a write of the app failed as on a full disk since the state owed was last set:
+    ///     a state it is given now may not be persisted (no app can write it; one that went past a page it could not
+    ///     store keeps the state before it), or may be by a later write from memory. The next launch owes what this
+    ///     state and the one owed before both hold, for the rest of the launch.
     ///   - state: The run's state.
     private func noteDelivered(
-        _ event: PSSyncEngine.Event, device: Int, engine key: ObjectIdentifier, diedInside: Bool, refusedInside: Bool,
+        _ event: PSSyncEngine.Event, device: Int, engine key: ObjectIdentifier, diedInside: Bool,
+        refusedSinceOwed: Bool,
         _ state: inout State
     ) {
         switch event {
         case .stateUpdate where diedInside:
             break
-        case .stateUpdate(let update) where refusedInside && state.devices[device].currentEngine == key:
-            // Not kept for want of space, but still in the app's memory, which a later write of its own may keep:
-            // the next launch owes what both this state and the one owed before hold.
+        case .stateUpdate(let update) where refusedSinceOwed && state.devices[device].currentEngine == key:
+            // Since a write failed for want of space, a state may not be kept (no app can write it, and one past a
+            // page it could not store keeps the state before), or may be later, from memory: the next launch owes
+            // what both this state and the one owed before hold.
             let held = Set(update.stateSerialization.pendingRecordZoneChanges ?? [])
             state.devices[device].lastHandledPending = state.devices[device].lastHandledPending?.filter(held.contains)
         case .stateUpdate(let update) where state.devices[device].currentEngine == key:

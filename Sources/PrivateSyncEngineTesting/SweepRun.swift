@@ -31,9 +31,6 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         var currentEngine: ObjectIdentifier?
         /// The pending record changes of the last state update the newest engine's delegate handled.
         var lastHandledPending: [PSSyncEngine.PendingRecordZoneChange]?
-        /// How many of the launch's writes had failed as on a full disk when its engine last began to deliver an
-        /// event: a state update whose handling met one more may not be persisted.
-        var refusedBeforeEvent = 0
         /// How many of the launch's writes had failed as on a full disk when ``lastHandledPending`` was last set.
         var refusedWhenOwed = 0
         /// The account the app last heard of from its engine (`nil` inside: signed out), or `nil` when it has

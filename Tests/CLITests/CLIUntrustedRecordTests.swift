@@ -66,6 +66,17 @@ struct CLIUntrustedRecordTests {
         ["mood:string=high", "date=now"], ["mood=1", "date:string=tuesday"], base + ["energy:double=1.5"],
     ]
 
+    /// A world with `phone` on alice, a build of `engine`, launched; and `far` in alice's container, another
+    /// client's record whose field version's time is out of range (named by every device, read with its reserved
+    /// values set aside), not yet fetched.
+    static func phoneWithFar(engine: String) throws -> CLIRunner {
+        let cli = try CLIRunner.world(launchingAll: ["phone"], engine: engine)
+        try cli.ok(
+            "cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--name", "far", "--allow-reserved",
+            "--field", "mood=1", "--field", "date=now", "--field", "syncFieldVersions=mood=99999999999@web")
+        return cli
+    }
+
     /// The builds' engines: the app's own, and CKSyncEngine with the app as its delegate.
     static let engines = ["app", "cksyncengine"]
 
@@ -118,10 +129,7 @@ struct CLIUntrustedRecordTests {
         "a later sound version of the record takes it off the list; so does its deletion (either build's engine)",
         arguments: engines)
     func soundVersionClearsTheProblem(engine: String) throws {
-        let cli = try CLIRunner.world(launchingAll: ["phone"], engine: engine)
-        try cli.ok(
-            "cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--name", "far", "--allow-reserved",
-            "--field", "mood=1", "--field", "date=now", "--field", "syncFieldVersions=mood=99999999999@web")
+        let cli = try Self.phoneWithFar(engine: engine)
         /// Syncs phone, and counts the records its status lists as fetched with a problem (`sync now` names each).
         func syncAndCountProblems() throws -> Int? {
             let sync = try cli.ok("sync", "now", "--device", "phone")
@@ -145,10 +153,7 @@ struct CLIUntrustedRecordTests {
         "a list of refused records hand-edited into something else is refused (74) by the status and by sync now, and left as it is",
         arguments: engines)
     func damagedListIsRefused(engine: String) throws {
-        let cli = try CLIRunner.world(launchingAll: ["phone"], engine: engine)
-        try cli.ok(
-            "cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--name", "far", "--allow-reserved",
-            "--field", "mood=1", "--field", "date=now", "--field", "syncFieldVersions=mood=99999999999@web")
+        let cli = try Self.phoneWithFar(engine: engine)
         try cli.ok("sync", "now", "--device", "phone")
         let mine = try cli.addCheckIn(mood: 3, on: "phone").standardOutput
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -176,10 +181,7 @@ struct CLIUntrustedRecordTests {
         "after a start afresh for another account, the records of the previous account's zone are no longer named",
         arguments: engines)
     func startingAfreshForgetsTheListOfTheAccountLeft(engine: String) throws {
-        let cli = try CLIRunner.world(launchingAll: ["phone"], engine: engine)
-        try cli.ok(
-            "cloud", "record", "put", "--account", "alice", "--type", "CheckIn", "--name", "far", "--allow-reserved",
-            "--field", "mood=1", "--field", "date=now", "--field", "syncFieldVersions=mood=99999999999@web")
+        let cli = try Self.phoneWithFar(engine: engine)
         try cli.ok("sync", "now", "--device", "phone")
         let named = try cli.ok("sync", "status", "--device", "phone", "--json").json["fetchedRecordProblems"]
         #expect((named as? [Any])?.count == 1, "\(String(describing: named))")

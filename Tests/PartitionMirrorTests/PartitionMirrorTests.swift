@@ -369,17 +369,25 @@ struct PartitionMirrorTests {
         #expect(try stores.userCreated.record(named: "k")?.fields["body"] == .string("mine"))
     }
 
+    /// A phone whose stores write to `disk`, and a page of one journal entry (`j`, another client's) waiting on the
+    /// server for it.
+    func phoneWithAPageWaiting(
+        onDisk disk: DiskSpace
+    ) async throws -> (DeviceStores, PartitionMirror, DiskSpace) {
+        let cloud = try SyncEngineTestCloud()
+        let (other, zone) = try await otherClientWithZone(cloud)
+        try await save("Journal", "j", ["body": "from the web"], by: other, in: zone)
+        let (stores, phone) = try launch(
+            try cloud.device("phone", signedInTo: "alice"), folder: "phone",
+            crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { disk.isFull }))
+        return (stores, phone, disk)
+    }
+
     @Test(
         "a page the store could not write for want of space comes again in the same launch, once there is room (the live path of a full disk)"
     )
     func pageRefusedByAFullDiskComesAgain() async throws {
-        let cloud = try SyncEngineTestCloud()
-        let (other, zone) = try await otherClientWithZone(cloud)
-        try await save("Journal", "j", ["body": "from the web"], by: other, in: zone)
-        let full = DiskSpace()
-        let disk = CrashSwitch(trippingWhen: { false }, refusingWhen: { full.isFull })
-        let (stores, phone) = try launch(
-            try cloud.device("phone", signedInTo: "alice"), folder: "phone", crashSwitch: disk)
+        let (stores, phone, full) = try await phoneWithAPageWaiting(onDisk: DiskSpace())
         full.isFull = true
         try? await phone.syncEngine.fetchChanges()
         #expect(try stores.userCreated.recordNames().isEmpty)
@@ -396,13 +404,7 @@ struct PartitionMirrorTests {
         "a page refused more often than the mirror fetches it again at once comes at a later fetch: no state past it is kept meanwhile"
     )
     func pageRefusedPastTheLimitComesLater() async throws {
-        let cloud = try SyncEngineTestCloud()
-        let (other, zone) = try await otherClientWithZone(cloud)
-        try await save("Journal", "j", ["body": "from the web"], by: other, in: zone)
-        let full = DiskSpace()
-        let device = try cloud.device("phone", signedInTo: "alice")
-        let (stores, phone) = try launch(
-            device, folder: "phone", crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { full.isFull }))
+        let (stores, phone, full) = try await phoneWithAPageWaiting(onDisk: DiskSpace())
         full.isFull = true
         for _ in 0...PartitionMirror.pageRefetchLimit { try? await phone.syncEngine.fetchChanges() }
         #expect(await phone.engineBehind, "past the limit, the engine went on")

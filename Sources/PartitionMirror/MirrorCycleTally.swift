@@ -55,7 +55,7 @@ final class MirrorCycleTally: PSSyncEngineDelegate {
         guard let mirror = target.withLock({ $0 }) else { return }
         let failedPagesBefore = await mirror.pageWriteFailures
         await mirror.handleEvent(event, syncEngine: syncEngine)
-        guard await mirror.engine === syncEngine, await mirror.engineServesTheData,
+        guard await mirror.engine === syncEngine, await !mirror.engineBehind, await mirror.engineServesTheData,
             await mirror.pageWriteFailures <= failedPagesBefore
         else { return }
         count(event, zone: mirror.zoneID)

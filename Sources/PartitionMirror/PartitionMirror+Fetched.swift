@@ -211,10 +211,17 @@ extension PartitionMirror {
         // seeds 1207, 1448, 2356.)
         let bookkeepingBefore = bookkeeping
         let failedBefore = storeWritesFailed
+        // Stopped at its first failed write: a later one (the disk had room again) would act on what the failed one
+        // left undone (a reconciling ended after a reset whose records were not queued again deleted them all).
+        var failed: Bool { storeWritesFailed > failedBefore }
         defer {
-            if storeWritesFailed > failedBefore {
+            if failed {
                 bookkeeping = bookkeepingBefore
+                // A write of this list may have written the bookkeeping file ahead of memory (a pause): back.
+                persistBookkeeping()
                 hearAgainFromTheStateBefore()
+            } else {
+                pageWriteFailures = 0
             }
         }
         var changed = false
@@ -256,6 +263,7 @@ extension PartitionMirror {
                         try transaction.clearSeenRecords()
                         try transaction.updateEngineState { $0.reconcileOnFullFetch = true }
                     }
+                    if failed { return }
                 }
             case .purged where bookkeeping.zonePurgedByUser && bookkeeping.purgeHeardFromRefusal:
                 // The report of the deletion a refused save told of, which the user turned sync on again after,
@@ -271,6 +279,7 @@ extension PartitionMirror {
                     bookkeeping.deletedReportsHeard -= 1
                 }
                 pauseForUserDeletion(heardFromRefusal: false, reportedReason: deletion.reason, syncEngine: syncEngine)
+                if failed { return }
             case .encryptedDataReset:
                 // The server lost them; this device still has them: upload them all again, as new records, into
                 // the zone created again. (Gone, the zone is no longer known, even if the store cannot be written
@@ -284,7 +293,7 @@ extension PartitionMirror {
                     try transaction.queueUnconfirmedRecords(of: user)
                     return try transaction.recordNames()
                 }
-                guard let held else { continue }
+                guard let held else { return }
                 bookkeeping.untaggedMayBeOnServer.formUnion(held)
                 bookkeeping.firstSendUnanswered = []
                 bookkeeping.zonePurgedByUser = false
@@ -314,6 +323,7 @@ extension PartitionMirror {
             // Deleted after the token and not created again since (it would be listed as changed): the server holds
             // nothing of the zone, so nothing it confirmed is there. (A reset after the purge, in this list, has
             // already cleared the change tags and queued everything again: nothing goes then.)
+            guard !failed else { return }
             if let removed = endReconciling("delete what the deleted zone held") {
                 bookkeeping.firstSendUnanswered.subtract(removed)
                 bookkeeping.untaggedMayBeOnServer.subtract(removed)
@@ -332,7 +342,7 @@ extension PartitionMirror {
             bookkeeping.purgedReportsHeard = 0
             changed = true
         }
-        if changed && storeWritesFailed == failedBefore { persistBookkeeping() }
+        if changed && !failed { persistBookkeeping() }
     }
 
     /// The end of a fetch of the database's changes. A save that found the zone missing before the fetch began waits

@@ -257,12 +257,14 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         case .accountChange(let event):
             handleAccountChange(event)
             return
-        case .stateUpdate where engineBehind:
-            // Past a page the store could not write: the state before it stays the one kept.
-            return
         case .willFetchChanges where engineBehind:
             // The next fetch of an engine past a page the store could not write: from the state before the page.
             initializeSyncEngine()
+            return
+        case _ where engineBehind:
+            // Past a page the store could not write, it is heard no more, as a replaced engine is: its states are
+            // not kept (the one before the page stays), and neither is the end of its fetch (a reconciling ended
+            // without the page's records seen deleted them; a pause read from a list that was never stored).
             return
         case .stateUpdate(let event):
             // Every state is kept, whoever the engine works for (a relaunch resumes this engine); the data's account's
@@ -308,9 +310,10 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     public func nextRecordZoneChangeBatch(
         _ context: PSSyncEngine.SendChangesContext, syncEngine: PSSyncEngine
     ) async -> PSSyncEngine.RecordZoneChangeBatch? {
-        // An engine replaced sends nothing more; nor does one of another account than the data's, or one paused for
-        // the user's deletion of the zone.
-        guard syncEngine === engine, let owner = bookkeeping.accountRecordName, sendsChanges,
+        // An engine replaced sends nothing more, nor one past a page the store could not write (its answers would not
+        // be heard); nor does one of another account than the data's, or one paused for the user's deletion of the
+        // zone.
+        guard syncEngine === engine, !engineBehind, let owner = bookkeeping.accountRecordName, sendsChanges,
             // Not before this engine fetched once: a fetch from no change token reports no deletion, so an engine
             // that sends first and fetches later never hears of a zone deleted in between (the user's deletion
             // undone by a save, or the device holding what the server lost, for ever: seeds 3460, 7110).

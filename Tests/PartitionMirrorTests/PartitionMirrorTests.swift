@@ -379,7 +379,7 @@ struct PartitionMirrorTests {
         try await save("Journal", "j", ["body": "from the web"], by: other, in: zone)
         let (stores, phone) = try launch(
             try cloud.device("phone", signedInTo: "alice"), folder: "phone",
-            crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { disk.isFull }))
+            crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { disk.refusesWrite() }))
         return (stores, phone, disk)
     }
 
@@ -823,6 +823,82 @@ struct PartitionMirrorTests {
     }
 
     @Test(
+        "a list that reads an answered purge, then a reset whose records cannot be queued again, stops there: nothing is deleted, and it is heard again",
+        arguments: [0, 1, 2])
+    func listStopsAtItsFirstFailedWrite(writesBefore: Int) async throws {
+        let cloud = try SyncEngineTestCloud()
+        _ = try await otherClientWithZone(cloud)
+        let disk = DiskSpace()
+        let (stores, phone) = try launch(
+            try cloud.device("phone", signedInTo: "alice"), folder: "phone",
+            crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { disk.refusesWrite() }))
+        try await phone.syncEngine.fetchChanges()
+        let zone = PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName)
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("b")], name: "before")
+        try await phone.syncEngine.sendChanges()
+        try await cloud.deleteZone(zone, reason: .purged, account: "alice")
+        try await phone.update("before", setting: ["body": .string("edited")])
+        await #expect(throws: PSError.self) { try await phone.syncEngine.sendChanges() }
+        #expect(try await phone.userTurnedSyncOn())
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("x")], name: "after")
+        try await phone.syncEngine.sendChanges()
+        #expect(Set(try cloud.records(of: "alice").map(\.recordID.recordName)) == ["before", "after"])
+        try await cloud.deleteZone(zone, reason: .encryptedDataReset, account: "alice")
+        // The list reads the purge (it starts a reconciling), then the reset: one of its writes is refused.
+        disk.refuse(afterWrites: writesBefore)
+        try? await phone.syncEngine.fetchChanges()
+        for _ in 0..<3 {
+            try await phone.syncEngine.fetchChanges()
+            try await phone.syncEngine.sendChanges()
+        }
+        #expect(try stores.userCreated.recordNames() == ["after", "before"])
+        #expect(Set(try cloud.records(of: "alice").map(\.recordID.recordName)) == ["before", "after"])
+    }
+
+    @Test(
+        "an engine gone past a page it could not store ends no reconciling: what the page held stays on the device"
+    )
+    func engineBehindEndsNoReconciling() async throws {
+        let cloud = try SyncEngineTestCloud()
+        _ = try await otherClientWithZone(cloud)
+        let disk = DiskSpace()
+        let (stores, phone) = try launch(
+            try cloud.device("phone", signedInTo: "alice"), folder: "phone",
+            crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { disk.refusesWrite() }))
+        try await phone.syncEngine.fetchChanges()
+        let zone = PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName)
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("b")], name: "before")
+        try await phone.syncEngine.sendChanges()
+        try await cloud.deleteZone(zone, reason: .purged, account: "alice")
+        await #expect(throws: PSError.self) {
+            try await phone.update("before", setting: ["body": .string("edited")])
+            try await phone.syncEngine.sendChanges()
+        }
+        #expect(try await phone.userTurnedSyncOn())
+        try await phone.syncEngine.sendChanges()
+        // The list reads the purge the user answered, with the zone there again: a reconciling, to end with the
+        // zone's fetch. Its page cannot be written, again and again, until the engine goes on past it.
+        disk.refuse(afterWrites: 1)
+        try? await phone.syncEngine.fetchChanges()
+        #expect(try stores.userCreated.syncSnapshot { try PartitionMirror.reconcilePending($0) })
+        disk.isFull = true
+        for _ in 1..<PartitionMirror.pageRefetchLimit { try? await phone.syncEngine.fetchChanges() }
+        // The last refusal is the page's alone: the disk has room for whatever the rest of the fetch writes.
+        disk.isFull = false
+        disk.refuse(afterWrites: 0)
+        try? await phone.syncEngine.fetchChanges()
+        #expect(await phone.engineBehind)
+        #expect(try stores.userCreated.recordNames() == ["before"], "nothing the page held was deleted")
+        disk.isFull = false
+        for _ in 0..<2 { try await phone.syncEngine.fetchChanges() }
+        #expect(try stores.userCreated.recordNames() == ["before"])
+        #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["before"])
+    }
+
+    @Test(
         "a save that finds its zone gone in an encrypted-data reset waits for the list, then uploads everything again, with no pause"
     )
     func zoneMissingAfterAResetIsNoPause() async throws {
@@ -851,7 +927,7 @@ struct PartitionMirrorTests {
         let disk = DiskSpace()
         let (stores, phone) = try launch(
             try cloud.device("phone", signedInTo: "alice"), folder: "phone",
-            crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { disk.isFull }))
+            crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { disk.refusesWrite() }))
         try await phone.syncEngine.fetchChanges()
         try await phone.insert(
             journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("kept")], name: "kept")

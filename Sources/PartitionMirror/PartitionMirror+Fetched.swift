@@ -358,6 +358,10 @@ extension PartitionMirror {
         }
         // A change an error took out of the engine goes again, now that the fetch brought any deletion of the zone.
         addUnsentChanges(to: syncEngine)
+        // A fetch of this engine that ended well wrote every page it brought (one it could not write replaced the
+        // engine): no failure in a row is left, even with no page to write (another account's empty zone after a
+        // start afresh). Left counted, the first download never read as done: syncing for ever (swarm seed 9532).
+        if syncEngine.lastFetchSucceeded { pageWriteFailures = 0 }
         noteDownloadCaughtUp(syncEngine)
     }
 }

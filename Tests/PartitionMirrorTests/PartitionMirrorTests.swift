@@ -212,6 +212,16 @@ struct PartitionMirrorTests {
     }
 
     @Test(
+        "seeds the swarm found failing once disks filled pass: a list not stored passed over (1207, 1448, 2356), a failure counted for ever (9532)",
+        arguments: [UInt64(1207), 1448, 2356, 9532])
+    func fullDiskSeedsPass(seed: UInt64) async {
+        var configuration = DelegateSweep<SweptPartitionMirror>.Configuration()
+        configuration.stepMix = .swarm
+        let failure = await SweptPartitionMirror.sweep(configuration: configuration).run(seed: seed).failure
+        #expect(failure == nil, "\(failure.map(String.init(describing:)) ?? "")")
+    }
+
+    @Test(
         "seeds the sweep found failing replay clean",
         arguments: [
             UInt64(190), 441, 1032, 2249, 5168, 9114, 9616, 2664, 2929, 2989, 4927, 6068, 8954, 9448, 6899, 9122,

@@ -24,9 +24,7 @@ final class DiskSpace: Sendable {
     /// - Returns: Whether the disk is full, or this is the one write to refuse.
     func refusesWrite() -> Bool {
         if isFull { return true }
-        let left = writesBeforeRefusal.load(ordering: .sequentiallyConsistent)
-        guard left >= 0 else { return false }
-        writesBeforeRefusal.store(left - 1, ordering: .sequentiallyConsistent)
-        return left == 0
+        // One atomic step: the count reaches the refused write exactly once, however the writes interleave.
+        return writesBeforeRefusal.subtract(1, ordering: .sequentiallyConsistent).oldValue == 0
     }
 }

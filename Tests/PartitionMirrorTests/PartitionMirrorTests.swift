@@ -832,10 +832,11 @@ struct PartitionMirrorTests {
         #expect(try stores.userCreated.recordNames() == ["before", "after"])
     }
 
-    @Test(
-        "a list that reads an answered purge, then a reset whose records cannot be queued again, stops there: nothing is deleted, and it is heard again",
-        arguments: [0, 1, 2])
-    func listStopsAtItsFirstFailedWrite(writesBefore: Int) async throws {
+    /// A phone of alice's on a disk the test fills (another client made the zone), whose mirror fetched, then sent
+    /// one journal entry named `name`.
+    func phoneOnATestDisk(
+        synced name: String
+    ) async throws -> (SyncEngineTestCloud, DeviceStores, PartitionMirror, DiskSpace) {
         let cloud = try SyncEngineTestCloud()
         _ = try await otherClientWithZone(cloud)
         let disk = DiskSpace()
@@ -843,14 +844,30 @@ struct PartitionMirrorTests {
             try cloud.device("phone", signedInTo: "alice"), folder: "phone",
             crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { disk.refusesWrite() }))
         try await phone.syncEngine.fetchChanges()
-        let zone = PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName)
         try await phone.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("b")], name: "before")
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string(name)], name: name)
         try await phone.syncEngine.sendChanges()
-        try await cloud.deleteZone(zone, reason: .purged, account: "alice")
+        return (cloud, stores, phone, disk)
+    }
+
+    /// A phone on a disk the test fills, synced with one entry (`before`), after the user deleted the app's data in
+    /// Settings (a purge heard from a refused save, its edit of `before` waiting) and turned sync on again.
+    func phoneAfterAnAnsweredPurge() async throws -> (SyncEngineTestCloud, DeviceStores, PartitionMirror, DiskSpace) {
+        let (cloud, stores, phone, disk) = try await phoneOnATestDisk(synced: "before")
+        try await cloud.deleteZone(
+            PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName), reason: .purged, account: "alice")
         try await phone.update("before", setting: ["body": .string("edited")])
         await #expect(throws: PSError.self) { try await phone.syncEngine.sendChanges() }
         #expect(try await phone.userTurnedSyncOn())
+        return (cloud, stores, phone, disk)
+    }
+
+    @Test(
+        "a list that reads an answered purge, then a reset whose records cannot be queued again, stops there: nothing is deleted, and it is heard again",
+        arguments: [0, 1, 2])
+    func listStopsAtItsFirstFailedWrite(writesBefore: Int) async throws {
+        let (cloud, stores, phone, disk) = try await phoneAfterAnAnsweredPurge()
+        let zone = PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName)
         try await phone.insert(
             journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("x")], name: "after")
         try await phone.syncEngine.sendChanges()
@@ -871,23 +888,7 @@ struct PartitionMirrorTests {
         "an engine gone past a page it could not store ends no reconciling: what the page held stays on the device"
     )
     func engineBehindEndsNoReconciling() async throws {
-        let cloud = try SyncEngineTestCloud()
-        _ = try await otherClientWithZone(cloud)
-        let disk = DiskSpace()
-        let (stores, phone) = try launch(
-            try cloud.device("phone", signedInTo: "alice"), folder: "phone",
-            crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { disk.refusesWrite() }))
-        try await phone.syncEngine.fetchChanges()
-        let zone = PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName)
-        try await phone.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("b")], name: "before")
-        try await phone.syncEngine.sendChanges()
-        try await cloud.deleteZone(zone, reason: .purged, account: "alice")
-        await #expect(throws: PSError.self) {
-            try await phone.update("before", setting: ["body": .string("edited")])
-            try await phone.syncEngine.sendChanges()
-        }
-        #expect(try await phone.userTurnedSyncOn())
+        let (cloud, stores, phone, disk) = try await phoneAfterAnAnsweredPurge()
         try await phone.syncEngine.sendChanges()
         // The list reads the purge the user answered, with the zone there again: a reconciling, to end with the
         // zone's fetch. Its page cannot be written, again and again, until the engine goes on past it.
@@ -932,16 +933,7 @@ struct PartitionMirrorTests {
         "an encrypted-data reset fetched while the disk is full is heard again once there is room: everything goes up again"
     )
     func resetMetOnAFullDiskIsHeardAgain() async throws {
-        let cloud = try SyncEngineTestCloud()
-        _ = try await otherClientWithZone(cloud)
-        let disk = DiskSpace()
-        let (stores, phone) = try launch(
-            try cloud.device("phone", signedInTo: "alice"), folder: "phone",
-            crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { disk.refusesWrite() }))
-        try await phone.syncEngine.fetchChanges()
-        try await phone.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("kept")], name: "kept")
-        try await phone.syncEngine.sendChanges()
+        let (cloud, stores, phone, disk) = try await phoneOnATestDisk(synced: "kept")
         try await cloud.deleteZone(
             PSRecordZone.ID(zoneName: PartitionMirror.defaultZoneName), reason: .encryptedDataReset, account: "alice")
         // The reset's list comes while nothing can be written: the records cannot be queued again.

@@ -75,6 +75,21 @@ struct PrivateDatabase<Storage: DatabaseStorage> {
         }
     }
 
+    /// Moves a zone's place in the database's changes to now, as a change of it that a fetch did not show becomes
+    /// visible (``CloudServerControls``).
+    ///
+    /// - Parameter zoneID: A custom zone.
+    /// - Throws: ``CloudError``: the missing zone's error, or `invalidArguments` for the default zone.
+    func announceChangesBecameVisible(in zoneID: ZoneID) throws(CloudError) {
+        try run(write: true) {
+            guard !zoneID.isDefault else {
+                throw CloudError(.invalidArguments, "the default zone has no change history to announce")
+            }
+            guard try storage.zone(named: zoneID.zoneName) != nil else { throw try missingZoneError(zoneID) }
+            try storage.touchZone(named: zoneID.zoneName, sequence: try storage.reserveSequence(1))
+        }
+    }
+
     func allZones() throws(CloudError) -> [RecordZone] {
         try run(write: false) {
             try storage.zones().sorted {

@@ -2,7 +2,7 @@
 ///
 /// ``FileContainer`` and ``MemoryContainer`` differ only in where an account's database lives; everything an app
 /// can call is implemented once, here.
-protocol StorageBackedContainer: PrivateContainer, ICloudSettingsControls {
+protocol StorageBackedContainer: PrivateContainer, ICloudSettingsControls, CloudServerControls {
     associatedtype Storage: DatabaseStorage
     /// The device's account session, which routes every call.
     var session: AccountSession { get }
@@ -89,6 +89,13 @@ extension StorageBackedContainer {
     public func purgeZoneForEncryptedDataReset(_ zoneID: ZoneID) async throws(CloudError) {
         try withDatabase(of: try session.settingsAccount()) { database throws(CloudError) in
             try database.deleteZones([zoneID], reason: .encryptedDataReset)
+        }
+    }
+
+    // The server acts on the database that holds the change, whatever the device reads of the account's status.
+    public func announceChangesBecameVisible(in zoneID: ZoneID) async throws(CloudError) {
+        try withDatabase(of: try session.settingsAccount()) { database throws(CloudError) in
+            try database.announceChangesBecameVisible(in: zoneID)
         }
     }
 }

@@ -5,8 +5,8 @@ import Synchronization
 /// Each call asks the ``FaultSource`` for a fault first; a call it strikes fails as CloudKit would fail it, and
 /// the base container is called only where CloudKit would have acted: a lost response follows an applied write,
 /// a user-deleted zone is really deleted from the base, and a non-atomic partial failure applies the other items.
-public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettingsControls>: InterceptingContainer,
-    ICloudSettingsControls
+public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettingsControls & CloudServerControls>:
+    InterceptingContainer, ICloudSettingsControls, CloudServerControls
 {
     /// The container faults are injected into.
     public let base: Base
@@ -15,10 +15,6 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
     /// The device whose calls these are, so that faults can be aimed at one device.
     public let device: String?
     private let counts: Mutex<[FaultKind: Int]> = Mutex([:])
-    /// Zones a delayed delivery withheld a change of: the change becomes visible later, so this device's next
-    /// database-change fetch of that account reports the zone as changed, as CloudKit's own list would once the
-    /// change shows. An engine that fetches only the zones the database reports (CKSyncEngine) learns of it there.
-    private let withheld: WithheldChanges
 
     /// Wraps a container.
     ///
@@ -27,14 +23,8 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
     ///   - faults: Decides which calls fail.
     ///   - session: The account session calls are made under, so that faults can be aimed at one account.
     ///   - device: The device making the calls, so that faults can be aimed at one device.
-    ///   - withheld: The changes delayed deliveries withheld, which outlive this handle: pass the cloud's own where a
-    ///     device is relaunched with a new container (the default keeps them for this handle only).
-    public init(
-        base: Base, faults: any FaultSource, session: AccountSession? = nil, device: String? = nil,
-        withheld: WithheldChanges = WithheldChanges()
-    ) {
+    public init(base: Base, faults: any FaultSource, session: AccountSession? = nil, device: String? = nil) {
         self.base = base
-        self.withheld = withheld
         self.faults = faults
         self.session = session
         self.device = device
@@ -117,22 +107,8 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
                     saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: atomically))
         case .recordZoneChanges(let zoneID, let token, let resultsLimit):
             return .zoneChanges(try await fetchChangesWithFaults(in: zoneID, since: token, resultsLimit: resultsLimit))
-        case .databaseChanges(let token, let resultsLimit):
+        case .databaseChanges:
             if let fault = fault(for: .databaseChanges) { throw callError(fault, "fetching database changes") }
-            var changes = try await base.databaseChanges(since: token, resultsLimit: resultsLimit)
-            let delayed = withheld.zones(device: device, account: session?.account)
-            guard !delayed.isEmpty else { return .databaseChanges(changes) }
-            // Only a zone that is there has a withheld change to show: one deleted since took it along.
-            let existing = Set(try await base.allZones().map(\.zoneID))
-            let deleted = Set(changes.deletions.map(\.zoneID))
-            for zone in delayed where !existing.contains(zone) {
-                withheld.readToEnd(zone, by: device, account: session?.account)
-            }
-            for zone in delayed
-            where existing.contains(zone) && !changes.modifiedZoneIDs.contains(zone) && !deleted.contains(zone) {
-                changes.modifiedZoneIDs.append(zone)
-            }
-            return .databaseChanges(changes)
         }
         return try await base.perform(call)
     }
@@ -236,24 +212,10 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
                 throw callError(fault, "fetching changes in \(zoneID)")
             }
         }
-        let page: RecordZoneChanges
-        do {
-            page = try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
-        } catch {
-            if [.zoneNotFound, .userDeletedZone].contains(error.code) {
-                // The zone is gone, and what was withheld with it: the database's list reports its deletion.
-                withheld.readToEnd(zoneID, by: device, account: session?.account)
-            }
-            throw error
-        }
+        let page = try await base.recordZoneChanges(in: zoneID, since: token, resultsLimit: resultsLimit)
         let names = page.modifications.map(\.recordID.recordName) + page.deletions.map(\.recordID.recordName)
-        let fault =
-            names.isEmpty ? nil : fault(for: .zoneChangesDelivered(changes: names.count), records: Set(names))
-        if fault?.kind != .delayedDelivery && !page.moreComing {
-            // Read to its end: nothing is withheld from this device any more.
-            withheld.readToEnd(zoneID, by: device, account: session?.account)
-        }
-        guard let fault else { return page }
+        guard !names.isEmpty, let fault = fault(for: .zoneChangesDelivered(changes: names.count), records: Set(names))
+        else { return page }
         return try await deliver(page, with: fault, in: zoneID, since: token)
     }
 
@@ -273,7 +235,6 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
             let victim =
                 fault.record ?? page.modifications.last?.recordID.recordName
                 ?? page.deletions.last?.recordID.recordName
-            withheld.withhold(zoneID, from: device, account: session?.account)
             // Walk the page one change at a time, keeping what comes before the withheld change and the token
             // just before it, so that the next fetch starts with it.
             delivered = RecordZoneChanges(
@@ -290,6 +251,11 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
                 cursor = step.changeToken
                 if !step.moreComing { break }
             }
+            // The change becomes visible after this fetch, and the server's list of changed zones then names its
+            // zone for every database token taken before: that of the engine that fetched, and that of any engine
+            // resumed later from a state kept before (an engine that fetches only the zones the database reports,
+            // as CKSyncEngine does, learns of it there). A zone deleted meanwhile took the change along.
+            try? await base.announceChangesBecameVisible(in: zoneID)
         default:
             break
         }
@@ -302,5 +268,9 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
 
     public func purgeZoneForEncryptedDataReset(_ zoneID: ZoneID) async throws(CloudError) {
         try await base.purgeZoneForEncryptedDataReset(zoneID)
+    }
+
+    public func announceChangesBecameVisible(in zoneID: ZoneID) async throws(CloudError) {
+        try await base.announceChangesBecameVisible(in: zoneID)
     }
 }

@@ -26,8 +26,7 @@ extension SweepRun {
 
     func makeContainer(device: Int, generation: Int, session: AccountSession) -> SweepContainer {
         let faulty = FaultInjectingContainerFactory.make(
-            base: cloud.baseContainer(session: session), faults: faults, session: session, device: "device-\(device)",
-            withheld: cloud.withheldChanges)
+            base: cloud.baseContainer(session: session), faults: faults, session: session, device: "device-\(device)")
         return SweepContainer(base: faulty, device: device, generation: generation, hooks: self)
     }
 

@@ -39,8 +39,6 @@ public final class SyncEngineTestCloud: Sendable {
     /// Faults scripted for the devices' calls: aim one at a device, an account or a record
     /// (`faults.add(Fault(.zoneBusy, retryAfter: 30), device: "phone")`).
     public let faults: ScriptedFaults
-    /// What delayed deliveries withheld from each device: the server's state, shared by every launch of a device.
-    let withheldChanges = WithheldChanges()
     /// The limits the databases enforce; CloudKit's by default.
     public let limits: CloudLimits
     let memory: MemoryCloud
@@ -78,8 +76,7 @@ public final class SyncEngineTestCloud: Sendable {
     public func device(_ name: String, signedInTo account: String?) throws(IdentifierError) -> TestDevice {
         let session = AccountSession(account: try account.map { name throws(IdentifierError) in try AccountID(name) })
         let faulty = FaultInjectingContainerFactory.make(
-            base: baseContainer(session: session), faults: faults, session: session, device: name,
-            withheld: withheldChanges)
+            base: baseContainer(session: session), faults: faults, session: session, device: name)
         return TestDevice(name: name, session: session, container: DeviceContainer(base: faulty), cloud: self)
     }
 
@@ -128,7 +125,9 @@ public final class SyncEngineTestCloud: Sendable {
     ///
     /// - Parameter session: The session that routes every call.
     /// - Returns: The handle.
-    public func baseContainer(session: AccountSession) -> any PrivateContainer & ICloudSettingsControls {
+    public func baseContainer(
+        session: AccountSession
+    ) -> any PrivateContainer & ICloudSettingsControls & CloudServerControls {
         switch storage {
         case .memory:
             MemoryContainer(
@@ -144,11 +143,13 @@ public final class SyncEngineTestCloud: Sendable {
 /// Builds a fault-injecting container over a base known only by its protocols.
 enum FaultInjectingContainerFactory {
     static func make(
-        base: any PrivateContainer & ICloudSettingsControls, faults: any FaultSource, session: AccountSession,
-        device: String, withheld: WithheldChanges
+        base: any PrivateContainer & ICloudSettingsControls & CloudServerControls, faults: any FaultSource,
+        session: AccountSession, device: String
     ) -> any PrivateContainer {
-        func open<Base: PrivateContainer & ICloudSettingsControls>(_ base: Base) -> any PrivateContainer {
-            FaultInjectingContainer(base: base, faults: faults, session: session, device: device, withheld: withheld)
+        func open<Base: PrivateContainer & ICloudSettingsControls & CloudServerControls>(
+            _ base: Base
+        ) -> any PrivateContainer {
+            FaultInjectingContainer(base: base, faults: faults, session: session, device: device)
         }
         return open(base)
     }

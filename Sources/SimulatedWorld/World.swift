@@ -316,7 +316,9 @@ public final class World: Sendable {
     private func container(
         _ identifier: ContainerIdentifier, session: AccountSession, device: String
     ) -> any PrivateContainer {
-        func behindFaults<Base: PrivateContainer & ICloudSettingsControls>(_ base: Base) -> any PrivateContainer {
+        func behindFaults<Base: PrivateContainer & ICloudSettingsControls & CloudServerControls>(
+            _ base: Base
+        ) -> any PrivateContainer {
             guard let faults else { return base }
             return FaultInjectingContainer(base: base, faults: faults, session: session, device: device)
         }

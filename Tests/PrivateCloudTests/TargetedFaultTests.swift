@@ -196,58 +196,63 @@ struct TargetedFaultTests {
         #expect(script.remaining == 0)
     }
 
-    @Test("a zone a change was withheld from is reported as changed until the device reads it to its end")
-    func delayedDeliveryReportsTheZoneAgain() async throws {
-        let (faulty, script) = try await makeFaulty(ContainerHarness(.memory), records: ["a", "b"])
+    @Test(
+        "a withheld change names its zone again for every database token taken before it showed",
+        arguments: Backend.allCases)
+    func delayedDeliveryReportsTheZoneAgain(_ backend: Backend) async throws {
+        let (faulty, script) = try await makeFaulty(ContainerHarness(backend), records: ["a", "b"])
         let token = try await faulty.databaseChanges(since: nil, resultsLimit: nil).changeToken
         #expect(try await faulty.databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs.isEmpty)
         script.add(Fault(.delayedDelivery, record: "b"))
         let withheld = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
-        #expect(try await faulty.databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs == [syncZone])
+        let told = try await faulty.databaseChanges(since: token, resultsLimit: nil)
+        #expect(told.modifiedZoneIDs == [syncZone])
         // A device that crashed before it handled that report is told again.
         #expect(try await faulty.databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs == [syncZone])
         let rest = try await faulty.recordZoneChanges(in: syncZone, since: withheld.changeToken, resultsLimit: nil)
         #expect(names(rest) == ["b"])
-        #expect(try await faulty.databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs.isEmpty)
+        #expect(try await faulty.databaseChanges(since: told.changeToken, resultsLimit: nil).modifiedZoneIDs.isEmpty)
     }
 
-    @Test("what a delayed delivery withheld is the server's: a relaunched device is told, another device is not")
+    @Test("what a delayed delivery withheld is the server's: an engine resumed from a state kept before is told")
     func withheldChangesOutliveALaunch() async throws {
         let harness = ContainerHarness(.memory)
         let session = AccountSession(account: try AccountID("alice"))
         let script = ScriptedFaults()
-        let withheld = WithheldChanges()
         func launch(_ device: String) -> any PrivateContainer {
             FaultInjectingContainer(
                 base: MemoryContainer(
                     cloud: harness.cloud, identifier: harness.identifier, session: session, clock: harness.clock),
-                faults: script, session: session, device: device, withheld: withheld)
+                faults: script, session: session, device: device)
         }
         let first = launch("phone")
         _ = try await first.saveZones([RecordZone(zoneID: syncZone)])
         try await saveAll(["a", "b"].map { makeRecord($0) }, to: first)
-        let token = try await first.databaseChanges(since: nil, resultsLimit: nil).changeToken
+        let kept = try await first.databaseChanges(since: nil, resultsLimit: nil).changeToken
         script.add(Fault(.delayedDelivery, record: "b"))
-        _ = try await first.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
-        #expect(try await launch("tablet").databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs.isEmpty)
+        let withheld = try await first.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
+        // One engine reads the zone to its end (swarm seed 1753: a paused engine, thrown away after)…
+        let read = try await first.databaseChanges(since: kept, resultsLimit: nil)
+        #expect(read.modifiedZoneIDs == [syncZone])
         #expect(
-            try await launch("phone").databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs == [syncZone])
+            names(try await first.recordZoneChanges(in: syncZone, since: withheld.changeToken, resultsLimit: nil))
+                == ["b"])
+        #expect(try await first.databaseChanges(since: read.changeToken, resultsLimit: nil).modifiedZoneIDs.isEmpty)
+        // …and another, resumed from the state kept before the change showed, is still told of the zone.
+        #expect(
+            try await launch("phone").databaseChanges(since: kept, resultsLimit: nil).modifiedZoneIDs == [syncZone])
     }
 
-    @Test("a zone deleted after a change of it was withheld is no longer reported once a fetch finds it gone")
+    @Test("a zone deleted after a change of it was withheld is reported deleted, not changed")
     func withheldChangesGoWithTheZone() async throws {
         let (faulty, script) = try await makeFaulty(ContainerHarness(.memory), records: ["a", "b"])
+        let kept = try await faulty.databaseChanges(since: nil, resultsLimit: nil).changeToken
         script.add(Fault(.delayedDelivery, record: "b"))
         _ = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
         try await faulty.deleteZones([syncZone])
-        // A device that reads past the deletion (its token is after it) still hears of the withheld change…
-        let token = try await faulty.databaseChanges(since: nil, resultsLimit: nil).changeToken
-        // …until a fetch of the zone finds it gone.
-        await #expect(throws: CloudError.self) {
-            try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
-        }
-        let after = try await faulty.databaseChanges(since: token, resultsLimit: nil)
-        #expect(after.modifiedZoneIDs.isEmpty, "a zone that is gone has nothing withheld to tell of")
+        let changes = try await faulty.databaseChanges(since: kept, resultsLimit: nil)
+        #expect(changes.modifiedZoneIDs.isEmpty, "a zone that is gone has nothing withheld to tell of")
+        #expect(changes.deletions == [.init(zoneID: syncZone, reason: .deleted)])
     }
 
     @Test("reordered pages deliver a page's records in reverse order")

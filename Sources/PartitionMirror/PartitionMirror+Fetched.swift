@@ -148,6 +148,7 @@ extension PartitionMirror {
     /// the swarm's full disks.)
     func hearAgainFromTheStateBefore() {
         pageWriteFailures += 1
+        pageUnwrittenOutcome = lastStoreWriteFailure
         if pageWriteFailures <= Self.pageRefetchLimit {
             initializeSyncEngine()
         } else {

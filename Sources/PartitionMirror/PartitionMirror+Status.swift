@@ -15,7 +15,10 @@ extension PartitionMirror {
     /// fetched to its end); the user deleted the app's data in Settings, and sync waits for the user to turn it on
     /// again (``userTurnedSyncOn()``); a send that met a transient failure (offline, busy) says waiting while changes wait
     /// and nothing has gone through since (the engine retries by itself, at a time it does not tell its delegate, so
-    /// no time is shown). A mirror has no fallback of its own: it exists only when the user-created store is
+    /// no time is shown); a page the store could not write because the disk is full (or the store was locked past
+    /// the wait) says waiting, for that reason, until a page or a whole fetch goes through: the device is behind the
+    /// server meanwhile, changes waiting or not (this process's mirror knows it; another process reading the
+    /// bookkeeping does not). A mirror has no fallback of its own: it exists only when the user-created store is
     /// cloud-configured (the launch that made it decides the rest).
     ///
     /// Until the engine hears of a switch of account (at its next fetch or send, which an app starts when it
@@ -40,6 +43,7 @@ extension PartitionMirror {
             currentUser: nil, boundUser: nil, enginePause: nil, lastOutcome: nil, nextAttempt: nil,
             initialFetchDone: false, pendingChanges: 0)
         try Self.readEngineFacts(of: bookkeeping, store: store, into: &facts)
+        if let outcome = pageUnwrittenOutcome { facts.lastOutcome = outcome }
         return SyncStatus.derive(from: facts)
     }
 

@@ -60,7 +60,16 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     var fetchedRecordProblemsMet: [SyncEvent] = []
     var engine: PSSyncEngine?
     /// Fetched pages in a row the store could not write (see ``pageRefetchLimit``).
-    var pageWriteFailures = 0
+    var pageWriteFailures = 0 {
+        didSet { if pageWriteFailures == 0 { pageUnwrittenOutcome = nil } }
+    }
+    /// Why the engine is heard again from the state before a page (or a list of the database's changes) the store
+    /// could not write, as the status shows it: the disk full, or the store locked past the wait. `nil` once a page
+    /// or a whole fetch went through (``pageWriteFailures`` back to 0), and for any other failure (a store that
+    /// cannot be read shows no status at all).
+    var pageUnwrittenOutcome: EngineOutcome?
+    /// How the store's last failed write failed, as the status would show it (see ``pageUnwrittenOutcome``).
+    var lastStoreWriteFailure: EngineOutcome?
     /// How many of the store's writes failed since the mirror was made: a handler whose writes failed knows it.
     var storeWritesFailed = 0
     /// Whether the engine went on past a page the store could not write, once it had been fetched again
@@ -521,6 +530,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
             return try store.syncTransaction(body)
         } catch {
             storeWritesFailed += 1
+            lastStoreWriteFailure = isDiskFull(error) ? .diskFull : isBusy(error) ? .fileBusy : nil
             note(MirrorError(.store, "could not \(what)", underlying: error))
             return nil
         }

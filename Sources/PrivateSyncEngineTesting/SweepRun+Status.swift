@@ -48,7 +48,7 @@ extension SweepRun {
 
     /// After each step, every running app's status against what the sweep knows of its device: never off (every
     /// device wants sync), paused for the account exactly while no account is signed in, any other pause only for a
-    /// cause this device met (``SweptStatus/Cause``), and waiting only after a transient failure it met; and never up
+    /// cause this device met (``SweptStatus/Cause``), and waiting only after a transient failure it met or a write its disk refused; and never up
     /// to date right after the user saved something there (``checkNotUpToDate(_:_:after:)``). An app that shows no
     /// status is not checked.
     func checkStatuses() async {
@@ -99,11 +99,12 @@ extension SweepRun {
     /// - Returns: The lie, in words.
     func lie(in status: SweptStatus, of device: Int) -> String? {
         let account = account(of: device)
-        let (heard, purged, signedIntoAnother) = state.withLock { state in
+        let (heard, purged, signedIntoAnother, diskFilled) = state.withLock { state in
             (
                 account.flatMap { state.devices[device].causesHeard[$0] } ?? [],
                 account.map { state.purgedAccounts.contains($0) } ?? false,
-                state.devices[device].accountsSignedInto.contains { $0 != account }
+                state.devices[device].accountsSignedInto.contains { $0 != account },
+                state.devices[device].crashPoint.writesRefused > 0
             )
         }
         switch (status, account) {
@@ -122,10 +123,12 @@ extension SweepRun {
                 ? nil : "device-\(device) reads \(status), but it has been signed into no account but \(account)"
         case (.paused(.transient), _):
             return "device-\(device) reads \(status): a transient failure is a cause to wait, never to pause"
-        case (.on(.waiting), let account?) where !heard.contains(.transient):
+        case (.on(.waiting), let account?) where !heard.contains(.transient) && !diskFilled:
+            // A write of this launch refused for want of space is a cause to wait too: the device could not keep
+            // what it fetched (the disk's cause is the device's, whatever account is signed in).
             return
                 "device-\(device) reads \(status), but none of its requests met a transient failure while \(account) "
-                + "was signed in"
+                + "was signed in, and its disk refused no write"
         case (.paused(let cause), let account?) where !heard.contains(cause) && cause != .noAccount:
             return
                 "device-\(device) reads \(status), but no request of it met that cause while \(account) was signed in"

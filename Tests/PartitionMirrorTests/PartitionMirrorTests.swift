@@ -383,21 +383,21 @@ struct PartitionMirrorTests {
     /// server for it.
     func phoneWithAPageWaiting(
         onDisk disk: DiskSpace
-    ) async throws -> (DeviceStores, PartitionMirror, DiskSpace) {
+    ) async throws -> (DeviceStores, PartitionMirror, DiskSpace, writer: (PSDatabase, PSRecordZone.ID)) {
         let cloud = try SyncEngineTestCloud()
         let (other, zone) = try await otherClientWithZone(cloud)
         try await save("Journal", "j", ["body": "from the web"], by: other, in: zone)
         let (stores, phone) = try launch(
             try cloud.device("phone", signedInTo: "alice"), folder: "phone",
             crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { disk.refusesWrite() }))
-        return (stores, phone, disk)
+        return (stores, phone, disk, (other, zone))
     }
 
     @Test(
         "a page the store could not write for want of space comes again in the same launch, once there is room (the live path of a full disk)"
     )
     func pageRefusedByAFullDiskComesAgain() async throws {
-        let (stores, phone, full) = try await phoneWithAPageWaiting(onDisk: DiskSpace())
+        let (stores, phone, full, _) = try await phoneWithAPageWaiting(onDisk: DiskSpace())
         full.isFull = true
         try? await phone.syncEngine.fetchChanges()
         #expect(try stores.userCreated.recordNames().isEmpty)
@@ -414,7 +414,7 @@ struct PartitionMirrorTests {
         "a page refused more often than the mirror fetches it again at once comes at a later fetch: no state past it is kept meanwhile"
     )
     func pageRefusedPastTheLimitComesLater() async throws {
-        let (stores, phone, full) = try await phoneWithAPageWaiting(onDisk: DiskSpace())
+        let (stores, phone, full, _) = try await phoneWithAPageWaiting(onDisk: DiskSpace())
         full.isFull = true
         for _ in 0...PartitionMirror.pageRefetchLimit { try? await phone.syncEngine.fetchChanges() }
         #expect(await phone.engineBehind, "past the limit, the engine went on")
@@ -424,6 +424,24 @@ struct PartitionMirrorTests {
         try await phone.syncEngine.fetchChanges()
         #expect(try stores.userCreated.recordNames() == ["j"])
         #expect(await !phone.engineBehind)
+    }
+
+    @Test(
+        "a synced phone whose disk refused a page reads waiting, the disk full, until a fetch goes through: never up to date behind the server",
+        arguments: [1, PartitionMirror.pageRefetchLimit + 1])
+    func pageRefusedByAFullDiskReadsWaiting(fetchesRefused: Int) async throws {
+        let (stores, phone, full, (other, zone)) = try await phoneWithAPageWaiting(onDisk: DiskSpace())
+        try await phone.syncEngine.fetchChanges()
+        #expect(try await phone.status().state == .on(.upToDate))
+        try await save("Journal", "k", ["body": "later, from the web"], by: other, in: zone)
+        full.isFull = true
+        for _ in 0..<fetchesRefused { try? await phone.syncEngine.fetchChanges() }
+        #expect(await phone.engineBehind == (fetchesRefused > PartitionMirror.pageRefetchLimit))
+        #expect(try await phone.status().state == .on(.waiting(reason: .diskFull, nextAttempt: nil)))
+        full.isFull = false
+        for _ in 0..<2 { try await phone.syncEngine.fetchChanges() }
+        #expect(try stores.userCreated.recordNames() == ["j", "k"])
+        #expect(try await phone.status().state == .on(.upToDate))
     }
 
     @Test("a page the store could not write is fetched again: the engine starts over from the state before it")

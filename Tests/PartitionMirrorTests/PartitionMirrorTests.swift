@@ -1176,6 +1176,23 @@ struct PartitionMirrorTests {
         #expect(try cloud.records(of: "bob").isEmpty)
     }
 
+    @Test(
+        "a start afresh asked for while a killed one's move is pending, before any engine ran, finishes that move: alice's archive, and nothing more"
+    )
+    func startFreshAskedWhileAMoveIsPendingFinishesIt() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let (stores, relaunched, _) = try await startFreshKilledAfterBinding(cloud)
+        let finished = try #require(try await relaunched.startFreshForSignedInAccount())
+        #expect(finished.records == 1, "alice's entry, and no other")
+        #expect(try stores.userCreated.recordNames() == ["b"])
+        #expect(await relaunched.bookkeeping.archivePendingFor == nil)
+        let alice = try AccountID("alice").userRecordID
+        #expect(RecordStore<UserCreated>.hasAccountArchive(of: alice, in: relaunched.archivesFolder))
+        #expect(await relaunched.bookkeeping.archivedAccounts.keys.sorted() == [alice.recordName])
+        // Asked again, there is nothing left to do: the data is the account signed in's.
+        #expect(try await relaunched.startFreshForSignedInAccount() == nil)
+    }
+
     /// A phone whose start afresh from alice to bob was killed after it bound the data to bob, before alice's entry
     /// "a" left the store; "b" was written under bob before it. Relaunched over the same files, no engine made yet.
     func startFreshKilledAfterBinding(

@@ -115,10 +115,11 @@ extension PartitionMirror {
             return problems
         }
         guard let problems else {
-            hearAgainFromTheStateBefore()
+            hearAgainFromTheStateBefore(afterList: false)
             return
         }
         pageWriteFailures = 0
+        fetchUnwritten = nil
         for name in tooLarge { note(Self.mergeTooLarge(name)) }
         for refused in problems {
             if !refused.stored {
@@ -145,10 +146,12 @@ extension PartitionMirror {
     /// fetch, so that a store that refuses every write (a full disk) is not asked again and again, while no state of
     /// the engine past it is kept (``engineBehind``): a relaunch starts from before it too. (Passed over after a few,
     /// as before, the page was missing for as long as the process lived, and for good once a later state was kept:
-    /// the swarm's full disks.)
-    func hearAgainFromTheStateBefore() {
+    /// the swarm's full disks.) Until it is written, the status says waiting, and why (``fetchUnwritten``).
+    ///
+    /// - Parameter afterList: Whether it was a list of the database's changes rather than a page of the zone.
+    func hearAgainFromTheStateBefore(afterList: Bool) {
         pageWriteFailures += 1
-        pageUnwrittenOutcome = lastStoreWriteFailure
+        fetchUnwritten = lastWriteFailureOutcome.map { ($0, afterList) }
         if pageWriteFailures <= Self.pageRefetchLimit {
             initializeSyncEngine()
         } else {
@@ -220,9 +223,11 @@ extension PartitionMirror {
                 bookkeeping = bookkeepingBefore
                 // A write of this list may have written the bookkeeping file ahead of memory (a pause): back.
                 persistBookkeeping()
-                hearAgainFromTheStateBefore()
+                hearAgainFromTheStateBefore(afterList: true)
             } else {
                 pageWriteFailures = 0
+                // A list written says nothing of a page of the zone still to write.
+                if fetchUnwritten?.list == true { fetchUnwritten = nil }
             }
         }
         var changed = false
@@ -362,7 +367,10 @@ extension PartitionMirror {
         // A fetch of this engine that ended well wrote every page it brought (one it could not write replaced the
         // engine): no failure in a row is left, even with no page to write (another account's empty zone after a
         // start afresh). Left counted, the first download never read as done: syncing for ever (swarm seed 9532).
-        if syncEngine.lastFetchSucceeded { pageWriteFailures = 0 }
+        if syncEngine.lastFetchSucceeded {
+            pageWriteFailures = 0
+            fetchUnwritten = nil
+        }
         noteDownloadCaughtUp(syncEngine)
     }
 }

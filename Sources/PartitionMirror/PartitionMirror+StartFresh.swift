@@ -164,6 +164,10 @@ extension PartitionMirror {
         bookkeeping.archivePendingReconciles = false
         bookkeeping.archivePendingDeletesThrough = nil
         persistBookkeeping()
+        // What the previous account's engine could not write is none of the account signed in's: its engine starts
+        // from its own state, with no page refused in a row, and its status does not wait for the other's.
+        pageWriteFailures = 0
+        fetchUnwritten = nil
         return archived
     }
 

@@ -43,7 +43,7 @@ extension PartitionMirror {
             currentUser: nil, boundUser: nil, enginePause: nil, lastOutcome: nil, nextAttempt: nil,
             initialFetchDone: false, pendingChanges: 0)
         try Self.readEngineFacts(of: bookkeeping, store: store, into: &facts)
-        if let outcome = pageUnwrittenOutcome { facts.lastOutcome = outcome }
+        if let unwritten = fetchUnwritten { facts.lastOutcome = unwritten.wait }
         return SyncStatus.derive(from: facts)
     }
 

@@ -60,21 +60,21 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     var fetchedRecordProblemsMet: [SyncEvent] = []
     var engine: PSSyncEngine?
     /// Fetched pages in a row the store could not write (see ``pageRefetchLimit``).
-    var pageWriteFailures = 0 {
-        didSet { if pageWriteFailures == 0 { pageUnwrittenOutcome = nil } }
-    }
-    /// Why the engine is heard again from the state before a page (or a list of the database's changes) the store
-    /// could not write, as the status shows it: the disk full, or the store locked past the wait. `nil` once a page
-    /// or a whole fetch went through (``pageWriteFailures`` back to 0), and for any other failure (a store that
-    /// cannot be read shows no status at all).
-    var pageUnwrittenOutcome: EngineOutcome?
-    /// How the store's last failed write failed, as the status would show it (see ``pageUnwrittenOutcome``).
-    var lastStoreWriteFailure: EngineOutcome?
+    var pageWriteFailures = 0
+    /// What of a fetch the store could not write, while the engine hears it again from the state before it, as the
+    /// status shows it: waiting for the disk (full) or the store (locked past the wait), and whether it was a list
+    /// of the database's changes rather than a page of the zone. Cleared once a page of the zone is written or a
+    /// whole fetch went through (and, for a list, once a list is written), and when the data is bound to another
+    /// account. Never set for another failure: a store that cannot be read shows no status at all.
+    var fetchUnwritten: (wait: EngineOutcome, list: Bool)?
+    /// How the store's last failed write failed, as the status would show it (``fetchUnwritten``): `nil` for a
+    /// failure that is neither a full disk nor a busy store.
+    var lastWriteFailureOutcome: EngineOutcome?
     /// How many of the store's writes failed since the mirror was made: a handler whose writes failed knows it.
     var storeWritesFailed = 0
     /// Whether the engine went on past a page the store could not write, once it had been fetched again
     /// ``pageRefetchLimit`` times in a row: none of its states is kept, and its next fetch starts a new engine from
-    /// the state before the page (``hearAgainFromTheStateBefore()``).
+    /// the state before the page (``hearAgainFromTheStateBefore(afterList:)``).
     var engineBehind = false
     /// Whether the store's marks of records deleted here (``EngineState/deletionsUnrecorded``) are all in the
     /// bookkeeping, and cleared: until then no first save is written down (``settleDeletionsUnrecorded()``).
@@ -530,7 +530,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
             return try store.syncTransaction(body)
         } catch {
             storeWritesFailed += 1
-            lastStoreWriteFailure = isDiskFull(error) ? .diskFull : isBusy(error) ? .fileBusy : nil
+            lastWriteFailureOutcome = isDiskFull(error) ? .diskFull : isBusy(error) ? .fileBusy : nil
             note(MirrorError(.store, "could not \(what)", underlying: error))
             return nil
         }

@@ -171,6 +171,7 @@ public final class SweptPartitionMirror: SweptApp {
         case .off: return .off
         case .on(.upToDate): return .on(.upToDate)
         case .on(.syncing): return .on(.syncing)
+        case .on(.waiting(reason: .diskFull, _)): return .on(.waitingForRoom)
         case .on(.waiting): return .on(.waiting)
         case .on(.notYetSynced): return .on(.notYetSynced)
         case .paused(let reason):

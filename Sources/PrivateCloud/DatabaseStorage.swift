@@ -29,7 +29,8 @@ protocol DatabaseStorage: AnyObject {
     func zone(named name: String) throws -> StoredZone?
     func zones() throws -> [StoredZone]
     func insertZone(_ zone: StoredZone) throws
-    /// Records that the zone's records changed at `sequence` (for database change fetches).
+    /// Records that the zone changed at `sequence` (for database change fetches): a record change in it, or a change
+    /// of it that became visible (``CloudServerControls``).
     func touchZone(named name: String, sequence: Int64) throws
     /// Deletes a zone, its records and its record tombstones, and remembers why at `sequence`.
     func removeZone(
@@ -62,7 +63,8 @@ struct StoredZone: Sendable, Equatable {
     /// The sequence number at which this zone was created: different for each creation of the same name.
     var incarnation: Int64
     var capabilities: RecordZone.Capabilities
-    /// The sequence number of the zone's last change (its creation, or a record change in it).
+    /// The sequence number of the zone's last change (its creation, a record change in it, or a change of it that
+    /// became visible).
     var changeSequence: Int64
 
     var recordZone: RecordZone { RecordZone(zoneID: ZoneID(uncheckedName: name)) }

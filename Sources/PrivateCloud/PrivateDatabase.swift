@@ -75,18 +75,21 @@ struct PrivateDatabase<Storage: DatabaseStorage> {
         }
     }
 
-    /// Moves a zone's place in the database's changes to now, as a change of it that a fetch did not show becomes
-    /// visible (``CloudServerControls``).
+    /// Moves the place of the zone of `token` in the database's changes to now, as a change of it that a fetch did
+    /// not show becomes visible (``CloudServerControls``); nothing when `token` is of another database, or of the
+    /// zone before it was deleted (and maybe created again).
     ///
-    /// - Parameter zoneID: A custom zone.
-    /// - Throws: ``CloudError``: the missing zone's error, or `invalidArguments` for the default zone.
-    func announceChangesBecameVisible(in zoneID: ZoneID) throws(CloudError) {
+    /// - Parameter token: The change token of the zone's page that did not show the change.
+    /// - Throws: ``CloudError`` `invalidArguments` for a token that is not a zone's change token.
+    func announceChangesBecameVisible(after token: ChangeToken) throws(CloudError) {
+        guard let contents = token.contents, case .zone(let name, let incarnation) = contents.scope else {
+            throw CloudError(.invalidArguments, "the change token is not a zone's change token of this container")
+        }
         try run(write: true) {
-            guard !zoneID.isDefault else {
-                throw CloudError(.invalidArguments, "the default zone has no change history to announce")
-            }
-            guard try storage.zone(named: zoneID.zoneName) != nil else { throw try missingZoneError(zoneID) }
-            try storage.touchZone(named: zoneID.zoneName, sequence: try storage.reserveSequence(1))
+            guard contents.databaseID == (try storage.databaseID()),
+                try storage.zone(named: name)?.incarnation == incarnation
+            else { return }
+            try storage.touchZone(named: name, sequence: try storage.reserveSequence(1))
         }
     }
 

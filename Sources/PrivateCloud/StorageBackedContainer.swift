@@ -92,10 +92,11 @@ extension StorageBackedContainer {
         }
     }
 
-    // The server acts on the database that holds the change, whatever the device reads of the account's status.
-    public func announceChangesBecameVisible(in zoneID: ZoneID) async throws(CloudError) {
+    // The server acts whatever the device reads of the account's status; the token names the database and the zone,
+    // so that a switch of account since reaches no other account's database.
+    public func announceChangesBecameVisible(after token: ChangeToken) async throws(CloudError) {
         try withDatabase(of: try session.settingsAccount()) { database throws(CloudError) in
-            try database.announceChangesBecameVisible(in: zoneID)
+            try database.announceChangesBecameVisible(after: token)
         }
     }
 }

@@ -42,7 +42,8 @@ public enum FaultKind: String, CaseIterable, Sendable, Hashable, Comparable, Cus
     case duplicateDelivery = "duplicate-delivery"
     /// A change is withheld from a page of zone changes (the named record's, or the page's last record's): the
     /// page stops just before it, with `moreComing` false, so it appears only in a later fetch. Each strike
-    /// withholds it from one fetch.
+    /// withholds it from one fetch. The database's changes then name the zone again for every token taken before,
+    /// as the server's list does once the change shows (`CloudServerControls`).
     case delayedDelivery = "delayed-delivery"
     /// A page of zone changes arrives with its records, and its deletions, in reverse order.
     case reorderedPages = "reordered-pages"

@@ -235,6 +235,12 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
             let victim =
                 fault.record ?? page.modifications.last?.recordID.recordName
                 ?? page.deletions.last?.recordID.recordName
+            // The change becomes visible after this fetch, and the server's list of changed zones then names its
+            // zone for every database token taken before: that of the engine that fetched (taken before this page),
+            // and that of any engine resumed later from a state kept before (an engine that fetches only the zones
+            // the database reports, as CKSyncEngine does, learns of it there). Announced first: a failure to (the
+            // database could not be written) fails this fetch, rather than hide the change for good.
+            try await base.announceChangesBecameVisible(after: page.changeToken)
             // Walk the page one change at a time, keeping what comes before the withheld change and the token
             // just before it, so that the next fetch starts with it.
             delivered = RecordZoneChanges(
@@ -251,11 +257,6 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
                 cursor = step.changeToken
                 if !step.moreComing { break }
             }
-            // The change becomes visible after this fetch, and the server's list of changed zones then names its
-            // zone for every database token taken before: that of the engine that fetched, and that of any engine
-            // resumed later from a state kept before (an engine that fetches only the zones the database reports,
-            // as CKSyncEngine does, learns of it there). A zone deleted meanwhile took the change along.
-            try? await base.announceChangesBecameVisible(in: zoneID)
         default:
             break
         }
@@ -270,7 +271,7 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
         try await base.purgeZoneForEncryptedDataReset(zoneID)
     }
 
-    public func announceChangesBecameVisible(in zoneID: ZoneID) async throws(CloudError) {
-        try await base.announceChangesBecameVisible(in: zoneID)
+    public func announceChangesBecameVisible(after token: ChangeToken) async throws(CloudError) {
+        try await base.announceChangesBecameVisible(after: token)
     }
 }

@@ -103,6 +103,11 @@ extension SweepRun {
                 }
             case .delivered(let event):
                 let crashPoint = state.devices[device].crashPoint
+                if state.devices[device].currentEngine == key {
+                    noteFetchBoundary(
+                        event, refused: crashPoint.writesRefused, succeeded: engine.lastFetchSucceeded,
+                        device: device, &state)
+                }
                 noteDelivered(
                     event, device: device, engine: key, diedInside: crashPoint.hasTripped,
                     refusedSinceOwed: crashPoint.writesRefused > state.devices[device].refusedWhenOwed, &state)
@@ -114,6 +119,32 @@ extension SweepRun {
             crash(device, "before its delegate handled the event")
         } else {
             crashIfDiedWriting(device)
+        }
+    }
+
+    /// Where the newest engine's fetches begin and end, for the status's rule of a disk full: the app may wait for
+    /// room only while one of its writes was refused since the end of its last fetch that went through with none
+    /// refused (``SweptStatus/Detail/waitingForRoom``).
+    ///
+    /// - Parameters:
+    ///   - event: The event the app handled.
+    ///   - refused: How many of the launch's writes its disk has refused so far.
+    ///   - succeeded: Whether the engine's last fetch went through.
+    ///   - device: The device.
+    ///   - state: The run's state.
+    private func noteFetchBoundary(
+        _ event: PSSyncEngine.Event, refused: Int, succeeded: Bool, device: Int, _ state: inout State
+    ) {
+        switch event {
+        case .willFetchChanges:
+            state.devices[device].refusedWhenFetchBegan = refused
+        case .didFetchChanges:
+            if succeeded, state.devices[device].refusedWhenFetchBegan == refused {
+                state.devices[device].refusedAtLastCleanFetch = refused
+            }
+            state.devices[device].refusedWhenFetchBegan = nil
+        default:
+            break
         }
     }
 

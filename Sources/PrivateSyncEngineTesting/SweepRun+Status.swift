@@ -48,9 +48,10 @@ extension SweepRun {
 
     /// After each step, every running app's status against what the sweep knows of its device: never off (every
     /// device wants sync), paused for the account exactly while no account is signed in, any other pause only for a
-    /// cause this device met (``SweptStatus/Cause``), and waiting only after a transient failure it met or a write its disk refused; and never up
-    /// to date right after the user saved something there (``checkNotUpToDate(_:_:after:)``). An app that shows no
-    /// status is not checked.
+    /// cause this device met (``SweptStatus/Cause``), waiting only after a transient failure it met, and waiting for
+    /// room only after a write its disk refused since its last fetch that went through; and never up to date right
+    /// after the user saved something there (``checkNotUpToDate(_:_:after:)``). An app that shows no status is not
+    /// checked.
     func checkStatuses() async {
         let apps = state.withLock { state in
             state.devices.indices.compactMap { index in state.devices[index].app.map { (index, $0) } }
@@ -99,12 +100,12 @@ extension SweepRun {
     /// - Returns: The lie, in words.
     func lie(in status: SweptStatus, of device: Int) -> String? {
         let account = account(of: device)
-        let (heard, purged, signedIntoAnother, diskFilled) = state.withLock { state in
+        let (heard, purged, signedIntoAnother, refusedSinceCleanFetch) = state.withLock { state in
             (
                 account.flatMap { state.devices[device].causesHeard[$0] } ?? [],
                 account.map { state.purgedAccounts.contains($0) } ?? false,
                 state.devices[device].accountsSignedInto.contains { $0 != account },
-                state.devices[device].crashPoint.writesRefused > 0
+                state.devices[device].crashPoint.writesRefused > state.devices[device].refusedAtLastCleanFetch
             )
         }
         switch (status, account) {
@@ -123,12 +124,13 @@ extension SweepRun {
                 ? nil : "device-\(device) reads \(status), but it has been signed into no account but \(account)"
         case (.paused(.transient), _):
             return "device-\(device) reads \(status): a transient failure is a cause to wait, never to pause"
-        case (.on(.waiting), let account?) where !heard.contains(.transient) && !diskFilled:
-            // A write of this launch refused for want of space is a cause to wait too: the device could not keep
-            // what it fetched (the disk's cause is the device's, whatever account is signed in).
+        case (.on(.waiting), let account?) where !heard.contains(.transient):
             return
                 "device-\(device) reads \(status), but none of its requests met a transient failure while \(account) "
-                + "was signed in, and its disk refused no write"
+                + "was signed in"
+        case (.on(.waitingForRoom), _) where !refusedSinceCleanFetch:
+            // The disk's cause is the device's, whatever account is signed in.
+            return "device-\(device) reads \(status), but its disk refused no write since its last fetch went through"
         case (.paused(let cause), let account?) where !heard.contains(cause) && cause != .noAccount:
             return
                 "device-\(device) reads \(status), but no request of it met that cause while \(account) was signed in"

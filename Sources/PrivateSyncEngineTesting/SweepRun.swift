@@ -33,6 +33,12 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         var lastHandledPending: [PSSyncEngine.PendingRecordZoneChange]?
         /// How many of the launch's writes had failed as on a full disk when ``lastHandledPending`` was last set.
         var refusedWhenOwed = 0
+        /// How many of the launch's writes had failed as on a full disk when the newest engine's fetch under way
+        /// began, or `nil` when none is under way.
+        var refusedWhenFetchBegan: Int?
+        /// How many of the launch's writes had failed as on a full disk at the end of the newest engine's last fetch
+        /// that went through with none refused: a status waiting for room is true only after another was refused.
+        var refusedAtLastCleanFetch = 0
         /// The account the app last heard of from its engine (`nil` inside: signed out), or `nil` when it has
         /// heard of none yet.
         var appAccount: String??

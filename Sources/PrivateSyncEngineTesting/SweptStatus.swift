@@ -20,6 +20,9 @@ public enum SweptStatus: Sendable, Hashable, CustomStringConvertible {
         case syncing
         /// A transient failure (``Cause/transient``) the device met; the engine tries again.
         case waiting
+        /// The device's disk refused a write (full), so the app could not keep what it fetched: it waits for room,
+        /// and fetches it again. True only while a write was refused since the device's last fetch that went through.
+        case waitingForRoom
         /// Nothing waits to go up, and the download has caught up.
         case upToDate
     }

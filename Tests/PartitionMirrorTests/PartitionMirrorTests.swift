@@ -380,24 +380,22 @@ struct PartitionMirrorTests {
     }
 
     /// A phone whose stores write to `disk`, and a page of one journal entry (`j`, another client's) waiting on the
-    /// server for it.
-    func phoneWithAPageWaiting(
-        onDisk disk: DiskSpace
-    ) async throws -> (DeviceStores, PartitionMirror, DiskSpace, writer: (PSDatabase, PSRecordZone.ID)) {
+    /// server for it; the other client, its zone and the cloud, for a test that writes more or scripts a fault.
+    func phoneWithAPageWaiting(onDisk disk: DiskSpace) async throws -> PhoneWithAPageWaiting {
         let cloud = try SyncEngineTestCloud()
         let (other, zone) = try await otherClientWithZone(cloud)
         try await save("Journal", "j", ["body": "from the web"], by: other, in: zone)
         let (stores, phone) = try launch(
             try cloud.device("phone", signedInTo: "alice"), folder: "phone",
             crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { disk.refusesWrite() }))
-        return (stores, phone, disk, (other, zone))
+        return PhoneWithAPageWaiting(stores: stores, phone: phone, disk: disk, other: other, zone: zone, cloud: cloud)
     }
 
     @Test(
         "a page the store could not write for want of space comes again in the same launch, once there is room (the live path of a full disk)"
     )
     func pageRefusedByAFullDiskComesAgain() async throws {
-        let (stores, phone, full, _) = try await phoneWithAPageWaiting(onDisk: DiskSpace())
+        let (stores, phone, full) = try await phoneWithAPageWaiting(onDisk: DiskSpace()).parts
         full.isFull = true
         try? await phone.syncEngine.fetchChanges()
         #expect(try stores.userCreated.recordNames().isEmpty)
@@ -414,7 +412,7 @@ struct PartitionMirrorTests {
         "a page refused more often than the mirror fetches it again at once comes at a later fetch: no state past it is kept meanwhile"
     )
     func pageRefusedPastTheLimitComesLater() async throws {
-        let (stores, phone, full, _) = try await phoneWithAPageWaiting(onDisk: DiskSpace())
+        let (stores, phone, full) = try await phoneWithAPageWaiting(onDisk: DiskSpace()).parts
         full.isFull = true
         for _ in 0...PartitionMirror.pageRefetchLimit { try? await phone.syncEngine.fetchChanges() }
         #expect(await phone.engineBehind, "past the limit, the engine went on")
@@ -430,16 +428,38 @@ struct PartitionMirrorTests {
         "a synced phone whose disk refused a page reads waiting, the disk full, until a fetch goes through: never up to date behind the server",
         arguments: [1, PartitionMirror.pageRefetchLimit + 1])
     func pageRefusedByAFullDiskReadsWaiting(fetchesRefused: Int) async throws {
-        let (stores, phone, full, (other, zone)) = try await phoneWithAPageWaiting(onDisk: DiskSpace())
+        let waiting = try await phoneWithAPageWaiting(onDisk: DiskSpace())
+        let (stores, phone, full) = waiting.parts
         try await phone.syncEngine.fetchChanges()
         #expect(try await phone.status().state == .on(.upToDate))
-        try await save("Journal", "k", ["body": "later, from the web"], by: other, in: zone)
+        try await save("Journal", "k", ["body": "later, from the web"], by: waiting.other, in: waiting.zone)
         full.isFull = true
         for _ in 0..<fetchesRefused { try? await phone.syncEngine.fetchChanges() }
         #expect(await phone.engineBehind == (fetchesRefused > PartitionMirror.pageRefetchLimit))
         #expect(try await phone.status().state == .on(.waiting(reason: .diskFull, nextAttempt: nil)))
         full.isFull = false
         for _ in 0..<2 { try await phone.syncEngine.fetchChanges() }
+        #expect(try stores.userCreated.recordNames() == ["j", "k"])
+        #expect(try await phone.status().state == .on(.upToDate))
+    }
+
+    @Test(
+        "a list of the database's changes written while a page of the zone waits to be written leaves the status waiting"
+    )
+    func listWrittenWhileAPageWaitsReadsWaiting() async throws {
+        let waiting = try await phoneWithAPageWaiting(onDisk: DiskSpace())
+        let (stores, phone, full) = waiting.parts
+        try await phone.syncEngine.fetchChanges()
+        try await save("Journal", "k", ["body": "later, from the web"], by: waiting.other, in: waiting.zone)
+        full.isFull = true
+        try? await phone.syncEngine.fetchChanges()
+        full.isFull = false
+        // Room again: the list names the zone and is written, and the fetch of the zone fails.
+        waiting.cloud.faults.add(Fault(.networkFailure), device: "phone", after: 1)
+        try? await phone.syncEngine.fetchChanges()
+        #expect(try stores.userCreated.recordNames() == ["j"])
+        #expect(try await phone.status().state == .on(.waiting(reason: .diskFull, nextAttempt: nil)))
+        try await phone.syncEngine.fetchChanges()
         #expect(try stores.userCreated.recordNames() == ["j", "k"])
         #expect(try await phone.status().state == .on(.upToDate))
     }

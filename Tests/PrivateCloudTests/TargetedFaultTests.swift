@@ -243,6 +243,39 @@ struct TargetedFaultTests {
             try await launch("phone").databaseChanges(since: kept, resultsLimit: nil).modifiedZoneIDs == [syncZone])
     }
 
+    @Test(
+        "an announce reaches only the zone and the database of its token: not the zone made again, not another account's"
+    )
+    func announceReachesOnlyTheTokensZone() async throws {
+        let harness = ContainerHarness(.memory)
+        let session = AccountSession(account: try AccountID("alice"))
+        let container = MemoryContainer(
+            cloud: harness.cloud, identifier: harness.identifier, session: session, clock: harness.clock)
+        func zoneToken() async throws -> ChangeToken {
+            try await container.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil).changeToken
+        }
+        func listed(since token: ChangeToken) async throws -> [ZoneID] {
+            try await container.databaseChanges(since: token, resultsLimit: nil).modifiedZoneIDs
+        }
+        _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+        try await saveAll([makeRecord("a")], to: container)
+        let beforeDeletion = try await zoneToken()
+        try await container.deleteZones([syncZone])
+        _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+        let aliceKept = try await container.databaseChanges(since: nil, resultsLimit: nil).changeToken
+        try await container.announceChangesBecameVisible(after: beforeDeletion)
+        #expect(try await listed(since: aliceKept).isEmpty, "the change went with the zone it was made in")
+        await #expect(throws: CloudError.self) { try await container.announceChangesBecameVisible(after: aliceKept) }
+        let alices = try await zoneToken()
+        session.signIn(try AccountID("bob"))
+        _ = try await container.saveZones([RecordZone(zoneID: syncZone)])
+        let bobKept = try await container.databaseChanges(since: nil, resultsLimit: nil).changeToken
+        try await container.announceChangesBecameVisible(after: alices)
+        #expect(try await listed(since: bobKept).isEmpty, "alice's change is nothing of bob's database")
+        try await container.announceChangesBecameVisible(after: try await zoneToken())
+        #expect(try await listed(since: bobKept) == [syncZone])
+    }
+
     @Test("a zone deleted after a change of it was withheld is reported deleted, not changed")
     func withheldChangesGoWithTheZone() async throws {
         let (faulty, script) = try await makeFaulty(ContainerHarness(.memory), records: ["a", "b"])

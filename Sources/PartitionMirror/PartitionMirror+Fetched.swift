@@ -151,7 +151,8 @@ extension PartitionMirror {
     /// - Parameter afterList: Whether it was a list of the database's changes rather than a page of the zone.
     func hearAgainFromTheStateBefore(afterList: Bool) {
         pageWriteFailures += 1
-        fetchUnwritten = lastWriteFailureOutcome.map { ($0, afterList) }
+        // A page waiting stays the thing waited for: a list's failure after it does not make it a list's.
+        fetchUnwritten = lastWriteFailureOutcome.map { ($0, afterList && fetchUnwritten?.list != false) }
         if pageWriteFailures <= Self.pageRefetchLimit {
             initializeSyncEngine()
         } else {
@@ -215,6 +216,7 @@ extension PartitionMirror {
         // seeds 1207, 1448, 2356.)
         let bookkeepingBefore = bookkeeping
         let failedBefore = storeWritesFailed
+        let zoneDeletedHere = event.deletions.contains { $0.zoneID.zoneName == zoneID.zoneName }
         // Stopped at its first failed write: a later one (the disk had room again) would act on what the failed one
         // left undone (a reconciling ended after a reset whose records were not queued again deleted them all).
         var failed: Bool { storeWritesFailed > failedBefore }
@@ -226,8 +228,10 @@ extension PartitionMirror {
                 hearAgainFromTheStateBefore(afterList: true)
             } else {
                 pageWriteFailures = 0
-                // A list written says nothing of a page of the zone still to write.
-                if fetchUnwritten?.list == true { fetchUnwritten = nil }
+                // A list written says nothing of a page of the zone still to write, unless it deleted the zone: no
+                // page of the zone deleted will ever come (over the real CKSyncEngine, whose fetches never say they
+                // went through, the status waited for room for ever).
+                if fetchUnwritten?.list == true || zoneDeletedHere { fetchUnwritten = nil }
             }
         }
         var changed = false

@@ -88,6 +88,11 @@ extension PartitionMirror {
             bookkeeping = before
             throw MirrorError(.bookkeepingNotWritten, "could not start afresh: \(bookkeepingPath) was not written")
         }
+        // Bound to the account signed in: what the previous account's engine could not write is none of its own. Its
+        // engine starts from its own state, with no page refused in a row, and its status does not wait for the
+        // other's. (Cleared later, at the move, it wiped the wait of a page of the new account refused meanwhile.)
+        pageWriteFailures = 0
+        fetchUnwritten = nil
         return try finishStartFresh()
     }
 
@@ -164,10 +169,6 @@ extension PartitionMirror {
         bookkeeping.archivePendingReconciles = false
         bookkeeping.archivePendingDeletesThrough = nil
         persistBookkeeping()
-        // What the previous account's engine could not write is none of the account signed in's: its engine starts
-        // from its own state, with no page refused in a row, and its status does not wait for the other's.
-        pageWriteFailures = 0
-        fetchUnwritten = nil
         return archived
     }
 

@@ -16,8 +16,10 @@ extension PartitionMirror {
     /// again (``userTurnedSyncOn()``); a send that met a transient failure (offline, busy) says waiting while changes wait
     /// and nothing has gone through since (the engine retries by itself, at a time it does not tell its delegate, so
     /// no time is shown); a page the store could not write because the disk is full (or the store was locked past
-    /// the wait) says waiting, for that reason, until a page or a whole fetch goes through: the device is behind the
-    /// server meanwhile, changes waiting or not (this process's mirror knows it; another process reading the
+    /// the wait) says waiting, for that reason, until a page of the zone is written or a whole fetch goes through (a
+    /// list of the database's changes that could not be written: until a list is; a list that deletes the zone ends
+    /// the wait for its pages), and not once a start afresh bound the data to another account: the device is behind
+    /// the server meanwhile, changes waiting or not (this process's mirror knows it; another process reading the
     /// bookkeeping does not). A mirror has no fallback of its own: it exists only when the user-created store is
     /// cloud-configured (the launch that made it decides the rest).
     ///

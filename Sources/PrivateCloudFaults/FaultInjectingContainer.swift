@@ -238,9 +238,13 @@ public final class FaultInjectingContainer<Base: PrivateContainer & ICloudSettin
             // The change becomes visible after this fetch, and the server's list of changed zones then names its
             // zone for every database token taken before: that of the engine that fetched (taken before this page),
             // and that of any engine resumed later from a state kept before (an engine that fetches only the zones
-            // the database reports, as CKSyncEngine does, learns of it there). Announced first: a failure to (the
-            // database could not be written) fails this fetch, rather than hide the change for good.
-            try await base.announceChangesBecameVisible(after: page.changeToken)
+            // the database reports, as CKSyncEngine does, learns of it there). Announced first: when it cannot be
+            // (the database could not be written), nothing is withheld, rather than hide the change for good.
+            do {
+                try await base.announceChangesBecameVisible(after: page.changeToken)
+            } catch {
+                return page
+            }
             // Walk the page one change at a time, keeping what comes before the withheld change and the token
             // just before it, so that the next fetch starts with it.
             delivered = RecordZoneChanges(

@@ -188,7 +188,7 @@ extension SweepRun {
             state.devices[index].lastHandledPending = nil
             state.devices[index].refusedWhenOwed = 0
             state.devices[index].refusedWhenFetchBegan = nil
-            state.devices[index].refusedAtLastCleanFetch = 0
+            state.devices[index].refusedAtLastCleanFetch = [:]
             state.devices[index].currentEngine = nil
             state.engines = state.engines.filter { $0.value.device != index }
             state.report.crashes += 1

@@ -139,8 +139,10 @@ extension SweepRun {
         case .willFetchChanges:
             state.devices[device].refusedWhenFetchBegan = refused
         case .didFetchChanges:
-            if succeeded, state.devices[device].refusedWhenFetchBegan == refused {
-                state.devices[device].refusedAtLastCleanFetch = refused
+            if succeeded, state.devices[device].refusedWhenFetchBegan == refused,
+                let account = state.devices[device].session.account?.rawValue
+            {
+                state.devices[device].refusedAtLastCleanFetch[account] = refused
             }
             state.devices[device].refusedWhenFetchBegan = nil
         default:

@@ -105,7 +105,8 @@ extension SweepRun {
                 account.flatMap { state.devices[device].causesHeard[$0] } ?? [],
                 account.map { state.purgedAccounts.contains($0) } ?? false,
                 state.devices[device].accountsSignedInto.contains { $0 != account },
-                state.devices[device].crashPoint.writesRefused > state.devices[device].refusedAtLastCleanFetch
+                state.devices[device].crashPoint.writesRefused
+                    > account.flatMap { state.devices[device].refusedAtLastCleanFetch[$0] } ?? 0
             )
         }
         switch (status, account) {

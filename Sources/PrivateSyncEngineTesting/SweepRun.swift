@@ -37,8 +37,10 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         /// began, or `nil` when none is under way.
         var refusedWhenFetchBegan: Int?
         /// How many of the launch's writes had failed as on a full disk at the end of the newest engine's last fetch
-        /// that went through with none refused: a status waiting for room is true only after another was refused.
-        var refusedAtLastCleanFetch = 0
+        /// that went through with none refused, by the account signed in then: a status waiting for room is true only
+        /// after another was refused. (An app may pass over a fetch made for another account than its data's: the
+        /// wait for its own data's page stays.)
+        var refusedAtLastCleanFetch: [String: Int] = [:]
         /// The account the app last heard of from its engine (`nil` inside: signed out), or `nil` when it has
         /// heard of none yet.
         var appAccount: String??

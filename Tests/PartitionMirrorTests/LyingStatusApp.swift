@@ -16,6 +16,8 @@ final class LyingStatusApp: SweptApp {
         case neverUpToDate
         /// Reads waiting (offline) whenever changes wait to go up: a wait without its cause.
         case waitingWhileSyncing
+        /// Reads waiting for room whenever changes wait to go up: a full disk that never was.
+        case waitingForRoomWhileSyncing
         /// Reads up to date while changes wait to go up: what the user wrote looks safe in iCloud and is not.
         case upToDateWhileSyncing
         /// Reads paused, another account's data, whenever changes wait to go up: a choice asked of the user that
@@ -46,6 +48,7 @@ final class LyingStatusApp: SweptApp {
         case (.storageFullWhileSyncing, .on(.syncing)?): return .paused(.quotaExceeded)
         case (.neverUpToDate, .on(.upToDate)?): return .on(.syncing)
         case (.waitingWhileSyncing, .on(.syncing)?): return .on(.waiting)
+        case (.waitingForRoomWhileSyncing, .on(.syncing)?): return .on(.waitingForRoom)
         case (.upToDateWhileSyncing, .on(.syncing)?): return .on(.upToDate)
         case (.accountChangedWhileSyncing, .on(.syncing)?): return .paused(.accountChanged)
         default: return status

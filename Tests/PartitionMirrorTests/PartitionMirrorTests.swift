@@ -385,10 +385,12 @@ struct PartitionMirrorTests {
         let cloud = try SyncEngineTestCloud()
         let (other, zone) = try await otherClientWithZone(cloud)
         try await save("Journal", "j", ["body": "from the web"], by: other, in: zone)
+        let device = try cloud.device("phone", signedInTo: "alice")
         let (stores, phone) = try launch(
-            try cloud.device("phone", signedInTo: "alice"), folder: "phone",
+            device, folder: "phone",
             crashSwitch: CrashSwitch(trippingWhen: { false }, refusingWhen: { disk.refusesWrite() }))
-        return PhoneWithAPageWaiting(stores: stores, phone: phone, disk: disk, other: other, zone: zone, cloud: cloud)
+        return PhoneWithAPageWaiting(
+            stores: stores, phone: phone, disk: disk, other: other, zone: zone, cloud: cloud, device: device)
     }
 
     @Test(
@@ -462,6 +464,22 @@ struct PartitionMirrorTests {
         try await phone.syncEngine.fetchChanges()
         #expect(try stores.userCreated.recordNames() == ["j", "k"])
         #expect(try await phone.status().state == .on(.upToDate))
+    }
+
+    @Test("a start afresh ends the wait for room of the account left: the account signed in has no page refused")
+    func startFreshEndsTheWaitOfTheAccountLeft() async throws {
+        let waiting = try await phoneWithAPageWaiting(onDisk: DiskSpace())
+        let (_, phone, full) = waiting.parts
+        try await phone.syncEngine.fetchChanges()
+        try await save("Journal", "k", ["body": "later, from the web"], by: waiting.other, in: waiting.zone)
+        full.isFull = true
+        try? await phone.syncEngine.fetchChanges()
+        #expect(try await phone.status().state == .on(.waiting(reason: .diskFull, nextAttempt: nil)))
+        full.isFull = false
+        _ = try await startFresh(waiting.device, phone, for: "bob")
+        #expect(await phone.fetchUnwritten == nil)
+        #expect(await phone.pageWriteFailures == 0)
+        if case .on(.waiting) = try await phone.status().state { Issue.record("bob's data waits for alice's page") }
     }
 
     @Test("a page the store could not write is fetched again: the engine starts over from the state before it")

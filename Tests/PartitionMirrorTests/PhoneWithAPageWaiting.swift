@@ -12,6 +12,8 @@ struct PhoneWithAPageWaiting {
     let other: PSDatabase
     let zone: PSRecordZone.ID
     let cloud: SyncEngineTestCloud
+    /// The phone's device, to sign it into another account.
+    let device: TestDevice
 
     /// The stores, the mirror and the disk, as most tests take them.
     var parts: (DeviceStores, PartitionMirror, DiskSpace) { (stores, phone, disk) }

@@ -393,6 +393,18 @@ struct PartitionMirrorTests {
             stores: stores, phone: phone, disk: disk, other: other, zone: zone, cloud: cloud, device: device)
     }
 
+    /// ``phoneWithAPageWaiting(onDisk:)`` synced (it holds `j`, up to date), then `k` written by the other client
+    /// and refused by a full disk at the phone's next `times` fetches; the disk stays full.
+    func syncedPhoneRefusingALaterPage(times: Int = 1) async throws -> PhoneWithAPageWaiting {
+        let waiting = try await phoneWithAPageWaiting(onDisk: DiskSpace())
+        try await waiting.phone.syncEngine.fetchChanges()
+        #expect(try await waiting.phone.status().state == .on(.upToDate))
+        try await save("Journal", "k", ["body": "later, from the web"], by: waiting.other, in: waiting.zone)
+        waiting.disk.isFull = true
+        for _ in 0..<times { try? await waiting.phone.syncEngine.fetchChanges() }
+        return waiting
+    }
+
     @Test(
         "a page the store could not write for want of space comes again in the same launch, once there is room (the live path of a full disk)"
     )
@@ -430,13 +442,7 @@ struct PartitionMirrorTests {
         "a synced phone whose disk refused a page reads waiting, the disk full, until a fetch goes through: never up to date behind the server",
         arguments: [1, PartitionMirror.pageRefetchLimit + 1])
     func pageRefusedByAFullDiskReadsWaiting(fetchesRefused: Int) async throws {
-        let waiting = try await phoneWithAPageWaiting(onDisk: DiskSpace())
-        let (stores, phone, full) = waiting.parts
-        try await phone.syncEngine.fetchChanges()
-        #expect(try await phone.status().state == .on(.upToDate))
-        try await save("Journal", "k", ["body": "later, from the web"], by: waiting.other, in: waiting.zone)
-        full.isFull = true
-        for _ in 0..<fetchesRefused { try? await phone.syncEngine.fetchChanges() }
+        let (stores, phone, full) = try await syncedPhoneRefusingALaterPage(times: fetchesRefused).parts
         #expect(await phone.engineBehind == (fetchesRefused > PartitionMirror.pageRefetchLimit))
         #expect(try await phone.status().state == .on(.waiting(reason: .diskFull, nextAttempt: nil)))
         full.isFull = false
@@ -449,12 +455,8 @@ struct PartitionMirrorTests {
         "a list of the database's changes written while a page of the zone waits to be written leaves the status waiting"
     )
     func listWrittenWhileAPageWaitsReadsWaiting() async throws {
-        let waiting = try await phoneWithAPageWaiting(onDisk: DiskSpace())
+        let waiting = try await syncedPhoneRefusingALaterPage()
         let (stores, phone, full) = waiting.parts
-        try await phone.syncEngine.fetchChanges()
-        try await save("Journal", "k", ["body": "later, from the web"], by: waiting.other, in: waiting.zone)
-        full.isFull = true
-        try? await phone.syncEngine.fetchChanges()
         full.isFull = false
         // Room again: the list names the zone and is written, and the fetch of the zone fails.
         waiting.cloud.faults.add(Fault(.networkFailure), device: "phone", after: 1)
@@ -468,12 +470,8 @@ struct PartitionMirrorTests {
 
     @Test("a start afresh ends the wait for room of the account left: the account signed in has no page refused")
     func startFreshEndsTheWaitOfTheAccountLeft() async throws {
-        let waiting = try await phoneWithAPageWaiting(onDisk: DiskSpace())
+        let waiting = try await syncedPhoneRefusingALaterPage()
         let (_, phone, full) = waiting.parts
-        try await phone.syncEngine.fetchChanges()
-        try await save("Journal", "k", ["body": "later, from the web"], by: waiting.other, in: waiting.zone)
-        full.isFull = true
-        try? await phone.syncEngine.fetchChanges()
         #expect(try await phone.status().state == .on(.waiting(reason: .diskFull, nextAttempt: nil)))
         full.isFull = false
         _ = try await startFresh(waiting.device, phone, for: "bob")

@@ -276,6 +276,24 @@ struct TargetedFaultTests {
         #expect(try await listed(since: bobKept) == [syncZone])
     }
 
+    @Test("a delayed delivery whose announce cannot be written withholds nothing: the change is never hidden for good")
+    func unannouncedDelayWithholdsNothing() async throws {
+        let harness = ContainerHarness(.memory)
+        let session = AccountSession(account: try AccountID("alice"))
+        let script = ScriptedFaults()
+        let faulty = FaultInjectingContainer(
+            base: UnannouncingContainer(
+                MemoryContainer(
+                    cloud: harness.cloud, identifier: harness.identifier, session: session, clock: harness.clock)),
+            faults: script, session: session, device: "phone")
+        _ = try await faulty.saveZones([RecordZone(zoneID: syncZone)])
+        try await saveAll(["a", "b"].map { makeRecord($0) }, to: faulty)
+        script.add(Fault(.delayedDelivery, record: "b"))
+        let page = try await faulty.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil)
+        #expect(names(page) == ["a", "b"])
+        #expect(faulty.injectedFaults[.delayedDelivery] == 1, "the fault struck, and withheld nothing")
+    }
+
     @Test("a zone deleted after a change of it was withheld is reported deleted, not changed")
     func withheldChangesGoWithTheZone() async throws {
         let (faulty, script) = try await makeFaulty(ContainerHarness(.memory), records: ["a", "b"])

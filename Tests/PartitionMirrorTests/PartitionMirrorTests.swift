@@ -458,13 +458,17 @@ struct PartitionMirrorTests {
         let waiting = try await syncedPhoneRefusingALaterPage()
         let (stores, phone, full) = waiting.parts
         full.isFull = false
-        // Room again: the list names the zone and is written, and the fetch of the zone fails.
-        waiting.cloud.faults.add(Fault(.networkFailure), device: "phone", after: 1)
+        // Room again, and another change of the zone: the list names the zone and is written, and the fetch of the
+        // zone fails.
+        try await save("Journal", "m", ["body": "later still"], by: waiting.other, in: waiting.zone)
+        waiting.cloud.faults.add(Fault(.networkFailure), device: "phone", after: 2)
         try? await phone.syncEngine.fetchChanges()
+        #expect(waiting.cloud.faults.remaining == 0)
+        #expect(await phone.pageWriteFailures == 0, "the list was written: the fault struck the fetch of the zone")
         #expect(try stores.userCreated.recordNames() == ["j"])
         #expect(try await phone.status().state == .on(.waiting(reason: .diskFull, nextAttempt: nil)))
         try await phone.syncEngine.fetchChanges()
-        #expect(try stores.userCreated.recordNames() == ["j", "k"])
+        #expect(try stores.userCreated.recordNames() == ["j", "k", "m"])
         #expect(try await phone.status().state == .on(.upToDate))
     }
 

@@ -239,9 +239,8 @@ public final class MirroredApp: Sendable {
         }
         if let first = writeFailures.first {
             report.storeFailure = first.description
-            report.outcome =
-                writeFailures.contains(where: isDiskFull)
-                ? .diskFull : writeFailures.contains(where: isBusy) ? .fileBusy : report.outcome
+            let waits = writeFailures.compactMap { EngineOutcome(storageFailure: $0) }
+            report.outcome = waits.contains(.diskFull) ? .diskFull : waits.first ?? report.outcome
         }
         return report
     }

@@ -118,8 +118,7 @@ extension PartitionMirror {
             hearAgainFromTheStateBefore(afterList: false)
             return
         }
-        pageWriteFailures = 0
-        fetchUnwritten = nil
+        forgetUnwrittenFetch()
         for name in tooLarge { note(Self.mergeTooLarge(name)) }
         for refused in problems {
             if !refused.stored {
@@ -158,6 +157,13 @@ extension PartitionMirror {
         } else {
             engineBehind = true
         }
+    }
+
+    /// Nothing of a fetch is left unwritten (a page of the zone was written, a whole fetch went through, or the data
+    /// is another account's now): no page refused in a row, and no wait for room in the status.
+    func forgetUnwrittenFetch() {
+        pageWriteFailures = 0
+        fetchUnwritten = nil
     }
 
     /// Whether a whole fetch of the zone is under way whose end deletes what it did not return: kept in the store
@@ -371,10 +377,7 @@ extension PartitionMirror {
         // A fetch of this engine that ended well wrote every page it brought (one it could not write replaced the
         // engine): no failure in a row is left, even with no page to write (another account's empty zone after a
         // start afresh). Left counted, the first download never read as done: syncing for ever (swarm seed 9532).
-        if syncEngine.lastFetchSucceeded {
-            pageWriteFailures = 0
-            fetchUnwritten = nil
-        }
+        if syncEngine.lastFetchSucceeded { forgetUnwrittenFetch() }
         noteDownloadCaughtUp(syncEngine)
     }
 }

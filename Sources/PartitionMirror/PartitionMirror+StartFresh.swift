@@ -91,8 +91,7 @@ extension PartitionMirror {
         // Bound to the account signed in: what the previous account's engine could not write is none of its own. Its
         // engine starts from its own state, with no page refused in a row, and its status does not wait for the
         // other's. (Cleared later, at the move, it wiped the wait of a page of the new account refused meanwhile.)
-        pageWriteFailures = 0
-        fetchUnwritten = nil
+        forgetUnwrittenFetch()
         return try finishStartFresh()
     }
 

@@ -530,7 +530,7 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
             return try store.syncTransaction(body)
         } catch {
             storeWritesFailed += 1
-            lastWriteFailureOutcome = isDiskFull(error) ? .diskFull : isBusy(error) ? .fileBusy : nil
+            lastWriteFailureOutcome = EngineOutcome(storageFailure: error)
             note(MirrorError(.store, "could not \(what)", underlying: error))
             return nil
         }

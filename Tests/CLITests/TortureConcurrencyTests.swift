@@ -414,7 +414,11 @@ struct TortureConcurrencyTests {
                     return draw.deleteMine()
                 case 5 where !draw.mine.isEmpty:
                     return draw.editMine("body=e\(step)")
-                case 6: return ["fault", "inject", "network-unavailable", "--account", "alice", "--count", "1"]
+                case 6:
+                    // A delayed delivery makes the server write the container's file when it withholds a change
+                    // (the zone is announced again): one more writer of that file, from any process.
+                    let kind = Bool.random(using: &draw.random) ? "network-unavailable" : "delayed-delivery"
+                    return ["fault", "inject", kind, "--account", "alice", "--count", "1"]
                 default: return Self.syncNow(draw.device)
                 }
             }

@@ -42,6 +42,14 @@ final class ContainerHarness: Sendable {
 
     var cloudRoot: String { directory.path + "/cloud" }
 
+    /// A handle on the memory cloud for `session`, with the harness's clock: as a device, or a launch of one, opens it.
+    ///
+    /// - Parameter session: The session that routes every call.
+    /// - Returns: The handle.
+    func memoryContainer(session: AccountSession) -> MemoryContainer {
+        MemoryContainer(cloud: cloud, identifier: identifier, session: session, clock: clock)
+    }
+
     /// A device signed into `account` (or none), with its own container handle.
     func device(_ account: String?, status: AccountStatus = .available) -> Device {
         let session = AccountSession(account: account.map { try! AccountID($0) }, status: status)

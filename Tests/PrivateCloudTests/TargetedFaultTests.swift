@@ -26,9 +26,7 @@ private func makeFaulty(
                 faults: script, session: session, device: device)
         case .memory:
             FaultInjectingContainer(
-                base: MemoryContainer(
-                    cloud: harness.cloud, identifier: harness.identifier, session: session, clock: harness.clock),
-                faults: script, session: session, device: device)
+                base: harness.memoryContainer(session: session), faults: script, session: session, device: device)
         }
     _ = try await faulty.saveZones([RecordZone(zoneID: syncZone)])
     if !records.isEmpty { try await saveAll(records.map { makeRecord($0) }, to: faulty) }
@@ -221,9 +219,7 @@ struct TargetedFaultTests {
         let script = ScriptedFaults()
         func launch(_ device: String) -> any PrivateContainer {
             FaultInjectingContainer(
-                base: MemoryContainer(
-                    cloud: harness.cloud, identifier: harness.identifier, session: session, clock: harness.clock),
-                faults: script, session: session, device: device)
+                base: harness.memoryContainer(session: session), faults: script, session: session, device: device)
         }
         let first = launch("phone")
         _ = try await first.saveZones([RecordZone(zoneID: syncZone)])
@@ -249,8 +245,7 @@ struct TargetedFaultTests {
     func announceReachesOnlyTheTokensZone() async throws {
         let harness = ContainerHarness(.memory)
         let session = AccountSession(account: try AccountID("alice"))
-        let container = MemoryContainer(
-            cloud: harness.cloud, identifier: harness.identifier, session: session, clock: harness.clock)
+        let container = harness.memoryContainer(session: session)
         func zoneToken() async throws -> ChangeToken {
             try await container.recordZoneChanges(in: syncZone, since: nil, resultsLimit: nil).changeToken
         }
@@ -282,10 +277,8 @@ struct TargetedFaultTests {
         let session = AccountSession(account: try AccountID("alice"))
         let script = ScriptedFaults()
         let faulty = FaultInjectingContainer(
-            base: UnannouncingContainer(
-                MemoryContainer(
-                    cloud: harness.cloud, identifier: harness.identifier, session: session, clock: harness.clock)),
-            faults: script, session: session, device: "phone")
+            base: UnannouncingContainer(harness.memoryContainer(session: session)), faults: script, session: session,
+            device: "phone")
         _ = try await faulty.saveZones([RecordZone(zoneID: syncZone)])
         try await saveAll(["a", "b"].map { makeRecord($0) }, to: faulty)
         script.add(Fault(.delayedDelivery, record: "b"))

@@ -484,6 +484,49 @@ struct PartitionMirrorTests {
         if case .on(.waiting) = try await phone.status().state { Issue.record("bob's data waits for alice's page") }
     }
 
+    @Test(
+        "a list that deletes the zone ends the wait for its page, though the fetch does not go through: once the user answers the deletion, the phone does not read waiting for room"
+    )
+    func listDeletingTheZoneEndsTheWait() async throws {
+        let waiting = try await syncedPhoneRefusingALaterPage()
+        let (_, phone, full) = waiting.parts
+        full.isFull = false
+        // The zone is deleted by another client, which writes in a zone of its own too: the list names both, is
+        // written, and the fetch of the other zone fails, so the fetch as a whole does not go through.
+        _ = try await waiting.other.deleteRecordZone(withID: waiting.zone)
+        let elsewhere = PSRecordZone(zoneName: "Elsewhere")
+        _ = try await waiting.other.save(elsewhere)
+        try await save("Journal", "e", ["body": "another app's"], by: waiting.other, in: elsewhere.zoneID)
+        waiting.cloud.faults.add(Fault(.networkFailure), device: "phone", after: 2)
+        try? await phone.syncEngine.fetchChanges()
+        #expect(waiting.cloud.faults.remaining == 0)
+        #expect(await phone.pageWriteFailures == 0, "the list was written")
+        #expect(await phone.bookkeeping.pausedForUserDeletion)
+        // No page of the deleted zone will ever come: nothing is waited for.
+        #expect(await phone.fetchUnwritten == nil)
+        #expect(try await phone.userTurnedSyncOn())
+        if case .on(.waiting(reason: .diskFull, _)) = try await phone.status().state {
+            Issue.record("the phone waits for room for a page of a zone deleted")
+        }
+    }
+
+    @Test(
+        "a list of the database's changes refused while a page of the zone waits leaves the page the thing waited for"
+    )
+    func listRefusedWhileAPageWaitsKeepsThePagesWait() async throws {
+        let waiting = try await syncedPhoneRefusingALaterPage()
+        let phone = waiting.phone
+        #expect(await phone.fetchUnwritten?.list == false)
+        // The disk still full, a deletion of the zone comes in the list: its pause cannot be written.
+        _ = try await waiting.other.deleteRecordZone(withID: waiting.zone)
+        let failuresBefore = await phone.pageWriteFailures
+        try? await phone.syncEngine.fetchChanges()
+        #expect(await phone.pageWriteFailures == failuresBefore + 1, "the list was refused")
+        // A page waits still: a list written later that names no deletion of the zone does not end its wait.
+        #expect(await phone.fetchUnwritten?.list == false)
+        #expect(try await phone.status().state == .on(.waiting(reason: .diskFull, nextAttempt: nil)))
+    }
+
     @Test("a page the store could not write is fetched again: the engine starts over from the state before it")
     func refusedPageIsFetchedAgain() async throws {
         let cloud = try SyncEngineTestCloud()

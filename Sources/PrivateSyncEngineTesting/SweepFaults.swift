@@ -1,6 +1,12 @@
 import PrivateSyncDeterminism
 import Synchronization
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// The faults of one seed of a ``DelegateSweep``: a storm of the container's faults drawn from the seed, which the
 /// run holds while an app launches or reacts to an account change and stops for the heal; and the records the server
 /// refuses for good, which neither holding nor the heal lifts.
@@ -10,6 +16,12 @@ import Synchronization
 /// per-record refusal (`partial-failure`, `item-limit-exceeded`) is not drawn either: in CloudKit it says the record
 /// itself is refused (a bad value, too large), so the run refuses a record for good instead (``refuseForGood(_:)``),
 /// which is what tells a delegate that drops such a change from one that re-adds it for ever.
+///
+/// A device cut off the network (an outage, ``cutOff(_:until:)``) fails every request with `networkUnavailable`
+/// until the spell ends, held or not: an app launched or told of an account change in that spell cannot fetch. Only
+/// the question of who is signed in still goes through: CKSyncEngine learns of the device's account from the device
+/// (`CKAccountChanged`, `accountStatus()`), where the engine here asks at each operation, so every app still learns
+/// of its account at once. The heal ends every spell.
 final class SweepFaults: FaultSource {
     /// The kinds of the storm, and each one's probability of striking a call it applies to, at storminess 1.
     static let rates: [FaultKind: Double] = [
@@ -24,18 +36,24 @@ final class SweepFaults: FaultSource {
         var stopped = false
         var refused: Set<String> = []
         var struck: [FaultKind: Int] = [:]
+        /// The devices cut off the network, and until when.
+        var offlineUntil: [String: Date] = [:]
     }
 
     private let storm: RandomFaults
     private let state = Mutex(State())
+    /// The run's clock, which ends an outage.
+    private let now: @Sendable () -> Date
 
     /// Creates the faults of a seed.
     ///
     /// - Parameters:
     ///   - seed: The storm's seed (the run's own, so that the storm replays).
     ///   - storminess: A factor on every rate, drawn per seed: calm runs and stormy ones.
-    init(seed: UInt64, storminess: Double) {
+    ///   - now: The run's clock.
+    init(seed: UInt64, storminess: Double, now: @escaping @Sendable () -> Date) {
         storm = RandomFaults(seed: seed, rates: Self.rates.mapValues { min(0.9, $0 * storminess) })
+        self.now = now
     }
 
     /// Holds the storm (nested holds count) while an app launches or reacts, so that it notices what happened.
@@ -43,6 +61,27 @@ final class SweepFaults: FaultSource {
 
     /// Ends one hold.
     func release() { state.withLock { $0.holds -= 1 } }
+
+    /// Cuts a device off the network until a time: each of its requests fails as offline (`networkUnavailable`)
+    /// until then, held or not; a later spell that ends sooner does not shorten one under way.
+    ///
+    /// - Parameters:
+    ///   - device: The device's name, as its container names it.
+    ///   - end: When the network comes back.
+    func cutOff(_ device: String, until end: Date) {
+        state.withLock { state in
+            state.offlineUntil[device] = max(end, state.offlineUntil[device] ?? end)
+        }
+    }
+
+    /// Whether a device is cut off the network now.
+    ///
+    /// - Parameter device: The device's name.
+    /// - Returns: Whether a spell of it is under way (never after the heal).
+    func isOffline(_ device: String) -> Bool {
+        let end = state.withLock { $0.stopped ? nil : $0.offlineUntil[device] }
+        return end.map { now() < $0 } ?? false
+    }
 
     /// Stops the storm for good: the heal.
     func stop() { state.withLock { $0.stopped = true } }
@@ -66,8 +105,11 @@ final class SweepFaults: FaultSource {
     func nextFault(for call: ContainerCall, target: CallTarget) -> Fault? {
         let (held, refused) = state.withLock { ($0.holds > 0 || $0.stopped, $0.refused) }
         var fault: Fault?
-        // A refusal of a record's values: its saves fail, its delete goes through.
-        if case .modifyRecords(let saves, _) = call, saves > 0,
+        if let device = target.device, isOffline(device), Self.needsTheNetwork(call) {
+            // Offline: the request never leaves the device.
+            fault = Fault(.networkUnavailable)
+        } else if case .modifyRecords(let saves, _) = call, saves > 0,
+            // A refusal of a record's values: its saves fail, its delete goes through.
             let name = target.savedRecordNames.intersection(refused).sorted().first
         {
             fault = Fault(.partialFailure, record: name)
@@ -76,5 +118,18 @@ final class SweepFaults: FaultSource {
         }
         if let fault { state.withLock { $0.struck[fault.kind, default: 0] += 1 } }
         return fault
+    }
+
+    /// Whether a call needs the network: every request but the question of who is signed in (which CKSyncEngine
+    /// learns from the device); a page already handed back is past it.
+    ///
+    /// - Parameter call: The call.
+    /// - Returns: Whether an outage fails it.
+    private static func needsTheNetwork(_ call: ContainerCall) -> Bool {
+        switch call {
+        case .userRecordID, .zoneChangesDelivered: false
+        case .saveZones, .deleteZones, .allZones, .fetchRecords, .modifyRecords, .recordZoneChanges, .databaseChanges:
+            true
+        }
     }
 }

@@ -17,7 +17,9 @@ extension SweepRun {
                     if crash { state.devices[device].crashAtRequest = nil }
                 }
             }
-            let interleave = !crash && !state.nested && state.random.chance(sweep.configuration.interleaving)
+            let interleave =
+                !crash && !state.nested
+                && state.random.chance(min(1, sweep.configuration.interleaving * Double(weights.interleavingFactor)))
             if interleave { state.nested = true }
             return (crash, interleave)
         }
@@ -25,15 +27,30 @@ extension SweepRun {
             self.crash(device, "before its request left")
             return true
         }
-        if interleave {
+        // A household back online: another device's send runs inside this one's request, half the time.
+        let herdmate = state.withLock { state -> Int? in
+            guard !crash, !interleave, !state.nested, state.quiet == 0, state.reconnecting?.first == device,
+                state.devices[device].generation == generation, let next = state.reconnecting?.others.first,
+                state.random.chance(0.5)
+            else { return nil }
+            state.reconnecting?.others.removeFirst()
+            state.nested = true
+            return next
+        }
+        if let herdmate {
+            note("its request waits: device-\(herdmate), back online too, sends first", device: device)
+            await PSSyncEngine.outsideEveryOperation { await sync(herdmate, sending: true) }
+            state.withLock { $0.nested = false }
+        } else if interleave {
             note("its request waits: another device's step runs first", device: device)
             await PSSyncEngine.outsideEveryOperation { await takeStep(besides: device) }
             state.withLock { $0.nested = false }
-            // The step in between may have been this device's, and killed it inside a write: its request never
-            // leaves.
-            if state.withLock({ $0.devices[device].generation == generation }), crashIfDiedWriting(device) {
-                return true
-            }
+        }
+        // The step in between may have been this device's, and killed it inside a write: its request never leaves.
+        if herdmate != nil || interleave, state.withLock({ $0.devices[device].generation == generation }),
+            crashIfDiedWriting(device)
+        {
+            return true
         }
         return false
     }

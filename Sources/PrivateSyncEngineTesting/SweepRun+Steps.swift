@@ -1,5 +1,11 @@
 import Synchronization
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 extension SweepRun {
     /// Takes one step on a device drawn by the seed. Inside another device's request (`besides`), the clock moves
     /// a second, as a user's tap would.
@@ -21,6 +27,7 @@ extension SweepRun {
         case .account: await changeAccount(of: device)
         case .zoneDeletion: await deleteZones()
         case .refusal: refuseARecord()
+        case .outage: outage(device)
         }
     }
 
@@ -261,6 +268,78 @@ extension SweepRun {
         }
         crashPoint.arm(afterWrites: writes)
         note("a crash armed inside its own write \(writes + 1) from now", device: device)
+    }
+
+    // MARK: The network
+
+    /// The network goes, for ten minutes, an hour or four hours: on the device, or half the time on every device
+    /// signed into its account (a household's Wi-Fi, a flight). An app launched, or told its account changed, in the
+    /// spell cannot fetch, and what the user writes waits; when it ends, each device's first request may be a send
+    /// or a fetch, whichever the user or the scheduler asks for first (``SweepFaults/cutOff(_:until:)``), and a
+    /// household's devices that sync by themselves send at once, together (``reconnectWhereDue()``).
+    ///
+    /// - Parameter device: The device.
+    func outage(_ device: Int) {
+        let (cut, seconds) = state.withLock { state -> ([Int], Int) in
+            let household = state.random.chance(0.5)
+            let seconds = [600, 3600, 14_400][state.random.int(below: 3)]
+            let account = state.devices[device].session.account
+            let cut = state.devices.indices.filter {
+                $0 == device || (household && account != nil && state.devices[$0].session.account == account)
+            }
+            return (cut, seconds)
+        }
+        cutOff(cut, forSeconds: seconds)
+    }
+
+    /// In a run that has outages, a third of the devices are first opened offline (on a flight, in a dead spot):
+    /// each for a spell of its own, drawn by a generator of its own so that the run's other draws are as they were.
+    func cutOffFirstLaunches() {
+        guard (weights.kinds[.outage] ?? 0) > 0 else { return }
+        let spells = state.withLock { state in
+            state.devices.indices.compactMap { index -> (Int, Int)? in
+                guard state.networkRandom.chance(1.0 / 3) else { return nil }
+                return (index, [600, 3600, 14_400][state.networkRandom.int(below: 3)])
+            }
+        }
+        for (device, seconds) in spells { cutOff([device], forSeconds: seconds) }
+    }
+
+    /// Cuts devices off the network for a spell, and notes it.
+    ///
+    /// - Parameters:
+    ///   - devices: The devices.
+    ///   - seconds: How long.
+    private func cutOff(_ devices: [Int], forSeconds seconds: Int) {
+        let end = cloud.clock.now().addingTimeInterval(Double(seconds))
+        let names = state.withLock { state in
+            state.outages.append((devices, end))
+            return devices.map { state.devices[$0].name }
+        }
+        for name in names { faults.cutOff(name, until: end) }
+        note("the network goes for \(seconds / 60) min on " + names.joined(separator: ", "))
+    }
+
+    /// The outages that ended: the network is back. A household's devices that sync by themselves (CKSyncEngine
+    /// sends what waited as soon as it can) send at once, together: the first one's send, and each other's inside
+    /// one of its requests, as two phones on one Wi-Fi reconnect in the same second (or after it, when it sent
+    /// nothing).
+    func reconnectWhereDue() async {
+        let now = cloud.clock.now()
+        let herd = state.withLock { state -> [Int]? in
+            guard let ended = state.outages.firstIndex(where: { $0.end <= now }) else { return nil }
+            let devices = state.outages.remove(at: ended).devices.filter { state.devices[$0].automatic }
+            return devices.count > 1 ? devices : nil
+        }
+        guard let herd, let first = herd.first else { return }
+        note("the network is back: \(herd.map { "device-\($0)" }.joined(separator: ", ")) send at once")
+        state.withLock { $0.reconnecting = (first, Array(herd.dropFirst())) }
+        await sync(first, sending: true)
+        while let next = state.withLock({ $0.reconnecting?.others.first }) {
+            state.withLock { _ = $0.reconnecting?.others.removeFirst() }
+            await sync(next, sending: true)
+        }
+        state.withLock { $0.reconnecting = nil }
     }
 
     // MARK: Accounts

@@ -78,6 +78,15 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         /// Whether a crash inside a write is a full disk instead: a generator of its own, so that the run's other
         /// draws are made as they would be (``DelegateSweep/Configuration/fullDisks``).
         var diskRandom: SweepRandom
+        /// Which devices are first opened offline, in a run that has outages: a generator of its own, for the same
+        /// reason.
+        var networkRandom: SweepRandom
+        /// The outages under way, by the devices they cut off (more than one: a household's) and when each ends
+        /// (``SweepRun/reconnectWhereDue()``).
+        var outages: [(devices: [Int], end: Date)] = []
+        /// The devices of a household whose network just came back that still have to send: each one's send runs
+        /// inside the first device's request, or after it (``SweepRun/beforeRequest(device:generation:)``).
+        var reconnecting: (first: Int, others: [Int])?
         var devices: [Device] = []
         var history = SweepHistory()
         var engines: [ObjectIdentifier: EngineRecord] = [:]
@@ -134,16 +143,20 @@ final class SweepRun<App: SweptApp>: SweepHooks {
             maximumRecordBytes: 1024 * 1024, maximumFieldsPerRecordType: 256, maximumZones: 1000,
             maximumChangesPerPage: pageLimits[random.int(below: 3)])
         let storminess = [0.0, 0.5, 1, 2, 4][random.int(below: 5)]
-        faults = SweepFaults(seed: random.next(), storminess: storminess)
+        let stormSeed = random.next()
         let storage: SyncEngineTestCloud.Storage =
             switch sweep.configuration.storage {
             case .memory: .memory
             case .files: .files(at: folder.appending(path: "cloud").path)
             }
         cloud = try SyncEngineTestCloud(storage: storage, limits: limits)
+        faults = SweepFaults(seed: stormSeed, storminess: storminess, now: { [clock = cloud.clock] in clock.now() })
         startDate = cloud.clock.now()
         weights = SweepStepWeights.of(sweep.configuration.stepMix, seed: seed)
-        state = Mutex(State(random: random, diskRandom: SweepRandom(seed: seed ^ 0x4449_534B_5F46_554C)))
+        state = Mutex(
+            State(
+                random: random, diskRandom: SweepRandom(seed: seed ^ 0x4449_534B_5F46_554C),
+                networkRandom: SweepRandom(seed: seed ^ 0x4E45_5457_4F52_4B5F)))
         note(
             "limits: \(limits.maximumItemsPerRequest) items a request, \(limits.maximumChangesPerPage) a page; "
                 + "storminess \(storminess)")
@@ -161,6 +174,7 @@ final class SweepRun<App: SweptApp>: SweepHooks {
             let account = draw { $0.element(of: configuration.accounts) }
             addDevice(index, account: account)
         }
+        cutOffFirstLaunches()
         for step in 0..<configuration.steps {
             state.withLock {
                 $0.step = step
@@ -170,6 +184,7 @@ final class SweepRun<App: SweptApp>: SweepHooks {
             await takeStep()
             crashWhereDiedWriting()
             await reactWhereDue()
+            await reconnectWhereDue()
             await checkStatuses()
             checkMisuses()
             if failed { break }

@@ -1,7 +1,8 @@
 import PrivateSyncEngine
 
 /// The weights one run draws its steps by (``SweepStepMix``): of each kind of step, of each reason for a zone's
-/// deletion, and the chance that the user answers a pause at a step of theirs.
+/// deletion, the chance that the user answers a pause at a step of theirs, and how often another device's step runs
+/// inside a device's request.
 struct SweepStepWeights: Equatable, Sendable {
     /// How often each kind of step is drawn, against the others.
     var kinds: [SweepStepKind: Int]
@@ -9,6 +10,9 @@ struct SweepStepWeights: Equatable, Sendable {
     var reasons: [PSDatabase.DatabaseChange.Deletion.Reason: Int]
     /// The chance that a user whose app waits for their word gives it, at a step of theirs.
     var answerChance: Double
+    /// A factor on the sweep's chance that another device's step runs inside a device's request
+    /// (``DelegateSweep/Configuration/interleaving``): how busy the household is.
+    var interleavingFactor: Int
 
     /// The reasons, in the order a draw walks them.
     static let reasonOrder: [PSDatabase.DatabaseChange.Deletion.Reason] = [.deleted, .purged, .encryptedDataReset]
@@ -17,13 +21,16 @@ struct SweepStepWeights: Equatable, Sendable {
     /// reasons alike, the user answering half the time.
     static let even = SweepStepWeights(
         kinds: Dictionary(uniqueKeysWithValues: SweepStepKind.allCases.map { ($0, $0.weight) }),
-        reasons: Dictionary(uniqueKeysWithValues: reasonOrder.map { ($0, 1) }), answerChance: 0.5)
+        reasons: Dictionary(uniqueKeysWithValues: reasonOrder.map { ($0, 1) }), answerChance: 0.5,
+        interleavingFactor: 1)
 
     /// The weights of a run of ``SweepStepMix/swarm``, drawn from its seed by a generator of their own, so that the
     /// run's other draws are made as they would be: each kind of step left out (a fifth of the time), kept (two
     /// fifths), or drawn three or six times as often (crashes inside the app's own writes too, which the even mix
     /// never draws); the user's actions always kept (without them nothing happens); one reason
-    /// for a zone's deletion favoured four to one; the user answering a pause seldom, half the time, or almost at once.
+    /// for a zone's deletion favoured four to one; the user answering a pause seldom, half the time, or almost at once;
+    /// then (drawn last, so that a run that leaves them out draws all else as before) outages, weighed as the other
+    /// kinds, and the devices' requests interleaved as often as the sweep says or three times as often.
     ///
     /// - Parameter seed: The run's seed.
     /// - Returns: The run's weights.
@@ -31,13 +38,16 @@ struct SweepStepWeights: Equatable, Sendable {
         // A generator of the mix's own: the run's own draws start from the seed as under `even`.
         var random = SweepRandom(seed: seed ^ 0x5357_4152_4D5F_4D49)
         var weights = even
-        for kind in SweepStepKind.allCases {
-            let factor = [0, 1, 1, 3, 6][random.int(below: 5)]
+        let factors = [0, 1, 1, 3, 6]
+        for kind in SweepStepKind.allCases where kind != .outage {
+            let factor = factors[random.int(below: 5)]
             weights.kinds[kind] = kind == .action ? kind.weight * max(1, factor) : kind.swarmWeight * factor
         }
         let favoured = reasonOrder[random.int(below: reasonOrder.count)]
         weights.reasons[favoured] = 4
         weights.answerChance = [0.1, 0.5, 0.9][random.int(below: 3)]
+        weights.kinds[.outage] = SweepStepKind.outage.swarmWeight * factors[random.int(below: 5)]
+        weights.interleavingFactor = [1, 1, 3][random.int(below: 3)]
         return weights
     }
 
@@ -94,5 +104,6 @@ struct SweepStepWeights: Equatable, Sendable {
         let deletions = Self.reasonOrder.map { "\($0) \(reasons[$0] ?? 0)" }
         return "steps " + steps.joined(separator: ", ") + "; zone deletions " + deletions.joined(separator: ", ")
             + "; the user answers a pause with chance \(answerChance)"
+            + "; requests interleaved ×\(interleavingFactor)"
     }
 }

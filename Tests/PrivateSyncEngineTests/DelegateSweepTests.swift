@@ -1,4 +1,5 @@
 import ContactsSampleSweep
+import Foundation
 import Synchronization
 import Testing
 
@@ -91,7 +92,7 @@ struct DelegateSweepTests {
 
     @Test("a record the server refuses for good has its saves refused, never its delete")
     func refusalSparesDeletes() throws {
-        let faults = SweepFaults(seed: 0, storminess: 0)
+        let faults = SweepFaults(seed: 0, storminess: 0, now: { Date(timeIntervalSince1970: 0) })
         faults.refuseForGood("r")
         let call = ContainerCall.modifyRecords(saves: 1, deletes: 1)
         let alice = try AccountID("alice")

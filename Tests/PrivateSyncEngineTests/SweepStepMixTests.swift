@@ -1,4 +1,7 @@
 import ContactsSampleSweep
+import Foundation
+import PrivateCloud
+import PrivateCloudFaults
 import PrivateSyncEngine
 import Synchronization
 import Testing
@@ -59,6 +62,62 @@ struct SweepStepMixTests {
             #expect(mixes.contains { $0.reasons[reason] == 4 })
         }
         #expect(Set(mixes.map(\.answerChance)) == [0.1, 0.5, 0.9])
+    }
+
+    @Test("the even mix interleaves devices' requests as the sweep says; the swarm, in some runs, three times as often")
+    func swarmCoversEveryInterleaving() {
+        #expect(SweepStepWeights.even.interleavingFactor == 1)
+        let mixes = (UInt64(0)..<200).map { SweepStepWeights.swarm(seed: $0) }
+        #expect(Set(mixes.map(\.interleavingFactor)) == [1, 3])
+    }
+
+    @Test(
+        "a device cut off the network fails every request but the question of who is signed in, held or not, until its spell ends; the heal ends every spell"
+    )
+    func outageFailsEveryRequestUntilItEnds() {
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 0))
+        let faults = SweepFaults(seed: 1, storminess: 0, now: { clock.now() })
+        let phone = CallTarget(account: nil, device: "device-0")
+        faults.cutOff("device-0", until: Date(timeIntervalSince1970: 600))
+        // A shorter spell after it does not end it sooner.
+        faults.cutOff("device-0", until: Date(timeIntervalSince1970: 60))
+        faults.hold()
+        let requests: [ContainerCall] = [
+            .saveZones, .deleteZones, .allZones, .fetchRecords, .modifyRecords(saves: 1, deletes: 0),
+            .recordZoneChanges(hasToken: true), .databaseChanges,
+        ]
+        for call in requests {
+            #expect(faults.nextFault(for: call, target: phone)?.kind == .networkUnavailable, "\(call)")
+        }
+        #expect(faults.nextFault(for: .userRecordID, target: phone) == nil)
+        #expect(faults.nextFault(for: .zoneChangesDelivered(changes: 1), target: phone) == nil)
+        #expect(faults.nextFault(for: .databaseChanges, target: CallTarget(account: nil, device: "device-1")) == nil)
+        clock.advance(by: 599)
+        #expect(faults.isOffline("device-0"))
+        clock.advance(by: 1)
+        #expect(!faults.isOffline("device-0"))
+        #expect(faults.nextFault(for: .databaseChanges, target: phone) == nil)
+        faults.cutOff("device-0", until: Date(timeIntervalSince1970: 10_000))
+        #expect(faults.isOffline("device-0"))
+        faults.stop()
+        #expect(faults.nextFault(for: .databaseChanges, target: phone) == nil)
+        #expect(faults.struck[.networkUnavailable] == requests.count)
+    }
+
+    @Test(
+        "swarm runs launch apps offline and bring a household back online together: one device's send runs inside another's request"
+    )
+    func swarmLaunchesOfflineAndReconnectsTogether() async {
+        let lines = Mutex<[String]>([])
+        var configuration = DelegateSweep<SweptContacts>.Configuration()
+        configuration.stepMix = .swarm
+        configuration.trace = { line in lines.withLock { $0.append(line) } }
+        let sweep = SweptContacts.sweep(configuration: configuration)
+        #expect(await sweep.firstFailure(seeds: 0..<40) == nil)
+        let trace = lines.withLock { $0 }
+        #expect(trace.contains { $0.contains("step 0 ") && $0.contains("the network goes") })
+        #expect(trace.contains { $0.contains("its fetch after the change threw <PSError networkUnavailable") })
+        #expect(trace.contains { $0.contains("back online too, sends first") })
     }
 
     @Test("a seed of the swarm replays exactly, and its timeline opens with its mix")

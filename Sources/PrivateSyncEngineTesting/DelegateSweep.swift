@@ -35,7 +35,8 @@ public struct DelegateSweep<App: SweptApp>: Sendable {
         public var healRounds = 8
         /// Where the accounts' databases live; in memory by default.
         public var storage: Storage = .memory
-        /// The probability that a device's request runs another device's step first, in its middle.
+        /// The probability that a device's request runs another device's step first, in its middle (a run of the
+        /// swarm mix may scale it: ``outages``).
         public var interleaving = 0.15
         /// How each run draws its steps: with the same weights (`even`, the default, which replays the seeds of
         /// earlier versions), or with weights of its own drawn from its seed (`swarm`: deeper into fewer things).
@@ -45,6 +46,11 @@ public struct DelegateSweep<App: SweptApp>: Sendable {
         /// (``SweepCrashPoint/refusesDurableWrite()``). On by default; off replays the swarm's runs as they were
         /// before disks filled (the seeds found then).
         public var fullDisks = true
+        /// Whether a run of the swarm mix may draw outages (a device, or a household, cut off the network for a
+        /// spell; devices first opened offline; a household back online sending together) and requests interleaved
+        /// three times as often as ``interleaving``. Drawn after every other draw of the mix. On by default; off
+        /// replays the swarm's runs as they were before outages (the seeds found then).
+        public var outages = true
         /// Given each line of the timeline as it happens, to watch a seed that does not end; `nil` by default.
         public var trace: (@Sendable (String) -> Void)?
 

@@ -241,15 +241,19 @@ package struct SweepHistory: Sendable {
     ///   - server: The account's items on the server just before.
     ///   - heldByDevices: For an encrypted-data reset, the values each device signed into the account showed (a
     ///     device that can learn of it: one whose engine holds a database change token).
+    ///   - shown: For an encrypted-data reset, the values any device signed into the account showed, whether it can
+    ///     learn of the reset or not: the reset lost none of them (a device that never fetched, opened offline,
+    ///     still holds what it wrote). `nil`: those of `heldByDevices`.
     ///   - staysDeleted: Whether what the server held stays deleted unless the user answers: a purge's does (the
     ///     default, `nil`, is whether `reason` is `purged`), and an app's deletion's does for an app that waits for
     ///     the user after it (``SweptApp/waitsForTheUserAfterAnAppsDeletion``).
     package mutating func zoneDeleted(
         account: String, reason: PSDatabase.DatabaseChange.Deletion.Reason, step: Int, server: [String: String],
-        heldByDevices: [Int: Set<String>], staysDeleted: Bool? = nil
+        heldByDevices: [Int: Set<String>], shown: Set<String>? = nil, staysDeleted: Bool? = nil
     ) {
         let staysDeleted = staysDeleted ?? (reason == .purged)
         let held = heldByDevices.values.reduce(into: Set<String>()) { $0.formUnion($1) }
+        let kept = held.union(shown ?? [])
         if reason == .encryptedDataReset {
             for (device, values) in heldByDevices {
                 resetHolds[account, default: [:]][device, default: []].formUnion(values)
@@ -263,7 +267,7 @@ package struct SweepHistory: Sendable {
                 writes[index].forgiven = "the zone was deleted (\(reason)) at step \(step)"
                 writes[index].forgivenByZoneDeletion = true
             case .encryptedDataReset:
-                if let value = writes[index].value, held.contains(value) { continue }
+                if let value = writes[index].value, kept.contains(value) { continue }
                 writes[index].forgiven = "an encrypted-data reset at step \(step) lost it, and no device held it"
             }
         }

@@ -131,8 +131,8 @@ extension SweepRun {
     }
 
     /// Runs an operation with the faults, crash points and nesting held, as an app's launch and its reaction to an
-    /// account change are taken here: so that every device notices what happened to its account. Its error, if
-    /// any, is the app's to handle.
+    /// account change are taken here: so that every device notices what happened to its account, unless it is cut
+    /// off the network (an outage is not held: ``SweepFaults``). Its error, if any, is the app's to handle.
     /// - Returns: What the operation threw, if anything.
     @discardableResult
     func quietly(_ operation: () async throws -> Void) async -> (any Error)? {

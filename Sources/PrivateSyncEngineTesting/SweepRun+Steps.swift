@@ -276,7 +276,7 @@ extension SweepRun {
     /// signed into its account (a household's Wi-Fi, a flight). An app launched, or told its account changed, in the
     /// spell cannot fetch, and what the user writes waits; when it ends, each device's first request may be a send
     /// or a fetch, whichever the user or the scheduler asks for first (``SweepFaults/cutOff(_:until:)``), and a
-    /// household's devices that sync by themselves send at once, together (``reconnectWhereDue()``).
+    /// household's apps send at once, together (``reconnectWhereDue()``).
     ///
     /// - Parameter device: The device.
     func outage(_ device: Int) {
@@ -320,26 +320,44 @@ extension SweepRun {
         note("the network goes for \(seconds / 60) min on " + names.joined(separator: ", "))
     }
 
-    /// The outages that ended: the network is back. A household's devices that sync by themselves (CKSyncEngine
-    /// sends what waited as soon as it can) send at once, together: the first one's send, and each other's inside
+    /// The outages that ended: the network is back. A household's apps that run, and that no other spell still
+    /// cuts off, send what waited at once, together (CKSyncEngine does by itself; an app that syncs by hand does as it
+    /// watches the network's path): the first one's send (one with changes waiting, if any), and each other's inside
     /// one of its requests, as two phones on one Wi-Fi reconnect in the same second (or after it, when it sent
     /// nothing).
     func reconnectWhereDue() async {
         let now = cloud.clock.now()
-        let herd = state.withLock { state -> [Int]? in
-            guard let ended = state.outages.firstIndex(where: { $0.end <= now }) else { return nil }
-            let devices = state.outages.remove(at: ended).devices.filter { state.devices[$0].automatic }
-            return devices.count > 1 ? devices : nil
+        let ended = state.withLock { state -> [[Int]] in
+            let ended = state.outages.filter { $0.end <= now }.map(\.devices)
+            state.outages.removeAll { $0.end <= now }
+            return ended
         }
-        guard let herd, let first = herd.first else { return }
-        note("the network is back: \(herd.map { "device-\($0)" }.joined(separator: ", ")) send at once")
-        state.withLock { $0.reconnecting = (first, Array(herd.dropFirst())) }
-        await sync(first, sending: true)
-        while let next = state.withLock({ $0.reconnecting?.others.first }) {
-            state.withLock { _ = $0.reconnecting?.others.removeFirst() }
-            await sync(next, sending: true)
+        for devices in ended where devices.count > 1 {
+            let apps = state.withLock { state in
+                devices.compactMap { device in state.devices[device].app.map { (device, $0) } }
+            }
+            // The devices with changes waiting first: the one whose send goes first has requests to wait in.
+            var waiting: [Int] = []
+            var idle: [Int] = []
+            for (device, app) in apps where !faults.isOffline("device-\(device)") {
+                if await app.syncEngine.state.pendingRecordZoneChanges.isEmpty {
+                    idle.append(device)
+                } else {
+                    waiting.append(device)
+                }
+            }
+            let herd = waiting + idle
+            guard herd.count > 1, let first = herd.first else { continue }
+            note("the network is back: \(herd.map { "device-\($0)" }.joined(separator: ", ")) send at once")
+            state.withLock { $0.reconnecting = (first, Array(herd.dropFirst())) }
+            await sync(first, sending: true)
+            while let next = state.withLock({ $0.reconnecting?.others.first }) {
+                state.withLock { _ = $0.reconnecting?.others.removeFirst() }
+                await sync(next, sending: true)
+            }
+            state.withLock { $0.reconnecting = nil }
+            if failed { return }
         }
-        state.withLock { $0.reconnecting = nil }
     }
 
     // MARK: Accounts
@@ -424,19 +442,22 @@ extension SweepRun {
             !zones.isEmpty
         else { return }
         var held: [Int: Set<String>] = [:]
+        var shown: Set<String> = []
         if reason == .encryptedDataReset {
             let count = state.withLock { $0.devices.count }
-            // Only a device that can learn of the reset counts: a fetch from no database token reports no deletion.
             for device in 0..<count where self.account(of: device) == account {
-                if let app = await app(device), await app.syncEngine.hasDatabaseChangeToken {
-                    held[device] = Set(await app.snapshot().values)
-                }
+                guard let app = await app(device) else { continue }
+                let values = Set(await app.snapshot().values)
+                // A device that never fetched (opened offline, say) cannot learn of the reset (a fetch from no
+                // database token reports no deletion), so it owes nothing again; but what it shows is not lost.
+                shown.formUnion(values)
+                if await app.syncEngine.hasDatabaseChangeToken { held[device] = values }
             }
         }
         let server = serverSnapshot(of: account) ?? [:]
         state.withLock {
             $0.history.zoneDeleted(
-                account: account, reason: reason, step: $0.step, server: server, heldByDevices: held,
+                account: account, reason: reason, step: $0.step, server: server, heldByDevices: held, shown: shown,
                 staysDeleted: reason == .purged || (reason == .deleted && App.waitsForTheUserAfterAnAppsDeletion))
         }
         state.withLock {

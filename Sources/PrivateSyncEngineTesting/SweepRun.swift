@@ -152,7 +152,7 @@ final class SweepRun<App: SweptApp>: SweepHooks {
         cloud = try SyncEngineTestCloud(storage: storage, limits: limits)
         faults = SweepFaults(seed: stormSeed, storminess: storminess, now: { [clock = cloud.clock] in clock.now() })
         startDate = cloud.clock.now()
-        weights = SweepStepWeights.of(sweep.configuration.stepMix, seed: seed)
+        weights = SweepStepWeights.of(sweep.configuration.stepMix, seed: seed, outages: sweep.configuration.outages)
         state = Mutex(
             State(
                 random: random, diskRandom: SweepRandom(seed: seed ^ 0x4449_534B_5F46_554C),
@@ -182,9 +182,9 @@ final class SweepRun<App: SweptApp>: SweepHooks {
             }
             cloud.clock.advance(by: Double(1 + draw { $0.int(below: 600) }))
             await takeStep()
+            await reconnectWhereDue()
             crashWhereDiedWriting()
             await reactWhereDue()
-            await reconnectWhereDue()
             await checkStatuses()
             checkMisuses()
             if failed { break }

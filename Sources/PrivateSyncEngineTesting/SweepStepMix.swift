@@ -11,7 +11,9 @@ public enum SweepStepMix: String, Sendable, Hashable, CaseIterable {
     /// found then replays the same run.
     case even
     /// Each run draws its own weights from its seed first (of the kinds of step, of the reasons for a zone's
-    /// deletion, and the user's pace), then its steps as `even` does, and may crash the app inside its own writes
-    /// (``SweepCrashPoint``). The same seed gives another run than under `even`.
+    /// deletion, the user's pace, outages and how busy the household's requests are), then its steps as `even` does,
+    /// and may crash the app inside its own writes (``SweepCrashPoint``), fill its disk
+    /// (``DelegateSweep/Configuration/fullDisks``) and cut it off the network
+    /// (``DelegateSweep/Configuration/outages``). The same seed gives another run than under `even`.
     case swarm
 }

@@ -29,12 +29,16 @@ struct SweepStepWeights: Equatable, Sendable {
     /// fifths), or drawn three or six times as often (crashes inside the app's own writes too, which the even mix
     /// never draws); the user's actions always kept (without them nothing happens); one reason
     /// for a zone's deletion favoured four to one; the user answering a pause seldom, half the time, or almost at once;
-    /// then (drawn last, so that a run that leaves them out draws all else as before) outages, weighed as the other
-    /// kinds, and the devices' requests interleaved as often as the sweep says or three times as often.
+    /// then, unless `outages` is off, outages (weighed as the other kinds) and the devices' requests interleaved as
+    /// often as the sweep says or three times as often. These come last, so that the weights drawn before them are
+    /// those of a swarm without outages.
     ///
-    /// - Parameter seed: The run's seed.
+    /// - Parameters:
+    ///   - seed: The run's seed.
+    ///   - outages: Whether the run may draw outages and busier interleavings
+    ///     (``DelegateSweep/Configuration/outages``); without, the weights are as before they existed.
     /// - Returns: The run's weights.
-    static func swarm(seed: UInt64) -> SweepStepWeights {
+    static func swarm(seed: UInt64, outages: Bool = true) -> SweepStepWeights {
         // A generator of the mix's own: the run's own draws start from the seed as under `even`.
         var random = SweepRandom(seed: seed ^ 0x5357_4152_4D5F_4D49)
         var weights = even
@@ -46,6 +50,7 @@ struct SweepStepWeights: Equatable, Sendable {
         let favoured = reasonOrder[random.int(below: reasonOrder.count)]
         weights.reasons[favoured] = 4
         weights.answerChance = [0.1, 0.5, 0.9][random.int(below: 3)]
+        guard outages else { return weights }
         weights.kinds[.outage] = SweepStepKind.outage.swarmWeight * factors[random.int(below: 5)]
         weights.interleavingFactor = [1, 1, 3][random.int(below: 3)]
         return weights
@@ -56,11 +61,12 @@ struct SweepStepWeights: Equatable, Sendable {
     /// - Parameters:
     ///   - mix: The mix.
     ///   - seed: The run's seed.
+    ///   - outages: Whether a run of the swarm may draw outages (``DelegateSweep/Configuration/outages``).
     /// - Returns: The run's weights.
-    static func of(_ mix: SweepStepMix, seed: UInt64) -> SweepStepWeights {
+    static func of(_ mix: SweepStepMix, seed: UInt64, outages: Bool) -> SweepStepWeights {
         switch mix {
         case .even: even
-        case .swarm: swarm(seed: seed)
+        case .swarm: swarm(seed: seed, outages: outages)
         }
     }
 

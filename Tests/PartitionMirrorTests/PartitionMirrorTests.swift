@@ -203,8 +203,9 @@ struct PartitionMirrorTests {
         // kept) was taken for the one the next launch owes.
         var configuration = DelegateSweep<SweptPartitionMirror>.Configuration()
         configuration.stepMix = .swarm
-        // As they were found: before disks filled.
+        // As they were found: before disks filled, and before outages.
         configuration.fullDisks = false
+        configuration.outages = false
         let failure = await SweptPartitionMirror.sweep(
             configuration: configuration, actions: SweptPartitionMirror.actionsBeforeNamesMadeAgain
         ).run(seed: seed).failure
@@ -217,6 +218,8 @@ struct PartitionMirrorTests {
     func fullDiskSeedsPass(seed: UInt64) async {
         var configuration = DelegateSweep<SweptPartitionMirror>.Configuration()
         configuration.stepMix = .swarm
+        // As they were found: before outages.
+        configuration.outages = false
         let failure = await SweptPartitionMirror.sweep(configuration: configuration).run(seed: seed).failure
         #expect(failure == nil, "\(failure.map(String.init(describing:)) ?? "")")
     }

@@ -140,6 +140,20 @@ struct SweepHistoryTests {
         #expect(history.verdict(account: "alice", server: [:], refused: []) == nil)
     }
 
+    @Test(
+        "an encrypted-data reset forgives no write a device shows that never fetched (opened offline): the reset did not lose it"
+    )
+    func resetSparesWhatAnUnfetchedDeviceShows() {
+        var history = SweepHistory()
+        history.record(account: "alice", device: 0, key: "k", value: "offline", parent: nil, step: 0)
+        // Device 0 cannot learn of the reset (no database change token): it owes nothing again, and still shows it.
+        history.zoneDeleted(
+            account: "alice", reason: .encryptedDataReset, step: 1, server: [:], heldByDevices: [:],
+            shown: ["offline"])
+        #expect(history.verdict(account: "alice", server: [:], refused: [])?.invariant == .noLostWrites)
+        #expect(history.verdict(account: "alice", server: ["k": "offline"], refused: []) == nil)
+    }
+
     @Test("a value written under one account found in another's database breaks privacy")
     func privacy() {
         let history = edited()

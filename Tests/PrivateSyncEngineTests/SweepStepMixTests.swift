@@ -72,6 +72,36 @@ struct SweepStepMixTests {
     }
 
     @Test(
+        "a swarm's outages and busier interleavings are drawn after everything else: without them, its mix is the one drawn before they existed"
+    )
+    func outagesAreDrawnLast() {
+        for seed in UInt64(0)..<200 {
+            let with = SweepStepWeights.swarm(seed: seed)
+            var without = SweepStepWeights.swarm(seed: seed, outages: false)
+            #expect(without.kinds[.outage] == 0)
+            #expect(without.interleavingFactor == 1)
+            without.kinds[.outage] = with.kinds[.outage]
+            without.interleavingFactor = with.interleavingFactor
+            #expect(without == with, "seed \(seed)")
+        }
+    }
+
+    @Test("a swarm sweep without outages never cuts a device off the network, nor interleaves more than it says")
+    func outagesOffLeavesTheNetworkAlone() async {
+        let lines = Mutex<[String]>([])
+        var configuration = DelegateSweep<SweptContacts>.Configuration()
+        configuration.stepMix = .swarm
+        configuration.outages = false
+        configuration.trace = { line in lines.withLock { $0.append(line) } }
+        #expect(await SweptContacts.sweep(configuration: configuration).firstFailure(seeds: 0..<20) == nil)
+        let trace = lines.withLock { $0 }
+        #expect(!trace.contains { $0.contains("the network goes") })
+        let mixes = trace.filter { $0.contains("swarm: steps") }
+        #expect(mixes.count == 20)
+        #expect(mixes.allSatisfy { $0.contains("outage ×0") && $0.contains("requests interleaved ×1") })
+    }
+
+    @Test(
         "a device cut off the network fails every request but the question of who is signed in, held or not, until its spell ends; the heal ends every spell"
     )
     func outageFailsEveryRequestUntilItEnds() {
@@ -90,6 +120,8 @@ struct SweepStepMixTests {
             #expect(faults.nextFault(for: call, target: phone)?.kind == .networkUnavailable, "\(call)")
         }
         #expect(faults.nextFault(for: .userRecordID, target: phone) == nil)
+        faults.release()
+        #expect(faults.nextFault(for: .databaseChanges, target: phone)?.kind == .networkUnavailable)
         #expect(faults.nextFault(for: .zoneChangesDelivered(changes: 1), target: phone) == nil)
         #expect(faults.nextFault(for: .databaseChanges, target: CallTarget(account: nil, device: "device-1")) == nil)
         clock.advance(by: 599)
@@ -101,7 +133,7 @@ struct SweepStepMixTests {
         #expect(faults.isOffline("device-0"))
         faults.stop()
         #expect(faults.nextFault(for: .databaseChanges, target: phone) == nil)
-        #expect(faults.struck[.networkUnavailable] == requests.count)
+        #expect(faults.struck[.networkUnavailable] == requests.count + 1)
     }
 
     @Test(
@@ -113,10 +145,17 @@ struct SweepStepMixTests {
         configuration.stepMix = .swarm
         configuration.trace = { line in lines.withLock { $0.append(line) } }
         let sweep = SweptContacts.sweep(configuration: configuration)
-        #expect(await sweep.firstFailure(seeds: 0..<40) == nil)
+        #expect(await sweep.firstFailure(seeds: 0..<100) == nil)
         let trace = lines.withLock { $0 }
-        #expect(trace.contains { $0.contains("step 0 ") && $0.contains("the network goes") })
-        #expect(trace.contains { $0.contains("its fetch after the change threw <PSError networkUnavailable") })
+        // A first launch offline: the launch (launch 0), then, at the same step and time, its fetch failing for want
+        // of a network.
+        let firstLaunches = trace.filter { $0.hasSuffix(": launched (launch 0)") }
+            .map { $0.dropLast("launched (launch 0)".count) }
+        #expect(
+            firstLaunches.contains { launch in
+                trace.contains { $0.hasPrefix(launch + "its fetch after the change threw <PSError networkUnavailable") }
+            })
+        #expect(trace.contains { $0.contains("the network is back: ") && $0.contains(" send at once") })
         #expect(trace.contains { $0.contains("back online too, sends first") })
     }
 

@@ -242,8 +242,8 @@ package struct SweepHistory: Sendable {
     ///   - heldByDevices: For an encrypted-data reset, the values each device signed into the account showed (a
     ///     device that can learn of it: one whose engine holds a database change token).
     ///   - shown: For an encrypted-data reset, the values any device signed into the account showed, whether it can
-    ///     learn of the reset or not: the reset lost none of them (a device that never fetched, opened offline,
-    ///     still holds what it wrote). `nil`: those of `heldByDevices`.
+    ///     learn of the reset or not: the reset lost none of them that the server did not hold (a device that never
+    ///     fetched, opened offline, still holds what it wrote, and uploads it). `nil`: those of `heldByDevices`.
     ///   - staysDeleted: Whether what the server held stays deleted unless the user answers: a purge's does (the
     ///     default, `nil`, is whether `reason` is `purged`), and an app's deletion's does for an app that waits for
     ///     the user after it (``SweptApp/waitsForTheUserAfterAnAppsDeletion``).
@@ -253,7 +253,9 @@ package struct SweepHistory: Sendable {
     ) {
         let staysDeleted = staysDeleted ?? (reason == .purged)
         let held = heldByDevices.values.reduce(into: Set<String>()) { $0.formUnion($1) }
-        let kept = held.union(shown ?? [])
+        // What only a device that cannot learn of the reset shows, and the server did not hold, the reset did not
+        // lose; what the server held it did, and that device never uploads it again.
+        let kept = held.union((shown ?? []).subtracting(server.values))
         if reason == .encryptedDataReset {
             for (device, values) in heldByDevices {
                 resetHolds[account, default: [:]][device, default: []].formUnion(values)

@@ -34,6 +34,8 @@ extension SweepRun {
                 state.random.chance(0.5)
             else { return nil }
             state.reconnecting?.others.removeFirst()
+            // One that died meanwhile is not relaunched by the network's return.
+            guard state.devices[next].app != nil else { return nil }
             state.nested = true
             return next
         }
@@ -105,6 +107,18 @@ extension SweepRun {
                 }
             case .willDeliver(let event):
                 state.timeline.append(.event(step: state.step, time: time, device: device, event))
+                if !state.devices[device].crashPoint.hasTripped, state.devices[device].currentEngine == key,
+                    Self.beginsAnOperation(event)
+                {
+                    // The engine checked the account signed in as its fetch or send began, and told of a change
+                    // first if there was one: the app's data is that account's. (A launch whose engine was made from
+                    // a state of the account signed in tells of none: a write after a later switch the app had not
+                    // heard of yet was taken for the account switched to, not the one the app wrote it for: swarm
+                    // seed 5829, once outages came.) Read as the event is about to be handled: no request of this
+                    // engine came between the check and now, unless the app made one while it handled the change
+                    // (a nested step may run at a request, and switch the device).
+                    state.devices[device].appAccount = .some(state.devices[device].session.account?.rawValue)
+                }
                 if let pair = Self.pair(of: event) {
                     let before = state.engines[key]?.open[pair.name] ?? 0
                     let open = before + (pair.opens ? 1 : -1)
@@ -167,6 +181,18 @@ extension SweepRun {
         }
     }
 
+    /// Whether an event begins a fetch or a send, which the engine posts only once it has checked the account
+    /// signed in (and told of a change first, if there was one).
+    ///
+    /// - Parameter event: The event.
+    /// - Returns: Whether it is `willFetchChanges` or `willSendChanges`.
+    private static func beginsAnOperation(_ event: PSSyncEngine.Event) -> Bool {
+        switch event {
+        case .willFetchChanges, .willSendChanges: true
+        default: false
+        }
+    }
+
     /// What a handled event tells the oracle.
     ///
     /// - Parameters:
@@ -181,30 +207,11 @@ extension SweepRun {
     ///     store keeps the state before it), or may be by a later write from memory. The next launch owes what this
     ///     state and the one owed before both hold, for the rest of the launch.
     ///   - state: The run's state.
-    /// Whether an event begins a fetch or a send, which the engine posts only once it has checked the account
-    /// signed in (and told of a change first, if there was one).
-    ///
-    /// - Parameter event: The event.
-    /// - Returns: Whether it is `willFetchChanges` or `willSendChanges`.
-    private static func beginsAnOperation(_ event: PSSyncEngine.Event) -> Bool {
-        switch event {
-        case .willFetchChanges, .willSendChanges: true
-        default: false
-        }
-    }
-
     private func noteDelivered(
         _ event: PSSyncEngine.Event, device: Int, engine key: ObjectIdentifier, diedInside: Bool,
         refusedSinceOwed: Bool,
         _ state: inout State
     ) {
-        if !diedInside, state.devices[device].currentEngine == key, Self.beginsAnOperation(event) {
-            // The engine checked the account signed in as its fetch or send began, and told of no change: the app's
-            // data is that account's. (A launch whose engine was made from a state of the account signed in tells
-            // of none: a write after a later switch the app had not heard of yet was taken for the account switched
-            // to, not the one the app wrote it for: swarm seed 5829, once outages came.)
-            state.devices[device].appAccount = .some(state.devices[device].session.account?.rawValue)
-        }
         switch event {
         case .stateUpdate where diedInside:
             break

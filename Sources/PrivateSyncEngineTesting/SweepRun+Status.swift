@@ -92,23 +92,6 @@ extension SweepRun {
         }
     }
 
-    /// The causes a device's status may name: those its requests met while the account signed in was, and, until the
-    /// app hears of a switch, those of the account it last heard of (its status is that account's until then: a
-    /// request of that account's data that failed while a nested step switched the device, found by the swarm's seed
-    /// 6281 once outages came).
-    ///
-    /// - Parameters:
-    ///   - device: The device.
-    ///   - account: The account signed in.
-    /// - Returns: The causes.
-    static func causesShown(by device: Device, signedIn account: String?) -> Set<SweptStatus.Cause> {
-        var causes = account.flatMap { device.causesHeard[$0] } ?? []
-        if let believed = device.appAccount ?? nil, believed != account {
-            causes.formUnion(device.causesHeard[believed] ?? [])
-        }
-        return causes
-    }
-
     /// What is untrue in a status shown on a device now, or `nil` when it holds.
     ///
     /// - Parameters:
@@ -119,7 +102,7 @@ extension SweepRun {
         let account = account(of: device)
         let (heard, purged, signedIntoAnother, refusedSinceCleanFetch) = state.withLock { state in
             (
-                Self.causesShown(by: state.devices[device], signedIn: account),
+                account.flatMap { state.devices[device].causesHeard[$0] } ?? [],
                 account.map { state.purgedAccounts.contains($0) } ?? false,
                 state.devices[device].accountsSignedInto.contains { $0 != account },
                 state.devices[device].crashPoint.writesRefused

@@ -320,8 +320,8 @@ extension SweepRun {
         note("the network goes for \(seconds / 60) min on " + names.joined(separator: ", "))
     }
 
-    /// The outages that ended: the network is back. A household's apps that run, and that no other spell still
-    /// cuts off, send what waited at once, together (CKSyncEngine does by itself; an app that syncs by hand does as it
+    /// The outages that ended: the network is back. A household's apps that run, signed in, and that no other spell
+    /// still cuts off, send what waited at once, together (CKSyncEngine does by itself; an app that syncs by hand does as it
     /// watches the network's path): the first one's send (one with changes waiting, if any), and each other's inside
     /// one of its requests, as two phones on one Wi-Fi reconnect in the same second (or after it, when it sent
     /// nothing).
@@ -334,7 +334,9 @@ extension SweepRun {
         }
         for devices in ended where devices.count > 1 {
             let apps = state.withLock { state in
-                devices.compactMap { device in state.devices[device].app.map { (device, $0) } }
+                devices.compactMap { device in
+                    state.devices[device].session.account == nil ? nil : state.devices[device].app.map { (device, $0) }
+                }
             }
             // The devices with changes waiting first: the one whose send goes first has requests to wait in.
             var waiting: [Int] = []
@@ -352,8 +354,12 @@ extension SweepRun {
             state.withLock { $0.reconnecting = (first, Array(herd.dropFirst())) }
             await sync(first, sending: true)
             while let next = state.withLock({ $0.reconnecting?.others.first }) {
-                state.withLock { _ = $0.reconnecting?.others.removeFirst() }
-                await sync(next, sending: true)
+                // One that died meanwhile (inside the first's send) is not relaunched by the network's return.
+                let running = state.withLock { state in
+                    _ = state.reconnecting?.others.removeFirst()
+                    return state.devices[next].app != nil
+                }
+                if running { await sync(next, sending: true) }
             }
             state.withLock { $0.reconnecting = nil }
             if failed { return }

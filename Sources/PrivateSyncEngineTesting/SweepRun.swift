@@ -182,6 +182,8 @@ final class SweepRun<App: SweptApp>: SweepHooks {
             }
             cloud.clock.advance(by: Double(1 + draw { $0.int(below: 600) }))
             await takeStep()
+            crashWhereDiedWriting()
+            // Before the reactions owed: an account switched in a step nested in a reconnection is reacted to.
             await reconnectWhereDue()
             crashWhereDiedWriting()
             await reactWhereDue()

@@ -141,7 +141,7 @@ struct SweepHistoryTests {
     }
 
     @Test(
-        "an encrypted-data reset forgives no write a device shows that never fetched (opened offline): the reset did not lose it"
+        "an encrypted-data reset forgives no write a device that never fetched (opened offline) shows and the server did not hold: the reset did not lose it"
     )
     func resetSparesWhatAnUnfetchedDeviceShows() {
         var history = SweepHistory()
@@ -152,6 +152,14 @@ struct SweepHistoryTests {
             shown: ["offline"])
         #expect(history.verdict(account: "alice", server: [:], refused: [])?.invariant == .noLostWrites)
         #expect(history.verdict(account: "alice", server: ["k": "offline"], refused: []) == nil)
+        // What the server held and only such a device shows, the reset lost: that device never uploads it again.
+        var landed = SweepHistory()
+        landed.record(account: "alice", device: 1, key: "k", value: "up", parent: nil, step: 0)
+        landed.heardUp(device: 1, key: "k", value: "up")
+        landed.zoneDeleted(
+            account: "alice", reason: .encryptedDataReset, step: 1, server: ["k": "up"], heldByDevices: [:],
+            shown: ["up"])
+        #expect(landed.verdict(account: "alice", server: [:], refused: []) == nil)
     }
 
     @Test("a value written under one account found in another's database breaks privacy")

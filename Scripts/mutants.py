@@ -10,8 +10,8 @@ Mutants/NAME.patch over the clean code, with a header:
     What: one line on what the bug does and where it came from
     Pinned-by: FILTER       optional: the `swift test --filter` of a scenario test that must fail on the mutant
     Engine: cksyncengine    optional: a bug of the demo app's mirror (Sources/PartitionMirror), hunted by the
-                            delegate sweep (`simulate --engine cksyncengine`), each seed under both step mixes (the
-                            even one, then `--swarm`); its Caught-by then names the sweep's invariants
+                            delegate sweep (`simulate --engine cksyncengine`), each seed under three step mixes (the
+                            even one, `--swarm`, then `--swarm --no-outages`); its Caught-by then names the sweep's invariants
                             (DelegateSweepFailure.Invariant: noLostWrites, purgedStaysDeleted, ...)
 
 A mutant with `Pinned-by:` that the simulator does not catch within the seeds is run against that scenario test in
@@ -184,8 +184,10 @@ def with_mutant(mutant, configuration, body):
 
 
 # The step mixes a mutant of the mirror is hunted under, seed by seed: the even mix, then the swarm (a run that goes
-# deep into a few kinds of step reaches compositions the even mix meets once in thousands of seeds).
-MIXES = {"app": ("even",), "cksyncengine": ("even", "swarm")}
+# deep into a few kinds of step reaches compositions the even mix meets once in thousands of seeds), with its outages
+# and without them: each draws runs of its own, and each reaches bugs the other does not within 300 seeds (swarm seed
+# 240 catches one only with outages; 63 and 136 each catch one only without).
+MIXES = {"app": ("even",), "cksyncengine": ("even", "swarm", "swarm-without-outages")}
 
 
 def failure(binary, seed, steps, engine="app", mix="even"):
@@ -193,7 +195,7 @@ def failure(binary, seed, steps, engine="app", mix="even"):
     the mirror), or None when it passes. The delegate sweep runs its own number of steps."""
     arguments = ["simulate", "--seed", str(seed), "--json"]
     arguments += ["--engine", "cksyncengine"] if engine == "cksyncengine" else ["--steps", str(steps)]
-    arguments += ["--swarm"] if mix == "swarm" else []
+    arguments += {"swarm": ["--swarm"], "swarm-without-outages": ["--swarm", "--no-outages"]}.get(mix, [])
     run = subprocess.run([binary] + arguments, capture_output=True, text=True)
     if run.returncode not in (0, 1):
         raise RuntimeError(f"simulate --seed {seed} exited {run.returncode}: {run.stderr[-500:]}")

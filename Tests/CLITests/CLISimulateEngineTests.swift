@@ -62,6 +62,20 @@ struct CLISimulateEngineTests {
         #expect(refused.standardError.contains("give it with --engine cksyncengine"), "\(refused.standardError)")
     }
 
+    @Test("--no-outages runs the swarm as it was before outages (no spell, no busier interleaving), and needs --swarm")
+    func noOutagesIsSaid() throws {
+        let traced = try Self.simulate(["--seed", "42", "--steps", "20", "--trace", "--swarm", "--no-outages"])
+        #expect(traced.standardOutput.contains("outage ×0"))
+        #expect(traced.standardOutput.contains("requests interleaved ×1"))
+        #expect(!traced.standardOutput.contains("the network goes"))
+        let withOutages = try Self.simulate(["--seed", "42", "--steps", "20", "--trace", "--swarm"])
+        #expect(withOutages.standardOutput != traced.standardOutput)
+        let refused = try CLIRunner.fresh().run(
+            ["simulate", "--engine", "cksyncengine", "--seeds", "2", "--no-outages"], home: false)
+        #expect(refused.status == 64)
+        #expect(refused.standardError.contains("give it with --swarm"), "\(refused.standardError)")
+    }
+
     @Test(
         "what the delegate sweep does not do is refused as a usage error",
         arguments: [

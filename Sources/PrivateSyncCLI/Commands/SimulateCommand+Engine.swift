@@ -26,6 +26,7 @@ extension SimulateCommand {
         if let steps { configuration.steps = steps }
         if let devices { configuration.devices = devices...devices }
         if swarm { configuration.stepMix = .swarm }
+        configuration.outages = !noOutages
         if trace { configuration.trace = { Terminal.line($0) } }
         let sweep = SweptPartitionMirror.sweep(configuration: configuration)
         let seeds: [UInt64] =
@@ -78,6 +79,7 @@ extension SimulateCommand {
         var words = ["privatesync simulate --engine cksyncengine --seed \(seed)"]
         if backend == .file { words.append("--backend file") }
         if swarm { words.append("--swarm") }
+        if noOutages { words.append("--no-outages") }
         if let steps { words.append("--steps \(steps)") }
         if let devices { words.append("--devices \(devices)") }
         return words.joined(separator: " ") + " --trace"

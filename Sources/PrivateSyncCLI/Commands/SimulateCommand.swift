@@ -73,6 +73,11 @@ struct SimulateCommand: RunnableCommand {
             "With --engine cksyncengine: each run draws its own mix of steps from its seed (swarm testing), deeper into fewer things; the same seed is another run than without it."
     )
     var swarm: Bool
+    @Flag(
+        help:
+            "With --swarm: no outages, and no busier interleavings, as the swarm ran before they existed (the seeds found then replay)."
+    )
+    var noOutages: Bool
     @Flag(help: "Print every step of the run (with --seed).") var trace: Bool
     @Flag(help: CommandHelp.json) var json: Bool
     @Flag(help: CommandHelp.coverage) var coverage: Bool
@@ -84,6 +89,9 @@ struct SimulateCommand: RunnableCommand {
         }
         if swarm && engine != .cksyncengine {
             throw CLIError(.usage, "--swarm mixes the delegate sweep's steps; give it with --engine cksyncengine")
+        }
+        if noOutages && !swarm {
+            throw CLIError(.usage, "--no-outages leaves outages out of the swarm; give it with --swarm")
         }
         if engine == .cksyncengine, let devices, devices < 2 {
             throw CLIError(.usage, "the delegate sweep (--engine cksyncengine) runs 2 to 4 devices, not \(devices)")

@@ -28,20 +28,17 @@ extension SweepRun {
             return true
         }
         // A household back online: another device's send runs inside this one's request, half the time.
-        let herdmate = state.withLock { state -> Int? in
+        let herdmate = state.withLock { state -> (device: Int, name: String)? in
             guard !crash, !interleave, !state.nested, state.quiet == 0, state.reconnecting?.first == device,
-                state.devices[device].generation == generation, let next = state.reconnecting?.others.first,
-                state.random.chance(0.5)
+                state.devices[device].generation == generation, state.reconnecting?.others.isEmpty == false,
+                state.random.chance(0.5), let (next, running) = Self.takeNextReconnecting(&state), running
             else { return nil }
-            state.reconnecting?.others.removeFirst()
-            // One that died meanwhile is not relaunched by the network's return.
-            guard state.devices[next].app != nil else { return nil }
             state.nested = true
-            return next
+            return (next, state.devices[next].name)
         }
         if let herdmate {
-            note("its request waits: device-\(herdmate), back online too, sends first", device: device)
-            await PSSyncEngine.outsideEveryOperation { await sync(herdmate, sending: true) }
+            note("its request waits: \(herdmate.name), back online too, sends first", device: device)
+            await PSSyncEngine.outsideEveryOperation { await sync(herdmate.device, sending: true) }
             state.withLock { $0.nested = false }
         } else if interleave {
             note("its request waits: another device's step runs first", device: device)

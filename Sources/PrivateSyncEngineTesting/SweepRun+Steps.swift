@@ -272,6 +272,20 @@ extension SweepRun {
 
     // MARK: The network
 
+    /// How long an outage lasts, in seconds: ten minutes, an hour or four hours, each as likely.
+    static var outageSeconds: [Int] { [600, 3600, 14_400] }
+
+    /// Takes the next device of a reconnection under way off its list.
+    ///
+    /// - Parameter state: The run's state.
+    /// - Returns: The device, and whether its app still runs (one that died meanwhile is not relaunched by the
+    ///   network's return), or `nil` when none is left.
+    static func takeNextReconnecting(_ state: inout State) -> (device: Int, running: Bool)? {
+        guard let next = state.reconnecting?.others.first else { return nil }
+        state.reconnecting?.others.removeFirst()
+        return (next, state.devices[next].app != nil)
+    }
+
     /// The network goes, for ten minutes, an hour or four hours: on the device, or half the time on every device
     /// signed into its account (a household's Wi-Fi, a flight). An app launched, or told its account changed, in the
     /// spell cannot fetch, and what the user writes waits; when it ends, each device's first request may be a send
@@ -282,7 +296,7 @@ extension SweepRun {
     func outage(_ device: Int) {
         let (cut, seconds) = state.withLock { state -> ([Int], Int) in
             let household = state.random.chance(0.5)
-            let seconds = [600, 3600, 14_400][state.random.int(below: 3)]
+            let seconds = Self.outageSeconds[state.random.int(below: Self.outageSeconds.count)]
             let account = state.devices[device].session.account
             let cut = state.devices.indices.filter {
                 $0 == device || (household && account != nil && state.devices[$0].session.account == account)
@@ -299,7 +313,7 @@ extension SweepRun {
         let spells = state.withLock { state in
             state.devices.indices.compactMap { index -> (Int, Int)? in
                 guard state.networkRandom.chance(1.0 / 3) else { return nil }
-                return (index, [600, 3600, 14_400][state.networkRandom.int(below: 3)])
+                return (index, Self.outageSeconds[state.networkRandom.int(below: Self.outageSeconds.count)])
             }
         }
         for (device, seconds) in spells { cutOff([device], forSeconds: seconds) }
@@ -321,10 +335,10 @@ extension SweepRun {
     }
 
     /// The outages that ended: the network is back. A household's apps that run, signed in, and that no other spell
-    /// still cuts off, send what waited at once, together (CKSyncEngine does by itself; an app that syncs by hand does as it
-    /// watches the network's path): the first one's send (one with changes waiting, if any), and each other's inside
-    /// one of its requests, as two phones on one Wi-Fi reconnect in the same second (or after it, when it sent
-    /// nothing).
+    /// still cuts off, send what waited at once, together (CKSyncEngine does by itself; an app that syncs by hand
+    /// does as it watches the network's path): the first one's send (one with changes waiting, if any), and each
+    /// other's inside one of its requests, as two phones on one Wi-Fi reconnect in the same second (or after it,
+    /// when it sent nothing).
     func reconnectWhereDue() async {
         let now = cloud.clock.now()
         let ended = state.withLock { state -> [[Int]] in
@@ -333,32 +347,26 @@ extension SweepRun {
             return ended
         }
         for devices in ended where devices.count > 1 {
-            let apps = state.withLock { state in
-                devices.compactMap { device in
-                    state.devices[device].session.account == nil ? nil : state.devices[device].app.map { (device, $0) }
+            let online = state.withLock { state in
+                devices.compactMap { device -> (Int, String, App)? in
+                    let name = state.devices[device].name
+                    guard state.devices[device].session.account != nil, let app = state.devices[device].app,
+                        !faults.isOffline(name)
+                    else { return nil }
+                    return (device, name, app)
                 }
             }
             // The devices with changes waiting first: the one whose send goes first has requests to wait in.
-            var waiting: [Int] = []
-            var idle: [Int] = []
-            for (device, app) in apps where !faults.isOffline("device-\(device)") {
-                if await app.syncEngine.state.pendingRecordZoneChanges.isEmpty {
-                    idle.append(device)
-                } else {
-                    waiting.append(device)
-                }
+            var herd: [(device: Int, name: String, waiting: Bool)] = []
+            for (device, name, app) in online {
+                herd.append((device, name, await !app.syncEngine.state.pendingRecordZoneChanges.isEmpty))
             }
-            let herd = waiting + idle
-            guard herd.count > 1, let first = herd.first else { continue }
-            note("the network is back: \(herd.map { "device-\($0)" }.joined(separator: ", ")) send at once")
-            state.withLock { $0.reconnecting = (first, Array(herd.dropFirst())) }
+            herd = herd.filter(\.waiting) + herd.filter { !$0.waiting }
+            guard herd.count > 1, let first = herd.first?.device else { continue }
+            note("the network is back: \(herd.map(\.name).joined(separator: ", ")) send at once")
+            state.withLock { $0.reconnecting = (first, herd.dropFirst().map(\.device)) }
             await sync(first, sending: true)
-            while let next = state.withLock({ $0.reconnecting?.others.first }) {
-                // One that died meanwhile (inside the first's send) is not relaunched by the network's return.
-                let running = state.withLock { state in
-                    _ = state.reconnecting?.others.removeFirst()
-                    return state.devices[next].app != nil
-                }
+            while let (next, running) = state.withLock({ Self.takeNextReconnecting(&$0) }) {
                 if running { await sync(next, sending: true) }
             }
             state.withLock { $0.reconnecting = nil }

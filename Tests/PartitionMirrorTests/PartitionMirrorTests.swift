@@ -626,6 +626,10 @@ struct PartitionMirrorTests {
         try await phone.delete("X")
         #expect(crash.isDown)
         let (stores, relaunched) = try launch(device, folder: "phone")
+        // What the kill left: the store's mark of the delete (the file may still list X's first save). Read before
+        // anything settles it; the insert below is marked made again by the waiting delete alone, so the mark is
+        // seen only here.
+        #expect(try PartitionMirror.deletionsUnrecorded(in: stores.userCreated) == ["X"])
         try await relaunched.insert(
             journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("new")], name: "X")
         try await relaunched.syncEngine.fetchChanges()

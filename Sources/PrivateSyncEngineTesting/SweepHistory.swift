@@ -181,6 +181,25 @@ package struct SweepHistory: Sendable {
         writes[index].heardUpTick = tick
     }
 
+    /// A save of a device that is still its own to send: the device's user wrote this value of the item, under the
+    /// account or signed into none, and the device has not heard that the server holds it (its save came back saved,
+    /// or a fetch brought it). While the device shows such a value and the server does not hold it, the device is
+    /// behind: the save is still to go up.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - account: The account signed in.
+    ///   - key: The item.
+    ///   - value: The value the device shows.
+    /// - Returns: The step the user wrote it at, or `nil` when the value is not such a save.
+    package func stepOfUnsentSave(device: Int, account: String, key: String, value: String) -> Int? {
+        guard let index = byValue[value] else { return nil }
+        let write = writes[index]
+        guard write.device == device, write.key == key, write.heardUpAt == nil, write.account ?? account == account
+        else { return nil }
+        return write.step
+    }
+
     /// Notes that the server confirmed a device's delete of an item: a delete is up only when confirmed (an item
     /// missing from the server may be missing for another reason, a zone reset, and come back).
     ///

@@ -62,7 +62,42 @@ extension SweepRun {
                 fail(.honestStatus, lie)
                 return
             }
+            if status == .on(.upToDate), let behind = await unsentSave(shownBy: app, device: device) {
+                fail(.honestStatus, "device-\(device) reads \(status), but \(behind)")
+                return
+            }
         }
+    }
+
+    /// A save the user made on a device that the device shows, the server of the account its app heard of last does
+    /// not hold, and the device never heard went up: a device that shows one is behind, whatever its engine believes
+    /// (the other direction of the causes' check, after any step; ``checkNotUpToDate(_:_:after:)`` checks only right
+    /// after a save). A value the server holds now, or whose save the device heard land (another device may have
+    /// overwritten it since: the device is then behind only on what it has not fetched, which no status can know),
+    /// is not one.
+    ///
+    /// - Parameters:
+    ///   - app: The device's app.
+    ///   - device: The device.
+    /// - Returns: The save, in words, or `nil` when the device shows none.
+    func unsentSave(shownBy app: App, device: Int) async -> String? {
+        // Only while the app has heard of the account signed in: until then it shows another account's state.
+        guard let account = account(of: device),
+            state.withLock({ $0.devices[device].appAccount }) == .some(.some(account)),
+            let server = serverSnapshot(of: account)
+        else { return nil }
+        let refused = faults.refused
+        for (key, value) in await app.snapshot().sorted(by: { $0.key < $1.key })
+        where server[key] != value && !refused.contains(key) {
+            let step = state.withLock {
+                $0.history.stepOfUnsentSave(device: device, account: account, key: key, value: value)
+            }
+            guard let step else { continue }
+            return "it shows \(key) = \(value), written there at step \(step), which \(account)'s server does not "
+                + "hold (\(server[key].map { "it holds \($0)" } ?? "it holds nothing")) and the device never heard "
+                + "went up: the save is still to go up"
+        }
+        return nil
     }
 
     /// Right after the user saved something on a device signed in, before any sync: it cannot have gone up, so the

@@ -2,6 +2,7 @@ import Foundation
 import PartitionMirror
 import PartitionMirrorSweep
 import PrivateSyncEngineTesting
+import Synchronization
 
 /// The demo app through the mirror, its sync untouched, with a settings screen that lies in one way: what the sweep's
 /// status check must find.
@@ -23,14 +24,22 @@ final class LyingStatusApp: SweptApp {
         /// Reads paused, another account's data, whenever changes wait to go up: a choice asked of the user that
         /// there is no cause for.
         case accountChangedWhileSyncing
+        /// Reads up to date while changes wait to go up, once the clock has moved since the user's last action
+        /// there (a status that takes "tried since" for "went up"): honest right after a save, a lie while the save
+        /// waits out an outage or a failed send.
+        case upToDateOnceTimePassed
     }
 
     let app: SweptPartitionMirror
     let lie: Lie
+    let clock: ManualClock
+    /// When the user last acted on the device, as its clock read.
+    let lastActed = Mutex<Date?>(nil)
 
-    init(_ app: SweptPartitionMirror, lie: Lie) {
+    init(_ app: SweptPartitionMirror, lie: Lie, clock: ManualClock) {
         self.app = app
         self.lie = lie
+        self.clock = clock
     }
 
     var syncEngine: PSSyncEngine {
@@ -51,6 +60,9 @@ final class LyingStatusApp: SweptApp {
         case (.waitingForRoomWhileSyncing, .on(.syncing)?): return .on(.waitingForRoom)
         case (.upToDateWhileSyncing, .on(.syncing)?): return .on(.upToDate)
         case (.accountChangedWhileSyncing, .on(.syncing)?): return .paused(.accountChanged)
+        case (.upToDateOnceTimePassed, .on(.syncing)?):
+            let now = clock.now()
+            return lastActed.withLock { $0.map { $0 < now } ?? true } ? .on(.upToDate) : status
         default: return status
         }
     }
@@ -62,10 +74,14 @@ final class LyingStatusApp: SweptApp {
     /// The sweep of the demo app with this lie: the mirror's own actions, on the app it wraps.
     static func sweep(lying lie: Lie) -> DelegateSweep<LyingStatusApp> {
         DelegateSweep(
-            makeApp: { device in LyingStatusApp(try SweptPartitionMirror(device: device), lie: lie) },
+            makeApp: { device in
+                LyingStatusApp(try SweptPartitionMirror(device: device), lie: lie, clock: device.clock)
+            },
             actions: SweptPartitionMirror.actions.map { action in
                 SweepAction(action.name, weight: action.weight) { app, random in
-                    try await action.perform(app.app, &random)
+                    let now = app.clock.now()
+                    app.lastActed.withLock { $0 = now }
+                    return try await action.perform(app.app, &random)
                 }
             },
             serverSnapshot: SweptPartitionMirror.serverSnapshot)

@@ -56,6 +56,10 @@ package struct SweepHistory: Sendable {
         var heardUpAt: Int?
         /// When its device first heard the server held it, in the order of the history's events (``tick``).
         var heardUpTick: Int?
+        /// Whether its device heard the server held it from a conflict's answer (its save came back
+        /// `serverRecordChanged`, carrying it): enough for the device to stop sending it, so a status may read up to
+        /// date over it, but not heard up (``heardUpAt``): an app may still send it again over later writes.
+        var heardInAConflict = false
         /// Whether it is a save made under a name its device had just deleted: the name's last write was that
         /// device's delete, and the device showed nothing for it.
         var madeAfterItsOwnDelete = false
@@ -183,7 +187,7 @@ package struct SweepHistory: Sendable {
 
     /// A save of a device that is still its own to send: the device's user wrote this value of the item, under the
     /// account or signed into none, and the device has not heard that the server holds it (its save came back saved,
-    /// or a fetch brought it). While the device shows such a value and the server does not hold it, the device is
+    /// or `serverRecordChanged` carrying it, or a fetch brought it). While the device shows such a value and the server does not hold it, the device is
     /// behind: the save is still to go up.
     ///
     /// - Parameters:
@@ -195,9 +199,24 @@ package struct SweepHistory: Sendable {
     package func stepOfUnsentSave(device: Int, account: String, key: String, value: String) -> Int? {
         guard let index = byValue[value] else { return nil }
         let write = writes[index]
-        guard write.device == device, write.key == key, write.heardUpAt == nil, write.account ?? account == account
+        guard write.device == device, write.key == key, write.heardUpAt == nil, !write.heardInAConflict,
+            (write.account ?? account) == account
         else { return nil }
         return write.step
+    }
+
+    /// Notes that a device's save came back `serverRecordChanged` carrying a value of the device's own: the server
+    /// holds it. Only the status's check reads this (``stepOfUnsentSave(device:account:key:value:)``): an app may
+    /// take the answer as its save's, or send the value again over what lands next, so the rules of what the
+    /// server may end with do not change.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - key: The item.
+    ///   - value: The value the server's record holds.
+    package mutating func heardInAConflict(device: Int, key: String, value: String) {
+        guard let index = byValue[value], writes[index].device == device, writes[index].key == key else { return }
+        writes[index].heardInAConflict = true
     }
 
     /// Notes that the server confirmed a device's delete of an item: a delete is up only when confirmed (an item

@@ -249,6 +249,14 @@ extension SweepRun {
             for (key, value) in sweep.serverSnapshot(sent.savedRecords) {
                 state.history.heardUp(device: device, key: key, value: value)
             }
+            // A save answered with a conflict whose record holds the device's own value (its earlier save landed
+            // unheard): the device heard the server holds it.
+            let conflicts = sent.failedRecordSaves.compactMap { failed in
+                failed.error.code == .serverRecordChanged ? failed.error.serverRecord : nil
+            }
+            for (key, value) in sweep.serverSnapshot(conflicts) {
+                state.history.heardInAConflict(device: device, key: key, value: value)
+            }
             if !sent.savedRecords.isEmpty { Self.noteZoneThere(device: device, engine: key, &state) }
             if let account = state.devices[device].session.account?.rawValue,
                 sent.failedRecordSaves.contains(where: { $0.error.code == .userDeletedZone })

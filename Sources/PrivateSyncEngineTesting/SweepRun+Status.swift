@@ -49,9 +49,9 @@ extension SweepRun {
     /// After each step, every running app's status against what the sweep knows of its device: never off (every
     /// device wants sync), paused for the account exactly while no account is signed in, any other pause only for a
     /// cause this device met (``SweptStatus/Cause``), waiting only after a transient failure it met, and waiting for
-    /// room only after a write its disk refused since its last fetch that went through; and never up to date right
-    /// after the user saved something there (``checkNotUpToDate(_:_:after:)``). An app that shows no status is not
-    /// checked.
+    /// room only after a write its disk refused since its last fetch that went through; and never up to date while
+    /// it shows a save of its user that has not gone up (``unsentSave(shownBy:device:)``; right after a save,
+    /// ``checkNotUpToDate(_:_:after:)``). An app that shows no status is not checked.
     func checkStatuses() async {
         let apps = state.withLock { state in
             state.devices.indices.compactMap { index in state.devices[index].app.map { (index, $0) } }
@@ -69,12 +69,14 @@ extension SweepRun {
         }
     }
 
-    /// A save the user made on a device that the device shows, the server of the account its app heard of last does
-    /// not hold, and the device never heard went up: a device that shows one is behind, whatever its engine believes
+    /// A save the user made on a device that the device shows, the server of the account signed in does not hold,
+    /// and the device never heard the server held: a device that shows one is behind, whatever its engine believes
     /// (the other direction of the causes' check, after any step; ``checkNotUpToDate(_:_:after:)`` checks only right
-    /// after a save). A value the server holds now, or whose save the device heard land (another device may have
-    /// overwritten it since: the device is then behind only on what it has not fetched, which no status can know),
-    /// is not one.
+    /// after a save). Checked only once the app has heard of the account signed in: until then it shows another
+    /// account's state. A value the server holds now, or that the device heard it held (its save came back saved or
+    /// in a conflict, or a fetch brought it: another device may have overwritten it since, and the device is then
+    /// behind only on what it has not fetched, which no status can know), is not one. Deletes are not checked: an
+    /// item the device no longer shows may be missing for reasons it cannot know of.
     ///
     /// - Parameters:
     ///   - app: The device's app.

@@ -17,7 +17,8 @@ public protocol SweptApp: AnyObject, Sendable {
 
     /// What the user sees on this device: an entry per item (its record name, say) and its content as text.
     ///
-    /// - Returns: The items; the sweep compares them with ``DelegateSweep``'s server snapshot of the account.
+    /// - Returns: The items; the sweep compares them with ``DelegateSweep``'s server snapshot of the account, and,
+    ///   for an app that shows a status, reads them after every step while it reads up to date.
     func snapshot() async -> [String: String]
 
     /// Keeps what the app persisted, as it is this instant, for the launch after a crash: copies `folder` (this

@@ -24,18 +24,25 @@ final class LyingStatusApp: SweptApp {
         /// Reads paused, another account's data, whenever changes wait to go up: a choice asked of the user that
         /// there is no cause for.
         case accountChangedWhileSyncing
-        /// Reads up to date while changes wait to go up, once the clock has moved since the user's last action
-        /// there (a status that takes "tried since" for "went up"): honest right after a save, a lie while the save
-        /// waits out an outage or a failed send.
+        /// Reads up to date while it would read syncing, once the clock has moved since the user's last action
+        /// there (a status that takes "tried since" for "went up"): honest in the step of a save, a lie in every
+        /// later one while anything waits (the clock moves before every step).
         case upToDateOnceTimePassed
     }
 
     let app: SweptPartitionMirror
     let lie: Lie
+    /// The device's clock, which the sweep moves before every step.
     let clock: ManualClock
     /// When the user last acted on the device, as its clock read.
     let lastActed = Mutex<Date?>(nil)
 
+    /// Puts a lying settings screen in front of the app.
+    ///
+    /// - Parameters:
+    ///   - app: The demo app through the mirror.
+    ///   - lie: How its status lies.
+    ///   - clock: The device's clock.
     init(_ app: SweptPartitionMirror, lie: Lie, clock: ManualClock) {
         self.app = app
         self.lie = lie

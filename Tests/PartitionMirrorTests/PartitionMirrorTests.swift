@@ -641,6 +641,31 @@ struct PartitionMirrorTests {
     }
 
     @Test(
+        "a delete forgets the record's first save for good: made again after its deletion came back, the new record survives that deletion fetched again"
+    )
+    func deletedFirstSaveStaysForgotten() async throws {
+        let cloud = try SyncEngineTestCloud()
+        let (_, _, device, _, phone) = try await phoneWithUnansweredFirstSave(cloud)
+        try await phone.delete("X")
+        try await phone.syncEngine.sendChanges()
+        #expect(try cloud.records(of: "alice").isEmpty)
+        // The fetch that brings the deletion back commits its page; the process dies before the bookkeeping file
+        // takes anything after it (the engine's token among it): the next launch fetches the page again.
+        let blocked = try blockBookkeeping()
+        try await phone.syncEngine.fetchChanges()
+        try unblockBookkeeping(blocked)
+        let (stores, relaunched) = try launch(device, folder: "phone")
+        // Nothing waits and nothing marks the name any more: the new record is made anew only because no first save
+        // of X may have landed, which the delete told the file.
+        try await relaunched.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("new")], name: "X")
+        try await relaunched.syncEngine.fetchChanges()
+        #expect(try stores.userCreated.record(named: "X")?.fields["body"] == .string("new"))
+        try await relaunched.syncEngine.sendChanges()
+        #expect(try cloud.records(of: "alice").map(\.recordID.recordName) == ["X"])
+    }
+
+    @Test(
         "a settle after a failed write of the bookkeeping writes it: the file never keeps a name whose deletion mark is cleared"
     )
     func settleWritesTheFileAfterAFailedWrite() async throws {

@@ -23,6 +23,61 @@ struct SweepHistoryTests {
         #expect(verdict?.invariant == broken)
     }
 
+    /// How a device heard of its save of `k` = v1 in alice, before the status is checked.
+    enum Hearing: String, CaseIterable, Sendable {
+        /// It did not: the save is still to go up.
+        case nothing
+        /// Its save came back saved, or a fetch brought the value.
+        case saved
+        /// Its save came back `serverRecordChanged`, the server's record holding v1 (an earlier save landed unheard).
+        case conflict
+        /// Another device heard it: not this one.
+        case otherDevice
+    }
+
+    @Test(
+        "a save shown while up to date is still to go up until its own device hears the server held it, saved or in a conflict",
+        arguments: Hearing.allCases)
+    func unsentSave(hearing: Hearing) {
+        var history = SweepHistory()
+        history.record(account: nil, device: 0, key: "k", value: "v1", parent: nil, step: 3)
+        switch hearing {
+        case .nothing: break
+        case .saved: history.heardUp(device: 0, key: "k", value: "v1")
+        case .conflict: history.heardInAConflict(device: 0, key: "k", value: "v1")
+        case .otherDevice:
+            history.heardUp(device: 1, key: "k", value: "v1")
+            history.heardInAConflict(device: 1, key: "k", value: "v1")
+        }
+        let unsent = hearing == .nothing || hearing == .otherDevice
+        // Made signed into no account: it is the account's the device shows next.
+        #expect(history.stepOfUnsentSave(device: 0, account: "alice", key: "k", value: "v1") == (unsent ? 3 : nil))
+        // Not another device's save, nor another value, nor another item.
+        #expect(history.stepOfUnsentSave(device: 1, account: "alice", key: "k", value: "v1") == nil)
+        #expect(history.stepOfUnsentSave(device: 0, account: "alice", key: "j", value: "v1") == nil)
+        #expect(history.stepOfUnsentSave(device: 0, account: "alice", key: "k", value: "v0") == nil)
+    }
+
+    @Test("a save made under another account is not the one signed in's to send")
+    func unsentSaveOfAnotherAccount() {
+        var history = SweepHistory()
+        history.record(account: "bob", device: 0, key: "k", value: "v1", parent: nil, step: 0)
+        #expect(history.stepOfUnsentSave(device: 0, account: "alice", key: "k", value: "v1") == nil)
+        #expect(history.stepOfUnsentSave(device: 0, account: "bob", key: "k", value: "v1") == 0)
+    }
+
+    @Test(
+        "a conflict's answer holding a device's value leaves what the server may end with as it was: the value may land again over a later edit",
+        arguments: ["v1", "v2"])
+    func conflictLeavesTheVerdict(server: String) {
+        var history = SweepHistory()
+        history.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
+        history.heardInAConflict(device: 0, key: "k", value: "v1")
+        history.record(account: "alice", device: 1, key: "k", value: "v2", parent: "v1", step: 1)
+        // Heard up instead, v1 over v2 would be a lost write (``overwritten(server:broken:)``).
+        #expect(history.verdict(account: "alice", server: ["k": server], refused: []) == nil)
+    }
+
     @Test("two edits made without seeing each other may settle either way, and no other way")
     func concurrentEdits() {
         var history = SweepHistory()

@@ -26,7 +26,7 @@ public struct DelegateSweepFailure: Sendable, CustomStringConvertible {
         /// After a crash, the engine restored holds the pending changes of the last state its delegate was given.
         case stateRestored
         /// The app's status (``SweptApp/status()``) never reads on while nothing can sync, never pauses without a
-        /// cause that holds, never reads up to date while the device shows a save of its user that has not gone up,
+        /// cause that holds, never reads up to date while the device shows a change of its user that has not gone up,
         /// and reads on and up to date once everything has synced (paused for the account when signed out).
         case honestStatus
         /// The app threw where it should not (its factory, an action).

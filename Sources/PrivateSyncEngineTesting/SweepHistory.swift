@@ -205,6 +205,26 @@ package struct SweepHistory: Sendable {
         return write.step
     }
 
+    /// A delete of a device that is still its own to send: the device's last write of the item is a delete of the
+    /// value the server holds now, under the account or signed into none, which the server never confirmed, no rule
+    /// forgave, and no deletion of the account's zone came after (a reset's re-uploads may bring the value back, and
+    /// an app may drop its delete then). While the device shows nothing for the item, it is behind: the delete is
+    /// still to go up.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - account: The account signed in.
+    ///   - key: The item, which the device does not show.
+    ///   - serverValue: The value the account's server holds for it.
+    /// - Returns: The step the user deleted it at, or `nil` when there is no such delete.
+    package func stepOfUnsentDelete(device: Int, account: String, key: String, serverValue: String) -> Int? {
+        guard let write = writes.last(where: { $0.device == device && $0.key == key }), write.value == nil,
+            write.parent == serverValue, !write.confirmed, write.forgiven == nil, (write.account ?? account) == account,
+            !(deletions[account] ?? []).contains(where: { $0.boundary > write.index })
+        else { return nil }
+        return write.step
+    }
+
     /// Notes that a device's save came back `serverRecordChanged` carrying a value of the device's own: the server
     /// holds it. Only the status's check reads this (``stepOfUnsentSave(device:account:key:value:)``): an app may
     /// take the answer as its save's, or send the value again over what lands next, so the rules of what the

@@ -50,7 +50,7 @@ extension SweepRun {
     /// device wants sync), paused for the account exactly while no account is signed in, any other pause only for a
     /// cause this device met (``SweptStatus/Cause``), waiting only after a transient failure it met, and waiting for
     /// room only after a write its disk refused since its last fetch that went through; and never up to date while
-    /// it shows a save of its user that has not gone up (``unsentSave(shownBy:device:)``; right after a save,
+    /// it shows a change of its user that has not gone up (``unsentChange(shownBy:device:)``; right after a save,
     /// ``checkNotUpToDate(_:_:after:)``). An app that shows no status is not checked.
     func checkStatuses() async {
         let apps = state.withLock { state in
@@ -62,35 +62,46 @@ extension SweepRun {
                 fail(.honestStatus, lie)
                 return
             }
-            if status == .on(.upToDate), let behind = await unsentSave(shownBy: app, device: device) {
+            if status == .on(.upToDate), let behind = await unsentChange(shownBy: app, device: device) {
                 fail(.honestStatus, "device-\(device) reads \(status), but \(behind)")
                 return
             }
         }
     }
 
-    /// A save the user made on a device that the device shows, the server of the account signed in does not hold,
-    /// and the device never heard the server held: a device that shows one is behind, whatever its engine believes
-    /// (the other direction of the causes' check, after any step; ``checkNotUpToDate(_:_:after:)`` checks only right
-    /// after a save). Checked only once the app has heard of the account signed in: until then it shows another
-    /// account's state. A value the server holds now, or that the device heard it held (its save came back saved or
-    /// in a conflict, or a fetch brought it: another device may have overwritten it since, and the device is then
-    /// behind only on what it has not fetched, which no status can know), is not one. Deletes are not checked: an
-    /// item the device no longer shows may be missing for reasons it cannot know of.
+    /// A change the user made on a device that has not gone up, as the device shows it: a device that shows one is
+    /// behind, whatever its engine believes (the other direction of the causes' check, after any step;
+    /// ``checkNotUpToDate(_:_:after:)`` checks only right after a save). Checked only once the app has heard of the
+    /// account signed in: until then it shows another account's state.
+    /// - A save it shows, which the server of the account does not hold, and the device never heard the server held
+    ///   (``SweepHistory/stepOfUnsentSave(device:account:key:value:)``). A value the server holds now, or that the
+    ///   device heard it held (its save came back saved or in a conflict, or a fetch brought it: another device may
+    ///   have overwritten it since, and the device is then behind only on what it has not fetched, which no status
+    ///   can know), is not one.
+    /// - An item it shows nothing for, whose value on the server is the one the device's user deleted there, with
+    ///   the delete never confirmed (``SweepHistory/stepOfUnsentDelete(device:account:key:serverValue:)``).
     ///
     /// - Parameters:
     ///   - app: The device's app.
     ///   - device: The device.
-    /// - Returns: The save, in words, or `nil` when the device shows none.
-    func unsentSave(shownBy app: App, device: Int) async -> String? {
+    /// - Returns: The change, in words, or `nil` when the device shows none.
+    func unsentChange(shownBy app: App, device: Int) async -> String? {
         // Only while the app has heard of the account signed in: until then it shows another account's state.
         guard let account = account(of: device),
             state.withLock({ $0.devices[device].appAccount }) == .some(.some(account)),
             let server = serverSnapshot(of: account)
         else { return nil }
         let refused = faults.refused
-        for (key, value) in await app.snapshot().sorted(by: { $0.key < $1.key })
-        where server[key] != value && !refused.contains(key) {
+        let shown = await app.snapshot()
+        for (key, value) in server.sorted(by: { $0.key < $1.key }) where shown[key] == nil && !refused.contains(key) {
+            let step = state.withLock {
+                $0.history.stepOfUnsentDelete(device: device, account: account, key: key, serverValue: value)
+            }
+            guard let step else { continue }
+            return "it shows nothing for \(key), deleted there at step \(step), which \(account)'s server still "
+                + "holds as it was (\(value)) and never confirmed deleted: the delete is still to go up"
+        }
+        for (key, value) in shown.sorted(by: { $0.key < $1.key }) where server[key] != value && !refused.contains(key) {
             let step = state.withLock {
                 $0.history.stepOfUnsentSave(device: device, account: account, key: key, value: value)
             }

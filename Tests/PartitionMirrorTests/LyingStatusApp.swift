@@ -28,6 +28,9 @@ final class LyingStatusApp: SweptApp {
         /// there (a status that takes "tried since" for "went up"): honest in the step of a save, a lie in every
         /// later one while anything waits (the clock moves before every step).
         case upToDateOnceTimePassed
+        /// Reads up to date while the only changes waiting to go up are deletes (a status that counts the saves
+        /// waiting, not the deletes): what the user deleted looks gone from iCloud and is not.
+        case upToDateWhileOnlyDeletesWait
     }
 
     let app: SweptPartitionMirror
@@ -70,6 +73,9 @@ final class LyingStatusApp: SweptApp {
         case (.upToDateOnceTimePassed, .on(.syncing)?):
             let now = clock.now()
             return lastActed.withLock { $0.map { $0 < now } ?? true } ? .on(.upToDate) : status
+        case (.upToDateWhileOnlyDeletesWait, .on(.syncing)?):
+            let waiting = (try? app.stores.userCreated.pendingChanges()) ?? []
+            return !waiting.isEmpty && waiting.allSatisfy { $0.kind == .delete } ? .on(.upToDate) : status
         default: return status
         }
     }

@@ -58,6 +58,42 @@ struct SweepHistoryTests {
         #expect(history.stepOfUnsentSave(device: 0, account: "alice", key: "k", value: "v0") == nil)
     }
 
+    /// What came after device 0 deleted `k` = v1 in alice, before the status is checked.
+    enum AfterTheDelete: String, CaseIterable, Sendable {
+        /// Nothing: the delete is still to go up.
+        case nothing
+        /// The server confirmed it.
+        case confirmed
+        /// The device wrote the item again.
+        case writtenAgain
+        /// The account's zone was reset.
+        case zoneReset
+    }
+
+    @Test(
+        "a delete of the value the server holds is still to go up until confirmed, unless the device wrote again or the zone was deleted",
+        arguments: AfterTheDelete.allCases)
+    func unsentDelete(after: AfterTheDelete) {
+        var history = SweepHistory()
+        history.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
+        history.heardUp(device: 0, key: "k", value: "v1")
+        history.record(account: "alice", device: 0, key: "k", value: nil, parent: "v1", step: 4)
+        switch after {
+        case .nothing: break
+        case .confirmed: history.confirmDelete(device: 0, key: "k", foundNothing: nil)
+        case .writtenAgain: history.record(account: "alice", device: 0, key: "k", value: "v2", parent: nil, step: 5)
+        case .zoneReset:
+            history.zoneDeleted(
+                account: "alice", reason: .encryptedDataReset, step: 5, server: ["k": "v1"], heldByDevices: [1: ["v1"]])
+        }
+        #expect(
+            history.stepOfUnsentDelete(device: 0, account: "alice", key: "k", serverValue: "v1")
+                == (after == .nothing ? 4 : nil))
+        // Not while the server holds another value (an edit elsewhere may win), nor on another device.
+        #expect(history.stepOfUnsentDelete(device: 0, account: "alice", key: "k", serverValue: "v3") == nil)
+        #expect(history.stepOfUnsentDelete(device: 1, account: "alice", key: "k", serverValue: "v1") == nil)
+    }
+
     @Test("a save made under another account is not the one signed in's to send")
     func unsentSaveOfAnotherAccount() {
         var history = SweepHistory()

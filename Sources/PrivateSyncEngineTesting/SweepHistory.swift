@@ -60,6 +60,9 @@ package struct SweepHistory: Sendable {
         /// `serverRecordChanged`, carrying it): enough for the device to stop sending it, so a status may read up to
         /// date over it, but not heard up (``heardUpAt``): an app may still send it again over later writes.
         var heardInAConflict = false
+        /// For a delete, whether its device heard the item was gone from the server (a fetch brought its deletion):
+        /// the app may drop its delete then, and a value landing again later is news it has not fetched.
+        var heardGone = false
         /// Whether it is a save made under a name its device had just deleted: the name's last write was that
         /// device's delete, and the device showed nothing for it.
         var madeAfterItsOwnDelete = false
@@ -207,9 +210,10 @@ package struct SweepHistory: Sendable {
 
     /// A delete of a device that is still its own to send: the device's last write of the item is a delete of the
     /// value the server holds now, under the account or signed into none, which the server never confirmed, no rule
-    /// forgave, and no deletion of the account's zone came after (a reset's re-uploads may bring the value back, and
-    /// an app may drop its delete then). While the device shows nothing for the item, it is behind: the delete is
-    /// still to go up.
+    /// forgave, and the device never heard had happened (a fetched deletion of the item); with no deletion of the
+    /// account's zone after it, and none the device learned of after it (a reset's re-uploads may bring the value
+    /// back, and an app may drop its deletes when it learns of one). While the device shows nothing for the item, it
+    /// is behind: the delete is still to go up.
     ///
     /// - Parameters:
     ///   - device: The device.
@@ -219,10 +223,25 @@ package struct SweepHistory: Sendable {
     /// - Returns: The step the user deleted it at, or `nil` when there is no such delete.
     package func stepOfUnsentDelete(device: Int, account: String, key: String, serverValue: String) -> Int? {
         guard let write = writes.last(where: { $0.device == device && $0.key == key }), write.value == nil,
-            write.parent == serverValue, !write.confirmed, write.forgiven == nil, (write.account ?? account) == account,
-            !(deletions[account] ?? []).contains(where: { $0.boundary > write.index })
+            write.parent == serverValue, !write.confirmed, !write.heardGone, write.forgiven == nil,
+            (write.account ?? account) == account,
+            !(deletions[account] ?? []).contains(where: { $0.boundary > write.index }),
+            (learnedUpTo[account]?[device] ?? 0) <= write.index
         else { return nil }
         return write.step
+    }
+
+    /// Notes that a device heard an item was gone from the server (a fetch brought its deletion): its own last
+    /// delete of the item, if that is its last write of it, is no longer one it must send. Only the status's check
+    /// reads this (``stepOfUnsentDelete(device:account:key:serverValue:)``).
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - key: The item.
+    package mutating func heardGone(device: Int, key: String) {
+        guard let index = writes.lastIndex(where: { $0.device == device && $0.key == key }), writes[index].value == nil
+        else { return }
+        writes[index].heardGone = true
     }
 
     /// Notes that a device's save came back `serverRecordChanged` carrying a value of the device's own: the server

@@ -276,6 +276,9 @@ extension SweepRun {
             for (key, value) in sweep.serverSnapshot(fetched.modifications.map(\.record)) {
                 state.history.heardUp(device: device, key: key, value: value)
             }
+            for deletion in fetched.deletions {
+                state.history.heardGone(device: device, key: deletion.recordID.recordName)
+            }
             if !fetched.modifications.isEmpty { Self.noteZoneThere(device: device, engine: key, &state) }
         case .sentDatabaseChanges(let sent):
             if !sent.savedZones.isEmpty { Self.noteZoneThere(device: device, engine: key, &state) }

@@ -66,25 +66,31 @@ struct SweepHistoryTests {
         case confirmed
         /// The device wrote the item again.
         case writtenAgain
-        /// The account's zone was reset.
-        case zoneReset
+        /// A fetch brought the item's deletion (another device's, or this one's with its answer lost): the value
+        /// may land again (an unheard save retried), which the device has not fetched.
+        case heardGone
+        /// The device learned of a reset of the zone made before the delete: it may drop its deletes.
+        case learnedOfAnEarlierReset
     }
 
     @Test(
-        "a delete of the value the server holds is still to go up until confirmed, unless the device wrote again or the zone was deleted",
+        "a delete of the value the server holds is still to go up until confirmed or heard of, unless the device wrote again or learned of a reset",
         arguments: AfterTheDelete.allCases)
     func unsentDelete(after: AfterTheDelete) {
         var history = SweepHistory()
         history.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
         history.heardUp(device: 0, key: "k", value: "v1")
+        if after == .learnedOfAnEarlierReset {
+            history.zoneDeleted(
+                account: "alice", reason: .encryptedDataReset, step: 1, server: ["k": "v1"], heldByDevices: [1: ["v1"]])
+        }
         history.record(account: "alice", device: 0, key: "k", value: nil, parent: "v1", step: 4)
         switch after {
         case .nothing: break
         case .confirmed: history.confirmDelete(device: 0, key: "k", foundNothing: nil)
         case .writtenAgain: history.record(account: "alice", device: 0, key: "k", value: "v2", parent: nil, step: 5)
-        case .zoneReset:
-            history.zoneDeleted(
-                account: "alice", reason: .encryptedDataReset, step: 5, server: ["k": "v1"], heldByDevices: [1: ["v1"]])
+        case .heardGone: history.heardGone(device: 0, key: "k")
+        case .learnedOfAnEarlierReset: history.deviceLearnedOfDeletion(0, account: "alice", step: 5)
         }
         #expect(
             history.stepOfUnsentDelete(device: 0, account: "alice", key: "k", serverValue: "v1")
@@ -92,6 +98,22 @@ struct SweepHistoryTests {
         // Not while the server holds another value (an edit elsewhere may win), nor on another device.
         #expect(history.stepOfUnsentDelete(device: 0, account: "alice", key: "k", serverValue: "v3") == nil)
         #expect(history.stepOfUnsentDelete(device: 1, account: "alice", key: "k", serverValue: "v1") == nil)
+    }
+
+    @Test(
+        "a delete made signed out, the zone reset before the device signed in, is not checked: the reset came after it"
+    )
+    func unsentDeleteBeforeAReset() {
+        var history = SweepHistory()
+        history.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
+        history.heardUp(device: 0, key: "k", value: "v1")
+        history.record(account: nil, device: 0, key: "k", value: nil, parent: "v1", step: 1)
+        #expect(history.stepOfUnsentDelete(device: 0, account: "alice", key: "k", serverValue: "v1") == 1)
+        history.zoneDeleted(
+            account: "alice", reason: .encryptedDataReset, step: 2, server: ["k": "v1"], heldByDevices: [1: ["v1"]])
+        // A reset forgives none of the writes made signed out, nor does their giving to the account.
+        history.attribute(device: 0, to: "alice")
+        #expect(history.stepOfUnsentDelete(device: 0, account: "alice", key: "k", serverValue: "v1") == nil)
     }
 
     @Test("a save made under another account is not the one signed in's to send")

@@ -5,11 +5,17 @@ import Testing
 /// made and the rules that remove one. Small histories, each written out.
 @Suite("The delegate sweep's oracle")
 struct SweepHistoryTests {
-    /// Device 0 creates `k` = v1 in alice and hears it went up, device 1 edits it to v2 having seen v1.
-    func edited() -> SweepHistory {
+    /// Device 0 creates `k` = v1 in alice and hears it went up.
+    func createdAndHeard() -> SweepHistory {
         var history = SweepHistory()
         history.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
         history.heardUp(device: 0, key: "k", value: "v1")
+        return history
+    }
+
+    /// Device 0 creates `k` = v1 in alice and hears it went up, device 1 edits it to v2 having seen v1.
+    func edited() -> SweepHistory {
+        var history = createdAndHeard()
         history.record(account: "alice", device: 1, key: "k", value: "v2", parent: "v1", step: 1)
         return history
     }
@@ -21,18 +27,6 @@ struct SweepHistoryTests {
     func overwritten(server: String?, broken: DelegateSweepFailure.Invariant?) {
         let verdict = edited().verdict(account: "alice", server: server.map { ["k": $0] } ?? [:], refused: [])
         #expect(verdict?.invariant == broken)
-    }
-
-    /// How a device heard of its save of `k` = v1 in alice, before the status is checked.
-    enum Hearing: String, CaseIterable, Sendable {
-        /// It did not: the save is still to go up.
-        case nothing
-        /// Its save came back saved, or a fetch brought the value.
-        case saved
-        /// Its save came back `serverRecordChanged`, the server's record holding v1 (an earlier save landed unheard).
-        case conflict
-        /// Another device heard it: not this one.
-        case otherDevice
     }
 
     @Test(
@@ -52,34 +46,23 @@ struct SweepHistoryTests {
         let unsent = hearing == .nothing || hearing == .otherDevice
         // Made signed into no account: it is the account's the device shows next.
         #expect(history.stepOfUnsentSave(device: 0, account: "alice", key: "k", value: "v1") == (unsent ? 3 : nil))
-        // Not another device's save, nor another value, nor another item.
-        #expect(history.stepOfUnsentSave(device: 1, account: "alice", key: "k", value: "v1") == nil)
-        #expect(history.stepOfUnsentSave(device: 0, account: "alice", key: "j", value: "v1") == nil)
-        #expect(history.stepOfUnsentSave(device: 0, account: "alice", key: "k", value: "v0") == nil)
     }
 
-    /// What came after device 0 deleted `k` = v1 in alice, before the status is checked.
-    enum AfterTheDelete: String, CaseIterable, Sendable {
-        /// Nothing: the delete is still to go up.
-        case nothing
-        /// The server confirmed it.
-        case confirmed
-        /// The device wrote the item again.
-        case writtenAgain
-        /// A fetch brought the item's deletion (another device's, or this one's with its answer lost): the value
-        /// may land again (an unheard save retried), which the device has not fetched.
-        case heardGone
-        /// The device learned of a reset of the zone made before the delete: it may drop its deletes.
-        case learnedOfAnEarlierReset
+    @Test("a value shown is an unsent save only of the device that wrote it, for its item")
+    func unsentSaveIsTheWritersOwn() {
+        var history = SweepHistory()
+        history.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 2)
+        let asked = [(0, "k", "v1"), (1, "k", "v1"), (0, "j", "v1"), (0, "k", "v0")].map { device, key, value in
+            history.stepOfUnsentSave(device: device, account: "alice", key: key, value: value)
+        }
+        #expect(asked == [2, nil, nil, nil])
     }
 
     @Test(
         "a delete of the value the server holds is still to go up until confirmed or heard of, unless the device wrote again or learned of a reset",
         arguments: AfterTheDelete.allCases)
     func unsentDelete(after: AfterTheDelete) {
-        var history = SweepHistory()
-        history.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
-        history.heardUp(device: 0, key: "k", value: "v1")
+        var history = createdAndHeard()
         if after == .learnedOfAnEarlierReset {
             history.zoneDeleted(
                 account: "alice", reason: .encryptedDataReset, step: 1, server: ["k": "v1"], heldByDevices: [1: ["v1"]])
@@ -104,9 +87,7 @@ struct SweepHistoryTests {
         "a delete made signed out, the zone reset before the device signed in, is not checked: the reset came after it"
     )
     func unsentDeleteBeforeAReset() {
-        var history = SweepHistory()
-        history.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
-        history.heardUp(device: 0, key: "k", value: "v1")
+        var history = createdAndHeard()
         history.record(account: nil, device: 0, key: "k", value: nil, parent: "v1", step: 1)
         #expect(history.stepOfUnsentDelete(device: 0, account: "alice", key: "k", serverValue: "v1") == 1)
         history.zoneDeleted(
@@ -138,9 +119,7 @@ struct SweepHistoryTests {
 
     @Test("two edits made without seeing each other may settle either way, and no other way")
     func concurrentEdits() {
-        var history = SweepHistory()
-        history.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
-        history.heardUp(device: 0, key: "k", value: "v1")
+        var history = createdAndHeard()
         history.record(account: "alice", device: 0, key: "k", value: "a", parent: "v1", step: 1)
         history.record(account: "alice", device: 1, key: "k", value: "b", parent: "v1", step: 2)
         for held in ["a", "b"] { #expect(history.verdict(account: "alice", server: ["k": held], refused: []) == nil) }
@@ -347,9 +326,7 @@ struct SweepHistoryTests {
         "a value made again after its device's delete is owed, unless a delete took the item from the server after it",
         arguments: ServerOrder.allCases)
     func madeAgainAfterItsDelete(order: ServerOrder) {
-        var history = SweepHistory()
-        history.record(account: "alice", device: 0, key: "k", value: "v1", parent: nil, step: 0)
-        history.heardUp(device: 0, key: "k", value: "v1")
+        var history = createdAndHeard()
         history.record(account: "alice", device: 0, key: "k", value: nil, parent: "v1", step: 1)
         history.record(account: "alice", device: 0, key: "k", value: "s", parent: nil, step: 1)
         history.record(account: "alice", device: 1, key: "k", value: nil, parent: "v1", step: 2)
@@ -380,5 +357,34 @@ struct SweepHistoryTests {
         #expect(!history.namesMadeAgain)
         history.serverChanged(account: "alice", before: ["k": "v1"], after: [:])
         #expect(history.verdict(account: "alice", server: [:], refused: []) == nil)
+    }
+}
+
+extension SweepHistoryTests {
+    /// How a device heard of its save of `k` = v1 in alice, before the status is checked.
+    enum Hearing: String, CaseIterable, Sendable {
+        /// It did not: the save is still to go up.
+        case nothing
+        /// Its save came back saved, or a fetch brought the value.
+        case saved
+        /// Its save came back `serverRecordChanged`, the server's record holding v1 (an earlier save landed unheard).
+        case conflict
+        /// Another device heard it: not this one.
+        case otherDevice
+    }
+
+    /// What came after device 0 deleted `k` = v1 in alice, before the status is checked.
+    enum AfterTheDelete: String, CaseIterable, Sendable {
+        /// Nothing: the delete is still to go up.
+        case nothing
+        /// The server confirmed it.
+        case confirmed
+        /// The device wrote the item again.
+        case writtenAgain
+        /// A fetch brought the item's deletion (another device's, or this one's with its answer lost): the value
+        /// may land again (an unheard save retried), which the device has not fetched.
+        case heardGone
+        /// The device learned of a reset of the zone made before the delete: it may drop its deletes.
+        case learnedOfAnEarlierReset
     }
 }

@@ -98,6 +98,8 @@ package struct SweepHistory: Sendable {
     private var resetHolds: [String: [Int: Set<String>]] = [:]
     /// Per account and device, how many writes there were when the device last learned of a zone deletion.
     private var learnedUpTo: [String: [Int: Int]] = [:]
+    /// Per account and device, how many writes there were when the device last learned of an encrypted-data reset.
+    private var resetsLearned: [String: [Int: Int]] = [:]
     /// Per account and device, how many of the account's zone deletions there had been when the device last learned
     /// of one.
     private var deletionsLearned: [String: [Int: Int]] = [:]
@@ -180,9 +182,7 @@ package struct SweepHistory: Sendable {
     ///   - key: The item.
     ///   - value: The value the server holds.
     package mutating func heardUp(device: Int, key: String, value: String) {
-        guard let index = byValue[value], writes[index].device == device, writes[index].key == key,
-            writes[index].heardUpAt == nil
-        else { return }
+        guard let index = write(of: value, device: device, key: key), writes[index].heardUpAt == nil else { return }
         writes[index].heardUpAt = writes.count
         tick += 1
         writes[index].heardUpTick = tick
@@ -190,8 +190,8 @@ package struct SweepHistory: Sendable {
 
     /// A save of a device that is still its own to send: the device's user wrote this value of the item, under the
     /// account or signed into none, and the device has not heard that the server holds it (its save came back saved,
-    /// or `serverRecordChanged` carrying it, or a fetch brought it). While the device shows such a value and the server does not hold it, the device is
-    /// behind: the save is still to go up.
+    /// or `serverRecordChanged` carrying it, or a fetch brought it). While the device shows such a value and the
+    /// server does not hold it, the device is behind: the save is still to go up.
     ///
     /// - Parameters:
     ///   - device: The device.
@@ -200,20 +200,18 @@ package struct SweepHistory: Sendable {
     ///   - value: The value the device shows.
     /// - Returns: The step the user wrote it at, or `nil` when the value is not such a save.
     package func stepOfUnsentSave(device: Int, account: String, key: String, value: String) -> Int? {
-        guard let index = byValue[value] else { return nil }
+        guard let index = write(of: value, device: device, key: key) else { return nil }
         let write = writes[index]
-        guard write.device == device, write.key == key, write.heardUpAt == nil, !write.heardInAConflict,
-            (write.account ?? account) == account
-        else { return nil }
+        guard write.heardUpAt == nil, !write.heardInAConflict, (write.account ?? account) == account else { return nil }
         return write.step
     }
 
     /// A delete of a device that is still its own to send: the device's last write of the item is a delete of the
     /// value the server holds now, under the account or signed into none, which the server never confirmed, no rule
     /// forgave, and the device never heard had happened (a fetched deletion of the item); with no deletion of the
-    /// account's zone after it, and none the device learned of after it (a reset's re-uploads may bring the value
-    /// back, and an app may drop its deletes when it learns of one). While the device shows nothing for the item, it
-    /// is behind: the delete is still to go up.
+    /// account's zone after it, and no reset the device learned of after it (a reset's re-uploads may bring the
+    /// value back, and an app may drop its deletes when it learns of one). While the device shows nothing for the
+    /// item, it is behind: the delete is still to go up.
     ///
     /// - Parameters:
     ///   - device: The device.
@@ -222,13 +220,36 @@ package struct SweepHistory: Sendable {
     ///   - serverValue: The value the account's server holds for it.
     /// - Returns: The step the user deleted it at, or `nil` when there is no such delete.
     package func stepOfUnsentDelete(device: Int, account: String, key: String, serverValue: String) -> Int? {
-        guard let write = writes.last(where: { $0.device == device && $0.key == key }), write.value == nil,
-            write.parent == serverValue, !write.confirmed, !write.heardGone, write.forgiven == nil,
-            (write.account ?? account) == account,
-            !(deletions[account] ?? []).contains(where: { $0.boundary > write.index }),
-            (learnedUpTo[account]?[device] ?? 0) <= write.index
+        guard let index = lastWrite(device: device, key: key) else { return nil }
+        let write = writes[index]
+        guard write.value == nil, write.parent == serverValue, !write.confirmed, !write.heardGone,
+            write.forgiven == nil, (write.account ?? account) == account,
+            !(deletions[account] ?? []).contains(where: { $0.boundary > index }),
+            (resetsLearned[account]?[device] ?? 0) <= index
         else { return nil }
         return write.step
+    }
+
+    /// Notes that a device learned of an encrypted-data reset of an account's zone (its database's changes listed
+    /// the zone deleted for that reason). It forgives nothing (``deviceLearnedOfDeletion(_:account:step:)`` is for
+    /// the other reasons): only the status's check reads it (``stepOfUnsentDelete(device:account:key:serverValue:)``).
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - account: The account.
+    package mutating func deviceLearnedOfReset(_ device: Int, account: String) {
+        resetsLearned[account, default: [:]][device] = writes.count
+    }
+
+    /// The index of a device's write of an item that gave it a value, if the value is one a write gave.
+    private func write(of value: String, device: Int, key: String) -> Int? {
+        guard let index = byValue[value], writes[index].device == device, writes[index].key == key else { return nil }
+        return index
+    }
+
+    /// The index of a device's last write of an item, if any.
+    private func lastWrite(device: Int, key: String) -> Int? {
+        writes.lastIndex { $0.device == device && $0.key == key }
     }
 
     /// Notes that a device heard an item was gone from the server (a fetch brought its deletion): its own last
@@ -239,8 +260,7 @@ package struct SweepHistory: Sendable {
     ///   - device: The device.
     ///   - key: The item.
     package mutating func heardGone(device: Int, key: String) {
-        guard let index = writes.lastIndex(where: { $0.device == device && $0.key == key }), writes[index].value == nil
-        else { return }
+        guard let index = lastWrite(device: device, key: key), writes[index].value == nil else { return }
         writes[index].heardGone = true
     }
 
@@ -254,7 +274,7 @@ package struct SweepHistory: Sendable {
     ///   - key: The item.
     ///   - value: The value the server's record holds.
     package mutating func heardInAConflict(device: Int, key: String, value: String) {
-        guard let index = byValue[value], writes[index].device == device, writes[index].key == key else { return }
+        guard let index = write(of: value, device: device, key: key) else { return }
         writes[index].heardInAConflict = true
     }
 

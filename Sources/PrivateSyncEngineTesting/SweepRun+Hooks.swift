@@ -287,6 +287,9 @@ extension SweepRun {
             if changes.deletions.contains(where: { $0.reason != .encryptedDataReset }) {
                 state.history.deviceLearnedOfDeletion(device, account: account, step: state.step)
             }
+            if changes.deletions.contains(where: { $0.reason == .encryptedDataReset }) {
+                state.history.deviceLearnedOfReset(device, account: account)
+            }
         default:
             break
         }

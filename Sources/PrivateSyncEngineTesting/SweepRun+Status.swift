@@ -93,24 +93,29 @@ extension SweepRun {
         else { return nil }
         let refused = faults.refused
         let shown = await app.snapshot()
-        for (key, value) in server.sorted(by: { $0.key < $1.key }) where shown[key] == nil && !refused.contains(key) {
-            let step = state.withLock {
-                $0.history.stepOfUnsentDelete(device: device, account: account, key: key, serverValue: value)
+        // The items the device and the server differ on, in order of key: the device shows nothing (a delete may
+        // wait), or another value (a save may).
+        let differing = Set(server.keys).union(shown.keys).filter { server[$0] != shown[$0] && !refused.contains($0) }
+        return state.withLock { state in
+            for key in differing.sorted() {
+                if let value = shown[key] {
+                    guard
+                        let step = state.history.stepOfUnsentSave(
+                            device: device, account: account, key: key, value: value)
+                    else { continue }
+                    return "it shows \(key) = \(value), written there at step \(step), which \(account)'s server does "
+                        + "not hold (\(server[key].map { "it holds \($0)" } ?? "it holds nothing")) and the device "
+                        + "never heard went up: the save is still to go up"
+                } else if let value = server[key],
+                    let step = state.history.stepOfUnsentDelete(
+                        device: device, account: account, key: key, serverValue: value)
+                {
+                    return "it shows nothing for \(key), deleted there at step \(step), which \(account)'s server "
+                        + "still holds as it was (\(value)) and never confirmed deleted: the delete is still to go up"
+                }
             }
-            guard let step else { continue }
-            return "it shows nothing for \(key), deleted there at step \(step), which \(account)'s server still "
-                + "holds as it was (\(value)) and never confirmed deleted: the delete is still to go up"
+            return nil
         }
-        for (key, value) in shown.sorted(by: { $0.key < $1.key }) where server[key] != value && !refused.contains(key) {
-            let step = state.withLock {
-                $0.history.stepOfUnsentSave(device: device, account: account, key: key, value: value)
-            }
-            guard let step else { continue }
-            return "it shows \(key) = \(value), written there at step \(step), which \(account)'s server does not "
-                + "hold (\(server[key].map { "it holds \($0)" } ?? "it holds nothing")) and the device never heard "
-                + "went up: the save is still to go up"
-        }
-        return nil
     }
 
     /// Right after the user saved something on a device signed in, before any sync: it cannot have gone up, so the

@@ -138,9 +138,9 @@ sweep:
 
 ## mutants: each known bug of the engine, the launch code and the stores (Mutants/*.patch) applied to a scratch copy
 ## of the package, built, and caught by the simulator alone within 300 seeds by an invariant its header names; a bug
-## of the demo app's mirror (Engine: cksyncengine) by the delegate sweep, each seed under the even mix and the swarm, with outages and without;
-## one the sweeps do not reach must fail its scenario test (Pinned-by), said PINNED ONLY (Scripts/mutants.py;
-## docs/simulator.md).
+## of the demo app's mirror (Engine: cksyncengine) by the delegate sweep, each seed under the even mix and the swarm,
+## with outages and without; one the sweeps do not reach must fail its scenario test (Pinned-by), said PINNED ONLY
+## (Scripts/mutants.py; docs/simulator.md).
 ## CI runs it after make test.
 mutants:
 	@SWIFT=$(SWIFT) python3 Scripts/mutants.py

@@ -11,8 +11,8 @@ Mutants/NAME.patch over the clean code, with a header:
     Pinned-by: FILTER       optional: the `swift test --filter` of a scenario test that must fail on the mutant
     Engine: cksyncengine    optional: a bug of the demo app's mirror (Sources/PartitionMirror), hunted by the
                             delegate sweep (`simulate --engine cksyncengine`), each seed under three step mixes (the
-                            even one, `--swarm`, then `--swarm --no-outages`); its Caught-by then names the sweep's invariants
-                            (DelegateSweepFailure.Invariant: noLostWrites, purgedStaysDeleted, ...)
+                            even one, `--swarm`, then `--swarm --no-outages`); its Caught-by then names the sweep's
+                            invariants (DelegateSweepFailure.Invariant: noLostWrites, purgedStaysDeleted, ...)
 
 A mutant with `Pinned-by:` that the simulator does not catch within the seeds is run against that scenario test in
 the scratch copy; if the test fails on it, the run goes on and says "PINNED ONLY" (a finding: the simulator no

@@ -78,8 +78,9 @@ extension SweepRun {
     ///   device heard it held (its save came back saved or in a conflict, or a fetch brought it: another device may
     ///   have overwritten it since, and the device is then behind only on what it has not fetched, which no status
     ///   can know), is not one.
-    /// - An item it shows nothing for, whose value on the server is the one the device's user deleted there, with
-    ///   the delete never confirmed (``SweepHistory/stepOfUnsentDelete(device:account:key:serverValue:)``).
+    /// - An item it shows nothing for, whose value on the server is the one the device's user deleted there, the
+    ///   delete neither confirmed nor heard of in a fetch, nor excused by a rule of the history
+    ///   (``SweepHistory/stepOfUnsentDelete(device:account:key:serverValue:)``).
     ///
     /// - Parameters:
     ///   - app: The device's app.

@@ -93,8 +93,8 @@ let package = Package(
         .target(
             name: "Simulator",
             dependencies: [
-                "PrivateSyncTesting", "SimulatedWorld", "PrivateSync", "DeviceStore", "PrivateCloudFaults",
-                "PrivateCloud", "PrivateSyncJSON", "PrivateSyncFileSystem",
+                "PrivateSyncTesting", "SimulatedWorld", "PartitionMirror", "PrivateSync", "DeviceStore",
+                "PrivateCloudFaults", "PrivateCloud", "PrivateSyncJSON", "PrivateSyncFileSystem",
             ],
             path: "Simulator", swiftSettings: layering),
         .executableTarget(

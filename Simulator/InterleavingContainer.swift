@@ -104,13 +104,18 @@ final class InterleavingContainer: ForwardingContainer {
         if !oversized.isEmpty { scheduler.sentOversized(device: device, records: oversized) }
         var own: [(String, String)] = []
         var received: [(String, String)] = []
+        var refused: [String] = []
         for (id, outcome) in result.saveResults {
             switch outcome {
             case .success(let record): if let tag = record.recordChangeTag { own.append((id.recordName, tag)) }
             case .failure(let error):
                 if let tag = error.serverRecord?.recordChangeTag { received.append((id.recordName, tag)) }
+                if error.code == .serverRejectedRequest || error.code == .limitExceeded {
+                    refused.append(id.recordName)
+                }
             }
         }
+        if !refused.isEmpty { scheduler.refused(device: device, names: refused) }
         scheduler.tags(device: device, own: own, received: received)
         // The server has answered; the app has not yet applied the answer.
         await scheduler.beforeCall(
@@ -134,6 +139,7 @@ final class InterleavingContainer: ForwardingContainer {
         if !changes.deletions.isEmpty {
             scheduler.deletes(device: device, sent: [], fetched: changes.deletions.map(\.recordID.recordName))
         }
+        scheduler.fetchedPage(device: device, instance: instance)
         if !changes.moreComing { scheduler.fetchedLastPage(device: device, instance: instance) }
         await scheduler.beforeCall(device: device, instance: instance, call: "recordZoneChanges response")
         return changes

@@ -83,6 +83,25 @@ final class Scheduler: @unchecked Sendable {
     /// - Parameters:
     ///   - device: The device.
     ///   - instance: The app instance that fetched it.
+    /// Called when a modify request's answer refused saves one by one as the server's word on the record
+    /// (`serverRejectedRequest`, or `limitExceeded` for the record).
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - names: The records refused.
+    func refused(device: String, names: [String]) {
+        simulation?.noteRefused(device: device, names: names)
+    }
+
+    /// Called as a page of a zone's changes reaches a device's cycle.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - instance: The app instance whose cycle fetched it.
+    func fetchedPage(device: String, instance: Int) {
+        simulation?.noteFetchedPage(device: device, instance: instance)
+    }
+
     func fetchedLastPage(device: String, instance: Int) {
         simulation?.noteFetchedLastPage(device: device, instance: instance)
     }

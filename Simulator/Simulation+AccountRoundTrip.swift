@@ -18,9 +18,9 @@ extension Simulation {
     /// first three commits: before the removal, between the removal and the restore of the archive (seed 1899), or
     /// after. Whichever it is, the edit must come back and reach the first account's container (invariants 3 and 12).
     func accountRoundTrip(_ device: Device) async {
-        guard accounts.count > 1, let app = runningApp(device), let engine = app.engine,
+        guard accounts.count > 1, let app = runningApp(device), syncs(app),
             let handle = try? world.device(device.name), let home = handle.session.account,
-            (try? engine.state().boundUser) == home.userRecordID,
+            boundUser(app) == home.userRecordID,
             let other = accounts.first(where: { $0 != home })
         else { return }
         let names = device.expected.sorted().filter { name in

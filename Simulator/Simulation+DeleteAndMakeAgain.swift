@@ -49,7 +49,7 @@ extension Simulation {
             guard let peerApp = runningApp(peer), let (copy, _) = try? peerApp.find(name) else { return }
             moment += 1
             do {
-                try userDelete(copy, on: peer, in: peerApp)
+                try await userDelete(copy, on: peer, in: peerApp)
             } catch {
                 return noteFailed(peer, "write", error, mark: .write)
             }
@@ -59,7 +59,7 @@ extension Simulation {
         let inFlight = (try? app.stores.userCreated.syncSnapshot { try $0.engineState().creationsInFlight }) ?? []
         moment += 1
         do {
-            try userDelete(mine, on: device, in: app)
+            try await userDelete(mine, on: device, in: app)
         } catch {
             return noteFailed(device, "write", error, mark: .write)
         }
@@ -68,7 +68,7 @@ extension Simulation {
         let account = app.device.session.account
         do {
             let fields = RecordFactory.fields(for: type, now: device.clock.now(), random: &random)
-            let again = try app.add(type.name, name: name, fields: fields)
+            let again = try addRecord(type.name, name: name, fields: fields, in: app)
             createdAgain(again, on: device, account: account)
             if inFlight.contains(name) { reached.insert(.madeAgainOverACreationInFlight) }
             trace("\(device.name): add \(type.name) \(name.prefix(8)) again, before its delete left")

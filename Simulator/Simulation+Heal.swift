@@ -24,8 +24,8 @@ extension Simulation {
     func checkHealedTogether() {
         var healed: [Healed] = []
         for device in devices {
-            guard let app = device.app, let status = try? status(of: app), status.isOn, let engine = app.engine,
-                let bound = try? engine.state().boundUser, let pending = try? engine.pendingChangeCount(),
+            guard let app = device.app, let status = try? status(of: app), status.isOn, let bound = boundUser(app),
+                let pending = pendingChangeCount(app),
                 let account = accounts.first(where: { $0.userRecordID == bound })
             else { continue }
             check(
@@ -44,8 +44,11 @@ extension Simulation {
             }
             for name in held.keys.sorted() where result.failure == nil {
                 let copies = held[name]!
-                let first = copies[0]
-                for other in copies.dropFirst() {
+                // A copy the server refused for good stays as its device wrote it, on a delegate's build
+                // (``noteRefused``): it is held to nothing here, and its device's writes of it are not owed.
+                let kept = copies.filter { !$0.device.refusedForGood.contains(name) }
+                guard let first = kept.first else { continue }
+                for other in kept.dropFirst() {
                     check(
                         .healedTimesAgree,
                         other.record.createdAt == first.record.createdAt
@@ -55,7 +58,8 @@ extension Simulation {
                     )
                 }
                 if !deleted.contains(name), !mergesTooLarge.contains(name) {
-                    checkMerge(first.record, on: first.device, uploaders: Set(group.map(\.device.name)))
+                    let uploaders = group.filter { !$0.device.refusedForGood.contains(name) }.map(\.device.name)
+                    checkMerge(first.record, on: first.device, uploaders: Set(uploaders))
                 }
             }
         }

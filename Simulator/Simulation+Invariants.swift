@@ -22,10 +22,22 @@ extension Simulation {
         for device in devices where result.failure == nil { checkFetchedHeld(device) }
     }
 
+    /// Notes that a page of the zone's changes reached a device's cycle: the store it began on was bound before it
+    /// asked (``FirstSyncSeen/fetched``).
+    func noteFetchedPage(device name: String, instance: Int) {
+        guard let device = devices.first(where: { $0.name == name }), device.instance == instance else { return }
+        // CKSyncEngine's engine fetches for the account signed in, paused or not; its delegate keeps a page only for
+        // the data's account (the app's engine sends no request for another).
+        if runsMirror, let app = device.app, !signedIntoTheDataAccount(app) { return }
+        device.pageFetchedThisCycle = true
+    }
+
     /// Notes what the bound account's container holds as a device's fetch returns its last page: once the cycle
-    /// succeeds, its change token says the device has all of it.
+    /// succeeds, its change token says the device has all of it. (A delegate's build fetches for another account
+    /// than the data's too, paused, and keeps nothing of it: only a fetch for the data's account says so.)
     func noteFetchedLastPage(device name: String, instance: Int) {
         guard let device = devices.first(where: { $0.name == name }), device.instance == instance,
+            !runsMirror || device.app.map(signedIntoTheDataAccount) == true,
             let account = try? world.device(name).session.account,
             let records = try? world.containerRecords(account: account)
         else { return }
@@ -95,8 +107,8 @@ extension Simulation {
     /// Notes when a device first knows of a deletion of its account's app data (its engine recorded the pause), for
     /// invariant 8.
     func noteLearned(_ device: Device, facts: SyncFacts) {
-        guard facts.enginePause == .userDeletedZone,
-            let account = accounts.first(where: { $0.userRecordID == facts.boundUser })
+        let (pause, bound) = deletionFacts(device, facts)
+        guard pause == .userDeletedZone, let account = accounts.first(where: { $0.userRecordID == bound })
         else { return }
         let since = zoneDeletions[account.rawValue]?.moment ?? 0
         if (device.learnedDeletion[account.rawValue] ?? -1) < since {
@@ -178,8 +190,8 @@ extension Simulation {
             .missingEntitlement, .storeCreationFailed, .noAccount, .accountRestricted,
         ]
         check(
-            .honestStatus, app.engine != nil && !(status.pauseReason.map(launchCauses.contains) ?? false),
-            "\(device.name): the preference is on, the build is entitled, the account is available and the store folder exists, yet \(app.engine == nil ? "no engine runs" : "the engine runs") and the status is \(status)"
+            .honestStatus, syncs(app) && !(status.pauseReason.map(launchCauses.contains) ?? false),
+            "\(device.name): the preference is on, the build is entitled, the account is available and the store folder exists, yet \(syncs(app) ? "the engine runs" : "no engine runs") and the status is \(status)"
         )
     }
 
@@ -193,7 +205,7 @@ extension Simulation {
         if status.isOn {
             var problems: [String] = []
             if !app.record.syncWanted { problems.append("the user did not ask for sync") }
-            if app.record.userCreatedStore != .cloud || app.engine == nil {
+            if app.record.userCreatedStore != .cloud || !syncs(app) {
                 problems.append("the user-created store is local")
             }
             if let reason = app.record.fallbackReason { problems.append("the launch fell back (\(reason))") }
@@ -217,7 +229,7 @@ extension Simulation {
             switch reason {
             case .missingEntitlement, .storeCreationFailed:
                 launchReason == reason
-                    || (reason == .storeCreationFailed && app.record.syncWanted && app.engine == nil
+                    || (reason == .storeCreationFailed && app.record.syncWanted && !syncs(app)
                         && !syncIsPossible(device, app: app).possible)
             // An account cause holds now; a reason the server gave (9, 36) was really given to this device.
             case .noAccount:
@@ -291,11 +303,12 @@ extension Simulation {
             result.invariantChecks += 1
             if passed.isHeld(name) { continue }
             // Archives change only when the user starts afresh or reinstalls, so they are read once between those.
-            if device.archivedNames == nil { device.archivedNames = archivedNames(app) }
+            // (A delegate's build also restores an archive of the account signed in whenever its mirror opens.)
+            if device.archivedNames == nil || runsMirror { device.archivedNames = archivedNames(app) }
             // Only an archive of another account than the one the store is bound to: the bound account's archive
             // is never restored again, so a record left there is lost to the user (the planted
             // archive-left-at-binding; the sweep at fae632e, seeds 485 and 8805: issue 28).
-            let bound = (try? app.facts().boundUser)?.recordName
+            let bound = boundAccountName(app)
             if device.archivedNames!.contains(where: { $0.key != bound && $0.value.contains(name) }) { continue }
             let type = written[name]?.type ?? "record"
             return fail(
@@ -365,6 +378,10 @@ extension Simulation {
                 clock.advance(by: 60)
                 var moved = 0
                 for device in devices {
+                    if runsMirror {
+                        moved += await healingCycleMoved(device)
+                        continue
+                    }
                     // A device where sync does not run moves nothing; one that crashed (and was relaunched) counts
                     // as having moved, so that another round follows.
                     guard let before = device.app?.engine.flatMap({ try? $0.state().totals }) else { continue }
@@ -399,21 +416,26 @@ extension Simulation {
 
     /// Invariant 3, second half, and invariant 4, for a device that syncs after the heal.
     private func checkHealed(_ device: Device) {
-        guard let app = device.app, let status = try? status(of: app), status.isOn, let engine = app.engine,
-            let bound = try? engine.state().boundUser, let account = accounts.first(where: { $0.userRecordID == bound })
+        guard let app = device.app, let status = try? status(of: app), status.isOn, let bound = boundUser(app),
+            let account = accounts.first(where: { $0.userRecordID == bound })
         else { return }
         let container: [String: [String: FieldValue]]
         let local: [String: [String: FieldValue]]
         do {
             container = Dictionary(
-                uniqueKeysWithValues: try world.containerRecords(account: account).map { record in
+                uniqueKeysWithValues: try world.containerRecords(account: account).filter {
+                    !device.refusedForGood.contains($0.recordID.recordName)
+                }.map { record in
                     var fields = record.fields
                     for key in Schema.reservedFieldNames { fields[key] = nil }
                     return (record.recordID.recordName, fields)
                 })
+            // A record the server refused for good stays as it is on a delegate's build (``noteRefused``), the
+            // server's copy too, if it has one.
             local = Dictionary(
                 uniqueKeysWithValues: try app.stores.userCreated.records()
-                    .filter { $0.origin == nil || $0.origin == bound }.map { ($0.name, $0.fields) })
+                    .filter { ($0.origin == nil || $0.origin == bound) && !device.refusedForGood.contains($0.name) }
+                    .map { ($0.name, $0.fields) })
         } catch {
             return fail(.convergence, "\(device.name): cannot read the records: \(error)")
         }

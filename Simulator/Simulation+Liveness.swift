@@ -20,11 +20,11 @@ extension Simulation {
     /// earliest date any engine asks for; nothing is forced.
     func checkLiveness() async {
         let pendingBefore = Set(
-            devices.filter { ((try? $0.app?.engine?.pendingChangeCount()) ?? 0) > 0 }.map(\.name))
+            devices.filter { ($0.app.flatMap(pendingChangeCount) ?? 0) > 0 }.map(\.name))
         var rounds = 0
         while rounds < Self.livenessRounds, result.failure == nil {
             let waits = devices.compactMap { device -> Double? in
-                guard let next = device.app?.engine?.nextRunDate() else { return nil }
+                guard let next = nextRunDate(device) else { return nil }
                 return max(0, next.timeIntervalSince(device.clock.now()))
             }
             guard let wait = waits.min() else { break }
@@ -34,12 +34,12 @@ extension Simulation {
             await syncDue()
         }
         for device in devices where result.failure == nil {
-            guard let app = device.app, let engine = app.engine, let status = try? status(of: app), status.isOn,
-                let pending = try? engine.pendingChangeCount()
+            guard let app = device.app, let status = try? status(of: app), status.isOn,
+                let pending = pendingChangeCount(app)
             else { continue }
             check(
                 .liveness, pending == 0,
-                "\(device.name): \(pending) change(s) still pending after \(rounds) round(s) of scheduled cycles with no faults, status \(status), next run \(engine.nextRunDate().map { "in \(Int($0.timeIntervalSince(device.clock.now())))s" } ?? "never")"
+                "\(device.name): \(pending) change(s) still pending after \(rounds) round(s) of scheduled cycles with no faults, status \(status), next run \(nextRunDate(device).map { "in \(Int($0.timeIntervalSince(device.clock.now())))s" } ?? "never")"
             )
             if pending == 0, pendingBefore.contains(device.name) { reached.insert(.drainedWhenScheduled) }
         }

@@ -50,7 +50,7 @@ extension Simulation {
             // delete the user had made, no seed of 300 met the echo (the path's count, once measured).
             // With the faults and interleavings held back meanwhile: the step is the user's delete leaving, then the
             // name used again; a fault here would only end the step before its path.
-            deleteOneTheServerHolds(on: device)
+            await deleteOneTheServerHolds(on: device)
             await holdingInterleavings {
                 await sync(device, force: true, why: "before a name is used again")
                 for other in devices where other !== device && result.failure == nil {
@@ -79,7 +79,7 @@ extension Simulation {
             trace("\(device.name): will crash before local commit #\(commits)")
         }
         do {
-            let record = try app.add(entry.type, name: name, fields: fields)
+            let record = try addRecord(entry.type, name: name, fields: fields, in: app)
             if device.unechoedDeletes.contains(name) { reached.insert(.createdAgainBeforeEcho) }
             createdAgain(record, on: device, account: app.device.session.account)
             trace("\(device.name): add \(entry.type) \(name.prefix(8)) again, after its delete left")
@@ -94,7 +94,7 @@ extension Simulation {
 
     /// The user deletes, on `device`, a user-created record the server holds and nothing has pending: its delete
     /// leaves with the next cycle, and the name can be used again before the echo comes back.
-    private func deleteOneTheServerHolds(on device: Device) {
+    private func deleteOneTheServerHolds(on device: Device) async {
         // Only a record no device that will not sync now holds: such a device keeps the old record, and the name
         // could not be used again.
         var heldElsewhere = Set<String>()
@@ -115,7 +115,7 @@ extension Simulation {
         else { return }
         moment += 1
         do {
-            try userDelete(record, on: device, in: app)
+            try await userDelete(record, on: device, in: app)
         } catch {
             noteFailed(device, "write", error, mark: .write)
         }
@@ -180,8 +180,8 @@ extension Simulation {
     /// The oracle knows a record by its name, so it cannot tell the two creations apart: a deletion of the account's
     /// data while one device still holds its own creation unsent does not count that name (``noteZoneDeleted``).
     private func createOnTwoDevices(_ device: Device) async {
-        guard let first = runningApp(device), first.engine != nil else { return }
-        let peers = syncingPeers(of: device).filter { $0.app?.engine != nil }
+        guard let first = runningApp(device), syncs(first) else { return }
+        let peers = syncingPeers(of: device).filter { $0.app.map(syncs) == true }
         guard !peers.isEmpty else { return }
         let peer = peers[Int(random.next() % UInt64(peers.count))]
         guard let second = runningApp(peer) else { return }
@@ -210,7 +210,7 @@ extension Simulation {
             keys = fields.keys.sorted()
             let account = app.device.session.account
             do {
-                let record = try app.add(type.name, name: name, fields: fields)
+                let record = try addRecord(type.name, name: name, fields: fields, in: app)
                 createdTwice(record, on: owner, account: account)
                 trace("\(owner.name): add \(type.name) \(name) (the same name on \(device.name) and \(peer.name))")
                 mark(.write, owner.name, "add \(type.name) \(name), on two devices")

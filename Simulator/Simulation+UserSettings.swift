@@ -15,7 +15,7 @@ import SimulatedWorld
 extension Simulation {
     // MARK: The user's settings
 
-    func flipSwitch(_ device: Device) {
+    func flipSwitch(_ device: Device) async {
         guard let app = runningApp(device) else { return }
         let on = !app.record.syncWanted
         let facts = try? app.facts()
@@ -23,16 +23,18 @@ extension Simulation {
         moment += 1
         do {
             device.app = try app.setSyncEnabled(on)
+            if on, let turnedOn = device.app { try await hearConsent(device, turnedOn) }
             // Turning sync on may be consent to upload again, which forgets every server version the device knew:
             // its earlier saves' echoes are then versions it has not seen.
             if on { device.ownTags.removeAll() }
             device.instance += 1
             if on { device.consentAt = moment }
             // Consent to upload again after a deletion: what the server accepted before is owed to it again.
-            if on, facts?.enginePause == .userDeletedZone { device.lastAccepted.removeAll() }
+            let pause = facts.flatMap { deletionFacts(device, $0).pause }
+            if on, pause == .userDeletedZone { device.lastAccepted.removeAll() }
             // Only an app whose engine runs takes the consent (a launch that fell back, for a restricted account
             // say, opens no engine): the pause then ends, and must not be shown again before a cycle.
-            if on, device.app?.engine != nil, let pause = facts?.enginePause,
+            if on, device.app.map(syncs) == true, let pause,
                 pause == .userDeletedZone || pause == .quotaExceeded
             {
                 device.userEndedPause = pause
@@ -41,7 +43,7 @@ extension Simulation {
             trace("\(device.name): switch turned \(on ? "on" : "off") → \(describe(device.app!))")
             mark(.toggle, device.name, "switch turned \(on ? "on" : "off")")
         } catch {
-            if crashedInside(device, "the switch") { return }
+            if crashedInside(device, "the switch") || killedMeanwhile(device, app) { return }
             failToRun("\(device.name): flipping the switch failed: \(error)")
         }
     }
@@ -125,6 +127,13 @@ extension Simulation {
     func noteZoneDeletedByFault(_ account: AccountID) {
         moment += 1
         let names = Set(((try? world.containerRecords(account: account)) ?? []).map(\.recordID.recordName))
+        // A zone already gone (or empty) loses nothing: the deletion noted before keeps its moment, which a consent
+        // given since covers. Noted again, its records took this moment, and a device that had consented and sent
+        // them back failed (a delegate's build, whose first send after a consent can meet the zone still gone).
+        if names.isEmpty, zoneDeletions[account.rawValue] != nil {
+            for device in devices { device.lastAccepted[account.rawValue] = nil }
+            return
+        }
         noteZoneDeleted(account, names: names)
     }
 
@@ -170,8 +179,10 @@ extension Simulation {
                         device.learnedDeletion[account.rawValue] ?? 0, moment)
                 }
                 moment += 1
-                device.app = try app.setSyncEnabled(false).setSyncEnabled(true)
-                if device.app?.engine != nil { device.userEndedPause = .userDeletedZone }
+                let turnedOn = try app.setSyncEnabled(false).setSyncEnabled(true)
+                device.app = turnedOn
+                try await hearConsent(device, turnedOn)
+                if syncs(turnedOn) { device.userEndedPause = .userDeletedZone }
                 device.ownTags.removeAll()
                 device.instance += 1
                 device.consentAt = moment
@@ -183,7 +194,7 @@ extension Simulation {
                 await sync(device, force: true, why: "pull to refresh after freeing iCloud space")
             case .accountChanged:
                 let handle = try world.device(device.name)
-                let bound = try app.engine?.state().boundUser
+                let bound = boundUser(app)
                 if !startFresh, random.chance(0.5), let previous = accounts.first(where: { $0.userRecordID == bound }) {
                     try handle.signIn(previous)
                     trace("\(device.name): signed back into \(previous)")
@@ -193,7 +204,7 @@ extension Simulation {
                     // Starting afresh archives the store: what its fetches claimed is checked first.
                     checkFetchedHeld(device)
                     device.archivedNames = nil
-                    let previous = try app.engine?.state().boundUser
+                    let previous = boundUser(app)
                     // A start afresh resumes the signed-in account where an archive of it left off (bound, with its
                     // tokens): that store has synced before, so only one with no such archive starts unsynced.
                     // (A folder that cannot be read may hold one.)
@@ -201,14 +212,21 @@ extension Simulation {
                     let resumes =
                         archiveFiles(in: app.device.appGroup.archives).map { $0.contains { $0.account == signedIn } }
                         ?? true
+                    // The account the user chose to start afresh with: the mirror's start afresh may fetch first,
+                    // and an account change can land in that fetch (a delegate's build).
+                    let chosen = handle.session.account
                     startingAfresh = true
-                    let archive = try app.startFreshForSignedInAccount()
+                    guard let archive = try await startFreshForSignedInAccount(device, app) else {
+                        startingAfresh = false
+                        trace("\(device.name): nothing to start afresh from")
+                        return
+                    }
                     startingAfresh = false
                     device.freshFrom = previous
                     device.addedSinceFresh.removeAll()
                     device.newStore(resumingASync: resumes)
                     // Starting afresh is the user's choice to upload this device's data to the account now signed in.
-                    if let account = handle.session.account {
+                    if let account = chosen {
                         device.learnedDeletion[account.rawValue] = moment
                         moment += 1
                         device.consentAt = moment
@@ -216,7 +234,7 @@ extension Simulation {
                     device.lastAccepted.removeAll()
                     episodes.resetRefusals(device: device.name)
                     trace(
-                        "\(device.name): started afresh for \(handle.session.account?.rawValue ?? "?"), archived \(archive.records)"
+                        "\(device.name): started afresh for \(chosen?.rawValue ?? "?"), archived \(archive.records)"
                     )
                     mark(.account, device.name, "started afresh, archived \(archive.records)")
                 }
@@ -232,7 +250,7 @@ extension Simulation {
             // Seeds 204 and 286: a start afresh killed part way may have replaced the store, which then reads as not
             // yet synced, though the model still held the old store's fetch.
             if startingAfresh { device.mayHaveNewStore() }
-            if crashedInside(device, "acting on a pause") { return }
+            if crashedInside(device, "acting on a pause") || killedMeanwhile(device, app) { return }
             failToRun("\(device.name): resolving \(reason) failed: \(error)")
         }
     }

@@ -1,4 +1,5 @@
 import DeviceStore
+import PartitionMirror
 import PrivateCloud
 import PrivateSync
 import PrivateSyncFileSystem
@@ -96,6 +97,15 @@ public final class Simulation {
         var fetchedThrough: (era: Int, names: Set<String>)?
         /// The same, noted at the last page of the cycle in flight, kept only if the cycle succeeds.
         var fetchedThisCycle: (era: Int, names: Set<String>)?
+        /// On a build of CKSyncEngine's delegate, the mirror the cycle in flight runs (it holds the mirror's folder
+        /// locked): the user's actions meanwhile go through it, as an app's own actions go through its one mirror.
+        var mirrored: MirroredApp?
+        /// On a build of CKSyncEngine's delegate, records whose save the server refused as its word on the record
+        /// (``Simulation/noteRefused(device:names:)``): the mirror keeps them on the device and never sends them
+        /// again until they change.
+        var refusedForGood = Set<String>()
+        /// Whether a page of the zone's changes reached the cycle in flight, as the container answered it.
+        var pageFetchedThisCycle = false
 
         init(name: String, clock: DeviceClock) {
             self.name = name
@@ -256,14 +266,16 @@ public final class Simulation {
             "world: \(deviceCount) device(s), accounts \(accounts.map(\.rawValue).joined(separator: ", ")), "
                 + "fault storminess \(storminess), backend \(options.backend.rawValue), server pages of "
                 + "\(limits.maximumChangesPerPage) changes, requests of \(limits.maximumItemsPerRequest) items and "
-                + "\(limits.maximumRequestBytes) bytes")
+                + "\(limits.maximumRequestBytes) bytes"
+                + (options.build == .appEngine ? "" : ", every device's build \(options.build.rawValue)"))
         mark(.setup, nil, "\(deviceCount) device(s), accounts \(accounts.map(\.rawValue).joined(separator: ", "))")
         for index in 0..<deviceCount {
             let name = Self.deviceNames[index]
             let account = random.chance(0.9) ? accounts[Int(random.next() % UInt64(accounts.count))] : nil
             let sync: Bool? = random.chance(0.8) ? true : (random.chance(0.5) ? false : nil)
             let entitlement = random.chance(0.9)
-            _ = try world.addDevice(name, account: account, syncPreference: sync, entitlement: entitlement)
+            _ = try world.addDevice(
+                name, account: account, syncPreference: sync, entitlement: entitlement, syncEngine: options.build)
             devices.append(Device(name: name, clock: clocks[name]!))
             trace(
                 "\(name): installed, account \(account?.rawValue ?? "none"), sync \(sync.map { $0 ? "on" : "off" } ?? "unset")"
@@ -341,7 +353,7 @@ public final class Simulation {
             if options.stepTable == .current { await deleteAndMakeAgain(device) } else { await syncDue() }
         case 550..<650: await sync(device, force: false, why: "a push notification")
         case 650..<700: await sync(device, force: true, why: "pull to refresh")
-        case 700..<740: flipSwitch(device)
+        case 700..<740: await flipSwitch(device)
         case 740..<790: relaunch(device, why: "relaunch")
         case 790..<800: reinstall(device)
         case 800..<810: upgrade(device)

@@ -20,13 +20,17 @@ public struct SimulationOptions: Sendable {
     public var hooks: SimulationHooks
     /// The table the steps are drawn from: the current one, or an earlier one a pinned seed was found with.
     public var stepTable: SimulationStepTable
+    /// What syncs every device's user-created store: the app's own engine (the default), or CKSyncEngine with the
+    /// app as its delegate (`PartitionMirror`, as `device add --engine cksyncengine` installs it). The run draws the
+    /// same steps either way; the checks that read the app engine's own report and totals hold only on its build.
+    public var build: AppSyncEngine
 
     /// Creates options.
     public init(
         seed: UInt64, devices: Int? = nil, steps: Int = SimulationOptions.defaultSteps,
         backend: ContainerBackend = .memory,
         keepFullTrace: Bool = false, hooks: SimulationHooks = SimulationHooks(),
-        stepTable: SimulationStepTable = .current
+        stepTable: SimulationStepTable = .current, build: AppSyncEngine = .appEngine
     ) {
         self.seed = seed
         self.devices = devices
@@ -35,6 +39,7 @@ public struct SimulationOptions: Sendable {
         self.keepFullTrace = keepFullTrace
         self.hooks = hooks
         self.stepTable = stepTable
+        self.build = build
     }
 
     /// Steps in the default run: with an average of 432 simulated seconds between steps, a simulated day.

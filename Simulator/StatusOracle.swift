@@ -137,11 +137,13 @@ extension Simulation.Device {
     /// - Parameters:
     ///   - report: The cycle's report.
     ///   - era: ``storeEra`` when the cycle began.
-    func noteFirstSync(_ report: SyncReport, era: Int) {
+    ///   - pageFetched: Whether the container answered a zone fetch of the cycle with a page: what a report without
+    ///     requests (CKSyncEngine's delegate's) says instead.
+    func noteFirstSync(_ report: SyncReport, era: Int, pageFetched: Bool) {
         guard era == storeEra else { return }
         // The engine binds the store before any zone request, and the binding commits before it: a page received
         // means bound, whatever happened after (a crash, a stop).
-        if report.requests.contains(where: { $0.operation == .recordZoneChanges && $0.error == nil }) {
+        if pageFetched || report.requests.contains(where: { $0.operation == .recordZoneChanges && $0.error == nil }) {
             firstSync = .fetched
         }
     }

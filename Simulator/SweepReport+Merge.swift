@@ -237,6 +237,11 @@ extension SweepReport {
                 "configuration.backend is \(shown(configuration.backend)), which is no backend the simulator has "
                     + "(\(ContainerBackend.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
+        guard AppSyncEngine(rawValue: configuration.build) != nil else {
+            throw refuse(
+                "configuration.build is \(shown(configuration.build)), which is no build the simulator has "
+                    + "(\(AppSyncEngine.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
     }
 
     /// A name from a file, as a refusal shows it: quoted, escaped, and cut to its first 40 characters, since the
@@ -257,6 +262,7 @@ extension SweepReport {
                 "--devices \(a.devices.map(String.init) ?? "drawn") vs \(b.devices.map(String.init) ?? "drawn")")
         }
         if a.backend != b.backend { parts.append("--backend \(a.backend) vs \(b.backend)") }
+        if a.build != b.build { parts.append("--build \(a.build) vs \(b.build)") }
         return parts.joined(separator: ", ")
     }
 }

@@ -119,7 +119,7 @@ extension SweepReport.Configuration {
         let place = "configuration"
         // `object` refuses an object without one of `required`, so steps and backend are always read.
         var configuration = Self(sweepSeeds: nil, seed: nil, steps: 0, devices: nil, backend: "")
-        let keys = ["sweepSeeds", "seed", "steps", "devices", "backend"]
+        let keys = ["sweepSeeds", "seed", "steps", "devices", "backend", "build"]
         let required = ["steps", "backend"]
         try reader.object(at: place, keys: keys, required: required) { key, reader throws(JSONReadError) in
             switch key {
@@ -129,6 +129,7 @@ extension SweepReport.Configuration {
             case "steps": configuration.steps = try reader.int(at: "\(place).steps")
             case "devices":
                 configuration.devices = reader.consumeNull() ? nil : try reader.int(at: "\(place).devices")
+            case "build": configuration.build = try reader.string(at: "\(place).build")
             default: configuration.backend = try reader.string(at: "\(place).backend")
             }
         }

@@ -77,16 +77,20 @@ public struct SweepReport: Codable, Sendable, Equatable {
         public var devices: Int?
         /// `memory` or `file`.
         public var backend: String
+        /// The devices' build: `app` (the app's own engine) or `cksyncengine` (``SimulationOptions/build``).
+        public var build: String
 
         /// Creates a configuration.
         public init(
-            sweepSeeds: Int?, seed: UInt64?, steps: Int, devices: Int?, backend: String
+            sweepSeeds: Int?, seed: UInt64?, steps: Int, devices: Int?, backend: String,
+            build: String = AppSyncEngine.appEngine.rawValue
         ) {
             self.sweepSeeds = sweepSeeds
             self.seed = seed
             self.steps = steps
             self.devices = devices
             self.backend = backend
+            self.build = build
         }
 
         /// The sweep sizes `--seeds N` takes, and the only ones a merge accepts.
@@ -106,12 +110,15 @@ public struct SweepReport: Codable, Sendable, Equatable {
             if let devices { parts.append("--devices \(devices)") }
             if steps != SimulationOptions.defaultSteps { parts.append("--steps \(steps)") }
             if backend != ContainerBackend.memory.rawValue { parts.append("--backend \(backend)") }
+            if build != AppSyncEngine.appEngine.rawValue { parts.append("--build \(build)") }
             return parts.joined(separator: " ") + " --trace"
         }
 
-        private enum CodingKeys: String, CodingKey { case sweepSeeds, seed, steps, devices, backend }
+        private enum CodingKeys: String, CodingKey { case sweepSeeds, seed, steps, devices, backend, build }
 
-        /// Encodes every key, `null` included, so a configuration always shows all it holds.
+        /// Encodes every key, `null` included, so a configuration always shows all it holds; `build` only when it is
+        /// not the app's own engine, so that a sweep of the app's build writes what it wrote before the choice
+        /// existed, and a reader without the key reads that build.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(sweepSeeds, forKey: .sweepSeeds)
@@ -119,6 +126,7 @@ public struct SweepReport: Codable, Sendable, Equatable {
             try container.encode(steps, forKey: .steps)
             try container.encode(devices, forKey: .devices)
             try container.encode(backend, forKey: .backend)
+            if build != AppSyncEngine.appEngine.rawValue { try container.encode(build, forKey: .build) }
         }
     }
 

@@ -105,6 +105,10 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
     /// The engine's download caught up once since the store was bound to its account: it held a database change
     /// token and no change of the zone left to fetch at the end of a fetch. Until then the status says syncing.
     public var initialFetchDone = false
+    /// The data was bound to the account signed in by a start afresh that had no archive of it to resume from, and
+    /// no engine has reported that account since: no cycle has run for it, and until one does the status says the
+    /// first sync has not run (as the app's engine says of a store started afresh), not that anything is moving.
+    public var startedAfreshUnsynced = false
 
     /// Nothing known: a first launch.
     public init() {}
@@ -153,6 +157,7 @@ public struct MirrorBookkeeping: Codable, Sendable, Equatable {
         quotaExceededHeard = try container.decodeIfPresent(Bool.self, forKey: .quotaExceededHeard) ?? false
         initialFetchDone = try container.decodeIfPresent(Bool.self, forKey: .initialFetchDone) ?? false
         sendWaitingCode = try container.decodeIfPresent(Int.self, forKey: .sendWaitingCode)
+        startedAfreshUnsynced = try container.decodeIfPresent(Bool.self, forKey: .startedAfreshUnsynced) ?? false
     }
 
 }

@@ -14,8 +14,16 @@ final class MirrorCycleTally: PSSyncEngineDelegate {
     /// Zones the engine created, and saves refused because the zone was missing, since the tally was made: a send
     /// that moved either leaves records for the next (see ``MirroredApp/sync(fetching:sending:)``).
     private let zoneStepCount = Atomic<Int>(0)
-    /// The mirror the calls pass on to, set once it is made (it is made with the tally as its delegate).
-    private let target = Mutex<PartitionMirror?>(nil)
+    /// The mirror the calls pass on to, set once it is made (it is made with the tally as its delegate). Held
+    /// weakly: the mirror holds the tally (its `engineDelegate`), so a strong link back kept both, and the app's
+    /// stores with them, for the life of the process; a simulator that reinstalls the app found its stores still
+    /// open. ``MirroredApp`` holds the mirror while it lives.
+    private let target = Mutex<WeakMirror>(WeakMirror())
+
+    /// A link to the mirror that does not keep it alive.
+    private struct WeakMirror {
+        weak var mirror: PartitionMirror?
+    }
 
     /// A tally that reads the switch with `isSyncWanted`.
     ///
@@ -28,7 +36,7 @@ final class MirrorCycleTally: PSSyncEngineDelegate {
     ///
     /// - Parameter mirror: The mirror.
     func passOn(to mirror: PartitionMirror) {
-        target.withLock { $0 = mirror }
+        target.withLock { $0.mirror = mirror }
     }
 
     /// Starts counting afresh, for a new cycle.
@@ -52,7 +60,7 @@ final class MirrorCycleTally: PSSyncEngineDelegate {
     ///   - event: The engine's event.
     ///   - syncEngine: The engine that posted it.
     func handleEvent(_ event: PSSyncEngine.Event, syncEngine: PSSyncEngine) async {
-        guard let mirror = target.withLock({ $0 }) else { return }
+        guard let mirror = target.withLock({ $0.mirror }) else { return }
         let failedPagesBefore = await mirror.pageWriteFailures
         await mirror.handleEvent(event, syncEngine: syncEngine)
         guard await mirror.engine === syncEngine, await !mirror.engineBehind, await mirror.engineServesTheData,
@@ -101,7 +109,7 @@ final class MirrorCycleTally: PSSyncEngineDelegate {
     func nextRecordZoneChangeBatch(
         _ context: PSSyncEngine.SendChangesContext, syncEngine: PSSyncEngine
     ) async -> PSSyncEngine.RecordZoneChangeBatch? {
-        guard let mirror = target.withLock({ $0 }) else { return nil }
+        guard let mirror = target.withLock({ $0.mirror }) else { return nil }
         let batch = await mirror.nextRecordZoneChangeBatch(context, syncEngine: syncEngine)
         guard isSyncWanted() else { return nil }
         return batch
@@ -116,7 +124,7 @@ final class MirrorCycleTally: PSSyncEngineDelegate {
     func nextFetchChangesOptions(
         _ context: PSSyncEngine.FetchChangesContext, syncEngine: PSSyncEngine
     ) async -> PSSyncEngine.FetchChangesOptions {
-        guard let mirror = target.withLock({ $0 }) else { return context.options }
+        guard let mirror = target.withLock({ $0.mirror }) else { return context.options }
         return await mirror.nextFetchChangesOptions(context, syncEngine: syncEngine)
     }
 }

@@ -33,5 +33,6 @@ public struct MirrorEngineFacts: DelegateEngineFacts {
         // account than the data's would read "on" while its next sync can only pause. (An app reads it from
         // `CKContainer.userRecordID()` as it observes `CKAccountChanged`.)
         if let account = device.session.account { facts.currentUser = account.userRecordID }
+        PartitionMirror.noteStartedAfreshUnsynced(bookkeeping, into: &facts)
     }
 }

@@ -136,6 +136,33 @@ public final class MirroredApp: Sendable {
         return MirroredApp(app: app, mirror: mirror, tally: tally, hold: hold)
     }
 
+    /// The account the device's data belongs to, as its mirror's bookkeeping last says, for a simulator that asks
+    /// what a page its cycle fetched was for.
+    ///
+    /// - Parameter device: The device.
+    /// - Returns: The account's user record name, or `nil` when the data belongs to none yet or the file cannot be
+    ///   read.
+    package static func dataAccount(of device: SimulatedDevice) -> String? {
+        bookkeeping(of: device)?.accountRecordName
+    }
+
+    /// The mirror's bookkeeping of a device as last written, whether sync runs on its launch or not, for a simulator
+    /// that asks what the mirror knows while its status cannot say (the switch off).
+    ///
+    /// - Parameter device: The device.
+    /// - Returns: The bookkeeping, or `nil` when the file cannot be read.
+    package static func bookkeeping(of device: SimulatedDevice) -> MirrorBookkeeping? {
+        try? PartitionMirror.readBookkeeping(at: bookkeepingPath(of: device))
+    }
+
+    /// Releases the lock on the mirror's folder now, as the end of its process would, rather than when this value
+    /// goes: a simulator that kills an app instance while the instance's cycle is suspended inside a request ends
+    /// the process that way. The caller makes sure nothing of this mirror writes after: its cycle has ended, or its
+    /// crash switch is down (the process is gone).
+    package func releaseFolder() {
+        hold.unlock()
+    }
+
     /// Deletes a record of the user-created store of a device whose build is CKSyncEngine's delegate, as the
     /// mirror's own ``PartitionMirror/delete(_:)`` does, whether sync runs or not: the record leaves the store with
     /// its deletion queued and, when the mirror's bookkeeping counts it among the records whose first save may have

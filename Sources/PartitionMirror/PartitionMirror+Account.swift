@@ -62,6 +62,7 @@ extension PartitionMirror {
     /// - Parameter current: The user record name of the account signed in.
     func bind(to current: String) {
         bookkeeping.accountRecordName = current
+        bookkeeping.startedAfreshUnsynced = false
         persistBookkeeping()
         restoreArchivesOfTheDataAccount()
         let user = UserRecordID(recordName: current)

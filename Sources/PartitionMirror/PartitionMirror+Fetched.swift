@@ -119,7 +119,7 @@ extension PartitionMirror {
             return
         }
         forgetUnwrittenFetch()
-        for name in tooLarge { note(Self.mergeTooLarge(name)) }
+        for name in tooLarge { noteMergeTooLarge(name) }
         for refused in problems {
             if !refused.stored {
                 note(

@@ -190,7 +190,7 @@ extension PartitionMirror {
         bookkeeping.untaggedMayBeOnServer.subtract(goneHere)
         bookkeeping.firstSendUnanswered.subtract(goneHere)
         bookkeeping.untaggedMayBeOnServer.formUnion(untaggedHere)
-        for name in tooLarge { note(Self.mergeTooLarge(name)) }
+        for name in tooLarge { noteMergeTooLarge(name) }
         if zoneNotFound { bookkeeping.zoneNotFoundHeard = true }
         noteOutcome(of: event)
         if heardOfPurge {

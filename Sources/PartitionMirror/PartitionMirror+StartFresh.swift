@@ -69,6 +69,7 @@ extension PartitionMirror {
         fresh.archivedAccounts = archivedAccounts
         fresh.accountRecordName = current
         fresh.engineAccount = current
+        fresh.startedAfreshUnsynced = resumed == nil
         fresh.stateSerialization = fresh.dataAccountState
         // With no state to resume from, the engine fetches the zone whole: what the server confirmed once and no
         // longer holds goes at its end (the store says so, in the transaction that moves the records). A reconciling

@@ -45,6 +45,7 @@ extension PartitionMirror {
             currentUser: nil, boundUser: nil, enginePause: nil, lastOutcome: nil, nextAttempt: nil,
             initialFetchDone: false, pendingChanges: 0)
         try Self.readEngineFacts(of: bookkeeping, store: store, into: &facts)
+        Self.noteStartedAfreshUnsynced(bookkeeping, into: &facts)
         if let unwritten = fetchUnwritten { facts.lastOutcome = unwritten.wait }
         return SyncStatus.derive(from: facts)
     }
@@ -80,6 +81,18 @@ extension PartitionMirror {
         facts.initialFetchDone = bookkeeping.initialFetchDone
         facts.pendingChanges = pending
         facts.fetchedRecordProblems = problems
+    }
+
+    /// A store started afresh for the account signed in, with nothing of it resumed, reads as one whose first sync has
+    /// not run until an engine reports that account (``MirrorBookkeeping/startedAfreshUnsynced``): bound, but no
+    /// cycle has run for it. Another account signed in since reads as a switch, from the binding. Applied once the
+    /// facts name the account signed in.
+    ///
+    /// - Parameters:
+    ///   - bookkeeping: The mirror's bookkeeping.
+    ///   - facts: The facts, their account signed in final.
+    static func noteStartedAfreshUnsynced(_ bookkeeping: MirrorBookkeeping, into facts: inout SyncFacts) {
+        if bookkeeping.startedAfreshUnsynced, facts.boundUser == facts.currentUser { facts.boundUser = nil }
     }
 
     /// The last send's transient failure, as the status model reads it: waiting, and why.

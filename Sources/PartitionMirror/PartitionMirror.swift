@@ -56,7 +56,8 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
     /// How many failures were kept in ``persistenceErrors`` since the mirror was opened, those dropped since
     /// included: a cycle whose count grew met one.
     public internal(set) var persistenceErrorsNoted = 0
-    /// The records fetched with a value this device could not take since ``takeFetchedRecordProblems()`` last ran.
+    /// The records fetched with a value this device could not take, and the merges over CloudKit's record size
+    /// that kept the server's version, since ``takeFetchedRecordProblems()`` last ran.
     var fetchedRecordProblemsMet: [SyncEvent] = []
     var engine: PSSyncEngine?
     /// Fetched pages in a row the store could not write (see ``pageRefetchLimit``).
@@ -495,10 +496,11 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         fetchedRecordProblemsMet.append(.fetchedRecordProblem(recordName: name, problem: problem))
     }
 
-    /// The records fetched with a value this device could not take since the last call, as the app's engine reports
-    /// them in a cycle's events; the mirror forgets them (the store keeps the list the status reads).
+    /// The records fetched with a value this device could not take, and the merges too large to upload, since the
+    /// last call, as the app's engine reports them in a cycle's events; the mirror forgets them (the store keeps the
+    /// list the status reads, and the failures ``persistenceErrors``).
     ///
-    /// - Returns: A `fetchedRecordProblem` event for each, in the order met.
+    /// - Returns: A `fetchedRecordProblem` or `mergeTooLarge` event for each, in the order met.
     func takeFetchedRecordProblems() -> [SyncEvent] {
         defer { fetchedRecordProblemsMet.removeAll() }
         return fetchedRecordProblemsMet
@@ -513,6 +515,17 @@ public final actor PartitionMirror: PSSyncEngineDelegate {
         MirrorError(
             .mergeTooLarge,
             "\(name): the edits here and the server's together are over CloudKit's record size; the server's were kept")
+    }
+
+    /// Notes a merge too large to upload, for which the server's version was kept: as a failure the user learns
+    /// which edit was dropped from, and as the cycle's event (a simulator exempts such a record from the merge
+    /// rule, as the app's engine's report lets it).
+    ///
+    /// - Parameter name: The record's name.
+    func noteMergeTooLarge(_ name: String) {
+        note(Self.mergeTooLarge(name))
+        if fetchedRecordProblemsMet.count >= Self.persistenceErrorLimit { fetchedRecordProblemsMet.removeFirst() }
+        fetchedRecordProblemsMet.append(.mergeTooLarge(recordName: name))
     }
 
     /// How many failures ``persistenceErrors`` keeps.

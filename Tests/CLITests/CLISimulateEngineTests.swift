@@ -90,3 +90,33 @@ struct CLISimulateEngineTests {
         #expect(run.standardError.contains(message), "\(run.standardError)")
     }
 }
+
+/// `simulate --build cksyncengine`: the app simulator's own steps and invariants over devices whose build is
+/// CKSyncEngine's delegate.
+@Suite("CLI: the app simulator over the delegate's build")
+struct CLISimulateBuildTests {
+    @Test("a sweep of the delegate's build says its build in JSON, and its replay command names it")
+    func buildIsSaid() throws {
+        let run = try CLIRunner.fresh().run(
+            ["simulate", "--seeds", "2", "--steps", "20", "--build", "cksyncengine", "--json"], home: false)
+        #expect(run.status == 0, "\(run.standardError)")
+        let configuration = run.json["configuration"] as? [String: Any]
+        #expect(configuration?["build"] as? String == "cksyncengine")
+        let traced = try CLIRunner.fresh().run(
+            ["simulate", "--seed", "1", "--steps", "10", "--build", "cksyncengine", "--trace"], home: false)
+        #expect(traced.standardOutput.contains("every device's build cksyncengine"), "\(traced.standardOutput)")
+    }
+
+    @Test(
+        "--build is refused where it means nothing: beside the delegate sweep, or with the app engine's coverage",
+        arguments: [
+            (["--engine", "cksyncengine", "--build", "cksyncengine"], "not with --engine cksyncengine"),
+            (["--build", "cksyncengine", "--coverage"], "not with --build cksyncengine"),
+            (["--build", "beta"], "beta"),
+        ])
+    func buildRefusedWhereItMeansNothing(_ arguments: [String], _ words: String) throws {
+        let run = try CLIRunner.fresh().run(["simulate", "--seeds", "2"] + arguments, home: false)
+        #expect(run.status == 64)
+        #expect(run.standardError.contains(words), "\(run.standardError)")
+    }
+}

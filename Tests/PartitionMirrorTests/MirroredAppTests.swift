@@ -40,3 +40,23 @@ struct MirroredAppTests {
         #expect(try MirroredApp.open(own) == nil)
     }
 }
+
+extension MirroredAppTests {
+    @Test("a mirrored app let go after its cycle keeps no store of the device open: the app can be reinstalled")
+    func lettingGoClosesTheStores() async throws {
+        let world = try TestWorld()
+        try world.addDevice("A", account: "alice", sync: true, syncEngine: .cksyncengine)
+        try await Self.syncOnce(world)
+        // The tally in front of the mirror held the mirror, and the mirror its tally: both outlived the app, with
+        // its stores, and a reinstall in the same process found the app still open.
+        try world.device("A").reinstall(syncPreference: true)
+    }
+
+    /// Launches device A, adds a note and syncs it through a mirror, all of which it lets go when it returns.
+    static func syncOnce(_ world: TestWorld) async throws {
+        let app = try world.launch("A")
+        try app.add("Note", fields: ["title": .string("t"), "body": .string("b"), "date": .date(world.clock.now())])
+        let mirrored = try #require(try MirroredApp.open(app))
+        #expect(await mirrored.sync().sentSaves == 1)
+    }
+}

@@ -751,6 +751,8 @@ struct PartitionMirrorTests {
         #expect(kept.fields["body"] == .string(String(repeating: "p", count: 600_000)))
         #expect(kept.fields["note"] == nil)
         #expect(await tablet.persistenceErrors.contains { $0.code == .mergeTooLarge })
+        // And as the cycle's event, as the app's engine reports it: what a simulator exempts from the merge rule.
+        #expect(await tablet.takeFetchedRecordProblems().contains(.mergeTooLarge(recordName: "big")))
         try await tablet.syncEngine.expectNothingPending()
     }
 
@@ -885,6 +887,8 @@ struct PartitionMirrorTests {
         // The user chooses bob: alice's data goes into an archive, bob's goes up to bob.
         let archive = try #require(try await phone.startFreshForSignedInAccount())
         #expect(archive.records == 1)
+        // Nothing of bob's resumed: no cycle has run for him, and the status says so, not that anything moves.
+        #expect(try await phone.status().state == .on(.notYetSynced))
         #expect(try await phone.startFreshForSignedInAccount() == nil)
         try await phone.syncEngine.fetchChanges()
         try? await phone.syncEngine.sendChanges()

@@ -16,6 +16,20 @@ struct SimulatorTests {
         #expect(first.trace.count > 60 && first.trace.first?.contains(" world: ") == true, "the whole trace is kept")
     }
 
+    @Test(
+        "a seed of the delegate's build replays byte for byte, and differs from the app's build's run",
+        arguments: [UInt64(3), 12])
+    func delegateBuildReplaysExactly(seed: UInt64) async {
+        let options = SimulationOptions(seed: seed, steps: 120, keepFullTrace: true, build: .cksyncengine)
+        let first = await Simulation.run(options)
+        let second = await Simulation.run(options)
+        #expect(first.trace == second.trace)
+        #expect(first.invariantChecks == second.invariantChecks)
+        #expect(first.trace.first?.contains("every device's build cksyncengine") == true, "\(first.trace.first ?? "")")
+        let appBuild = await Simulation.run(SimulationOptions(seed: seed, steps: 120, keepFullTrace: true))
+        #expect(appBuild.traceDigest != first.traceDigest)
+    }
+
     @Test("different seeds make different runs")
     func seedsDiffer() async {
         let a = await Simulation.run(SimulationOptions(seed: 1, steps: 60))
@@ -51,6 +65,17 @@ struct SimulatorTests {
         #expect(summary.interleavings > 0, "actions land between the requests of a cycle")
     }
 
+    @Test("a short sweep of the delegate's build breaks no invariant: the same steps and checks, through the mirror")
+    func shortSweepOfTheDelegateBuild() async {
+        let summary = await Sweep.run(
+            seeds: Array(0..<30), template: SimulationOptions(seed: 0, steps: 150, build: .cksyncengine))
+        #expect(summary.failures.isEmpty, "\(summary.failures.map { "seed \($0.seed): \($0.failure!.message)" })")
+        #expect(summary.invariantChecks > 10_000)
+        #expect(!summary.faults.isEmpty, "faults strike")
+        #expect(summary.crashes > 0)
+        #expect(summary.interleavings > 0, "actions land between the requests of a mirror's cycle")
+    }
+
     @Test("sharding splits a sweep without overlap and covers it")
     func sharding() {
         let shards = (0..<4).map { Sweep.seeds(count: 30, shard: $0, of: 4) }
@@ -62,10 +87,10 @@ struct SimulatorTests {
 
     /// Runs seeds until one fails, returning the invariant that caught the bug and how many seeds it took.
     static func firstCatch(
-        _ bug: String, seeds: Int = 100, _ hooks: () -> SimulationHooks
+        _ bug: String, seeds: Int = 100, build: AppSyncEngine = .appEngine, _ hooks: () -> SimulationHooks
     ) async -> (Invariant, UInt64)? {
         for seed in 0..<UInt64(seeds) {
-            let run = await Simulation.run(SimulationOptions(seed: seed, steps: 200, hooks: hooks()))
+            let run = await Simulation.run(SimulationOptions(seed: seed, steps: 200, hooks: hooks(), build: build))
             if let failure = run.failure {
                 guard let invariant = failure.invariant else {
                     Issue.record("planted bug '\(bug)': seed \(seed) could not run: \(failure.message)")
@@ -78,45 +103,59 @@ struct SimulatorTests {
         return nil
     }
 
-    @Test("planted: a container that drops one save in fifty is caught by invariant 3 or 4")
-    func catchesDroppedSaves() async throws {
-        let caught = await Self.firstCatch("drops one save in fifty") {
+    @Test(
+        "planted: a container that drops one save in fifty is caught by invariant 3 or 4 (or 10, on the delegate's build)",
+        arguments: AppSyncEngine.allCases)
+    func catchesDroppedSaves(build: AppSyncEngine) async throws {
+        let caught = await Self.firstCatch("drops one save in fifty", build: build) {
             let counter = PlantedBugs.DroppingContainer.Counter()
             return SimulationHooks(wrapContainer: { base, _ in
                 PlantedBugs.DroppingContainer(base: base, counter: counter)
             })
         }
         let (invariant, seed) = try #require(caught, "not caught in 100 seeds")
-        #expect([.noAcknowledgedWriteLost, .convergence].contains(invariant), "caught by \(invariant) at seed \(seed)")
+        // The delegate's build may first send the dropped record again unchanged, which invariant 10 names.
+        let expected: [Invariant] =
+            build == .appEngine
+            ? [.noAcknowledgedWriteLost, .convergence] : [.noAcknowledgedWriteLost, .convergence, .noRedundantUpload]
+        #expect(expected.contains(invariant), "caught by \(invariant) at seed \(seed)")
     }
 
-    @Test("planted: a send path that lets a local-only record through is caught by invariant 1")
-    func catchesLeakedLocalOnlyRecords() async throws {
-        let caught = await Self.firstCatch("lets a local-only record through") {
+    @Test(
+        "planted: a send path that lets a local-only record through is caught by invariant 1",
+        arguments: AppSyncEngine.allCases)
+    func catchesLeakedLocalOnlyRecords(build: AppSyncEngine) async throws {
+        let caught = await Self.firstCatch("lets a local-only record through", build: build) {
             SimulationHooks(wrapContainer: { base, _ in PlantedBugs.LeakingContainer(base: base) })
         }
         let (invariant, _) = try #require(caught, "not caught in 100 seeds")
         #expect(invariant == .localOnlyStaysHome)
     }
 
-    @Test("planted: a network layer that keeps answering the first signed-in user is caught by invariant 14")
-    func catchesStaleUser() async throws {
+    @Test(
+        "planted: a network layer that keeps answering the first signed-in user is caught by invariant 14",
+        arguments: AppSyncEngine.allCases)
+    func catchesStaleUser(build: AppSyncEngine) async throws {
         let stale = SimulationHooks(wrapContainer: { base, _ in PlantedBugs.StaleUserContainer(base: base) })
         let caught = try #require(
-            await Self.firstCatch("answers with a stale user") { stale }, "not caught in 100 seeds")
+            await Self.firstCatch("answers with a stale user", build: build) { stale }, "not caught in 100 seeds")
         #expect(caught.0 == .signedInAccountOnly, "caught at seed \(caught.1) by invariant \(caught.0)")
     }
 
-    @Test("planted: a status source that always says on is caught by invariant 5")
-    func catchesLyingStatus() async throws {
-        let caught = await Self.firstCatch("status always on") { SimulationHooks(status: PlantedBugs.alwaysOn) }
+    @Test("planted: a status source that always says on is caught by invariant 5", arguments: AppSyncEngine.allCases)
+    func catchesLyingStatus(build: AppSyncEngine) async throws {
+        let caught = await Self.firstCatch("status always on", build: build) {
+            SimulationHooks(status: PlantedBugs.alwaysOn)
+        }
         let (invariant, _) = try #require(caught, "not caught in 100 seeds")
         #expect(invariant == .honestStatus)
     }
 
-    @Test("planted: a store that forgets pending changes on a crash is caught by invariant 3 or 4")
-    func catchesForgottenPendingChanges() async throws {
-        let caught = await Self.firstCatch("forgets pending changes on a crash") {
+    @Test(
+        "planted: a store that forgets pending changes on a crash is caught by invariant 3 or 4",
+        arguments: AppSyncEngine.allCases)
+    func catchesForgottenPendingChanges(build: AppSyncEngine) async throws {
+        let caught = await Self.firstCatch("forgets pending changes on a crash", build: build) {
             SimulationHooks(afterCrash: PlantedBugs.forgetPendingChanges)
         }
         let (invariant, seed) = try #require(caught, "not caught in 100 seeds")

@@ -99,6 +99,9 @@ struct SweepMergeTests {
         other = Self.configuration
         other.sweepSeeds = 11
         #expect(code([Self.shard(0, of: 2), Self.shard(1, of: 2, configuration: other)]) == .differentConfigurations)
+        other = Self.configuration
+        other.build = "cksyncengine"
+        #expect(code([Self.shard(0, of: 2), Self.shard(1, of: 2, configuration: other)]) == .differentConfigurations)
         #expect(code([Self.shard(0, of: 2), Self.shard(1, of: 2, seeds: 4)]) == .wrongSeedCount)
         var legacy = Self.shard(1, of: 2)
         legacy.report.shard = nil
@@ -206,6 +209,9 @@ struct SweepMergeHostileTests {
         Case("negative configured steps", .invalidValue, "configuration.steps is -1") {
             $0.configuration?.steps = -1
         },
+        Case("an unknown build", .invalidValue, #"configuration.build is "beta""#) {
+            $0.configuration?.build = "beta"
+        },
         Case("configured devices out of range", .invalidValue, "configuration.devices is 9") {
             $0.configuration?.devices = 9
         },
@@ -264,8 +270,11 @@ struct SweepMergeHostileTests {
     func replayCommand() {
         let plain = SweepReport.Configuration(sweepSeeds: 10, seed: nil, steps: 200, devices: nil, backend: "memory")
         #expect(plain.replay(seed: 7) == "privatesync simulate --seed 7 --trace")
-        let every = SweepReport.Configuration(sweepSeeds: nil, seed: 7, steps: 20, devices: 3, backend: "file")
-        #expect(every.replay(seed: 7) == "privatesync simulate --seed 7 --devices 3 --steps 20 --backend file --trace")
+        let every = SweepReport.Configuration(
+            sweepSeeds: nil, seed: 7, steps: 20, devices: 3, backend: "file", build: "cksyncengine")
+        #expect(
+            every.replay(seed: 7)
+                == "privatesync simulate --seed 7 --devices 3 --steps 20 --backend file --build cksyncengine --trace")
     }
 
     @Test("the shares of a sweep are counted without listing its seeds, as Sweep.seeds lists them")
@@ -309,6 +318,22 @@ struct SweepMergeHostileTests {
                     .utf8),
             file: "old.json")
         #expect(legacy.shard == nil && legacy.configuration == nil && legacy.interleavings == nil)
+    }
+
+    @Test("a sweep of the delegate's build writes its build, and reads back as it; the app's build writes none")
+    func buildRoundTrips() throws {
+        var configuration = SweepReport.Configuration(
+            sweepSeeds: 10, seed: nil, steps: 50, devices: nil, backend: "memory", build: "cksyncengine")
+        var report = try SweepReport(json: Array(Self.reportJSON.utf8), file: "r.json")
+        report.configuration = configuration
+        let written = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        #expect(written.contains(#""build":"cksyncengine""#))
+        #expect(try SweepReport(json: Array(written.utf8), file: "w.json").configuration == configuration)
+        configuration.build = "app"
+        report.configuration = configuration
+        let plain = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        #expect(!plain.contains("build"), "the JSON a sweep of the app's build always wrote")
+        #expect(try SweepReport(json: Array(plain.utf8), file: "p.json").configuration == configuration)
     }
 
     /// Alterations of ``reportJSON`` that no writer makes, and the reader's words for each.

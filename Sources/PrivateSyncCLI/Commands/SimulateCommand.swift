@@ -68,6 +68,12 @@ struct SimulateCommand: RunnableCommand {
             "What syncs the demo app: its own engine (app, the default) or the CKSyncEngine-shaped engine with the app as its delegate (cksyncengine).",
         parsing: .oneOf([("app", .app), ("cksyncengine", .cksyncengine)]))
     var engine: SimulatedEngine?
+    @Option(
+        valueName: "app|cksyncengine",
+        help:
+            "The devices' build the app simulator runs: the app's own engine (app, the default) or CKSyncEngine with the app as its delegate (cksyncengine), under the same steps, interleavings and invariants; --engine cksyncengine runs the delegate sweep's own steps and oracle instead.",
+        parsing: .oneOf([("app", AppSyncEngine.appEngine), ("cksyncengine", .cksyncengine)]))
+    var build: AppSyncEngine?
     @Flag(
         help:
             "With --engine cksyncengine: each run draws its own mix of steps from its seed (swarm testing), deeper into fewer things; the same seed is another run than without it."
@@ -84,6 +90,12 @@ struct SimulateCommand: RunnableCommand {
 
     func validate() throws {
         if seed != nil && seeds != nil { throw CLIError(.usage, "give --seed or --seeds, not both") }
+        if engine == .cksyncengine && build != nil {
+            throw CLIError(.usage, "--build chooses the app simulator's build; not with --engine cksyncengine")
+        }
+        if build == .cksyncengine && coverage {
+            throw CLIError(.usage, "--coverage counts the app engine's paths; not with --build cksyncengine")
+        }
         if engine == .cksyncengine && coverage {
             throw CLIError(.usage, "--coverage counts the app engine's paths; not with --engine cksyncengine")
         }
@@ -123,7 +135,8 @@ struct SimulateCommand: RunnableCommand {
         }
         if engine == .cksyncengine { return try await runDelegateSweep(shard: shard) }
         let template = SimulationOptions(
-            seed: 0, devices: devices, steps: steps, backend: backend, keepFullTrace: trace)
+            seed: 0, devices: devices, steps: steps, backend: backend, keepFullTrace: trace,
+            build: build ?? .appEngine)
 
         var progress = SweepProgress(
             total: seeds.count, enabled: Terminal.standardErrorIsTerminal && !json && seeds.count > 1)
@@ -139,7 +152,7 @@ struct SimulateCommand: RunnableCommand {
         }
         let configuration = SweepReport.Configuration(
             sweepSeeds: seed == nil ? sweepSeeds : nil, seed: seed, steps: steps, devices: devices,
-            backend: backend.rawValue)
+            backend: backend.rawValue, build: (build ?? .appEngine).rawValue)
         // The one builder of replay commands, which `simulate merge` uses too.
         func replay(_ seed: UInt64) -> String { configuration.replay(seed: seed) }
         if let timeline {

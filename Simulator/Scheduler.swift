@@ -78,11 +78,6 @@ final class Scheduler: @unchecked Sendable {
         simulation?.noteDeletes(device: device, sent: sent, fetched: fetched)
     }
 
-    /// Called when a change fetch of a device returned its last page, before the app applies it.
-    ///
-    /// - Parameters:
-    ///   - device: The device.
-    ///   - instance: The app instance that fetched it.
     /// Called when a modify request's answer refused saves one by one as the server's word on the record
     /// (`serverRejectedRequest`, or `limitExceeded` for the record).
     ///
@@ -102,6 +97,11 @@ final class Scheduler: @unchecked Sendable {
         simulation?.noteFetchedPage(device: device, instance: instance)
     }
 
+    /// Called when a change fetch of a device returned its last page, before the app applies it.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - instance: The app instance that fetched it.
     func fetchedLastPage(device: String, instance: Int) {
         simulation?.noteFetchedLastPage(device: device, instance: instance)
     }

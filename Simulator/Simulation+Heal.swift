@@ -46,7 +46,7 @@ extension Simulation {
                 let copies = held[name]!
                 // A copy the server refused for good stays as its device wrote it, on a delegate's build
                 // (``noteRefused``): it is held to nothing here, and its device's writes of it are not owed.
-                let kept = copies.filter { !$0.device.refusedForGood.contains(name) }
+                let kept = copies.filter { !holdsAsRefused($0.device, $0.record) }
                 guard let first = kept.first else { continue }
                 for other in kept.dropFirst() {
                     check(
@@ -58,7 +58,8 @@ extension Simulation {
                     )
                 }
                 if !deleted.contains(name), !mergesTooLarge.contains(name) {
-                    let uploaders = group.filter { !$0.device.refusedForGood.contains(name) }.map(\.device.name)
+                    let refusing = Set(copies.filter { holdsAsRefused($0.device, $0.record) }.map(\.device.name))
+                    let uploaders = group.map(\.device.name).filter { !refusing.contains($0) }
                     checkMerge(first.record, on: first.device, uploaders: Set(uploaders))
                 }
             }

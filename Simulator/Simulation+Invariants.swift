@@ -24,6 +24,10 @@ extension Simulation {
 
     /// Notes that a page of the zone's changes reached a device's cycle: the store it began on was bound before it
     /// asked (``FirstSyncSeen/fetched``).
+    ///
+    /// - Parameters:
+    ///   - name: The device.
+    ///   - instance: The app instance whose cycle fetched it.
     func noteFetchedPage(device name: String, instance: Int) {
         guard let device = devices.first(where: { $0.name == name }), device.instance == instance else { return }
         // CKSyncEngine's engine fetches for the account signed in, paused or not; its delegate keeps a page only for
@@ -422,20 +426,22 @@ extension Simulation {
         let container: [String: [String: FieldValue]]
         let local: [String: [String: FieldValue]]
         do {
+            // A record the server refused for good stays as it is on a delegate's build (``noteRefused``), the
+            // server's copy too, if it has one.
+            let records = try app.stores.userCreated.records()
+            let refused = Set(records.filter { holdsAsRefused(device, $0) }.map(\.name))
             container = Dictionary(
                 uniqueKeysWithValues: try world.containerRecords(account: account).filter {
-                    !device.refusedForGood.contains($0.recordID.recordName)
+                    !refused.contains($0.recordID.recordName)
                 }.map { record in
                     var fields = record.fields
                     for key in Schema.reservedFieldNames { fields[key] = nil }
                     return (record.recordID.recordName, fields)
                 })
-            // A record the server refused for good stays as it is on a delegate's build (``noteRefused``), the
-            // server's copy too, if it has one.
             local = Dictionary(
-                uniqueKeysWithValues: try app.stores.userCreated.records()
-                    .filter { ($0.origin == nil || $0.origin == bound) && !device.refusedForGood.contains($0.name) }
-                    .map { ($0.name, $0.fields) })
+                uniqueKeysWithValues: records.filter {
+                    ($0.origin == nil || $0.origin == bound) && !refused.contains($0.name)
+                }.map { ($0.name, $0.fields) })
         } catch {
             return fail(.convergence, "\(device.name): cannot read the records: \(error)")
         }

@@ -169,7 +169,7 @@ extension Simulation {
     /// device, and the next edit of it would hide the loss from the end state.
     func checkNothingStranded(_ device: Device, app: LaunchedApp) {
         guard let unqueued = try? app.stores.userCreated.unqueuedUnconfirmedNames() else { return }
-        let stranded = unqueued.filter { !device.refusedForGood.contains($0) }
+        let stranded = unqueued.filter { !holdsAsRefused(device, try? app.stores.userCreated.record(named: $0)) }
         check(
             .noAcknowledgedWriteLost, stranded.isEmpty,
             "\(device.name): after the crash, \(stranded.count) record(s) no server confirmed have no pending change and will never be sent (\(stranded.prefix(3).joined(separator: ", ")))"

@@ -227,8 +227,26 @@ extension Simulation {
     ///   - name: The device.
     ///   - names: The records refused.
     func noteRefused(device name: String, names: [String]) {
-        guard runsMirror, let device = devices.first(where: { $0.name == name }) else { return }
-        device.refusedForGood.formUnion(names)
+        guard runsMirror, let device = devices.first(where: { $0.name == name }),
+            let store = device.app?.stores.userCreated
+        else { return }
+        for refused in names {
+            guard let record = try? store.record(named: refused) else { continue }
+            device.refusedForGood[refused] = record.fieldVersions
+        }
+    }
+
+    /// Whether a device holds a record exactly as it was when the server refused its save for good: only then is it
+    /// owed to no server (``noteRefused(device:names:)``). Changed since (written again, or taken from a fetch), it
+    /// is held to every check again.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - record: The record it holds, or `nil` when it holds none.
+    /// - Returns: Whether the record is the one refused.
+    func holdsAsRefused(_ device: Device, _ record: StoredRecord?) -> Bool {
+        guard let record, let refused = device.refusedForGood[record.name] else { return false }
+        return refused == record.fieldVersions
     }
 
     /// Whether the account signed in on the device is the one its data belongs to, as its mirror's bookkeeping
@@ -241,8 +259,9 @@ extension Simulation {
     }
 
     /// Whether the app instance a user's action ran in was killed while it ran, and another launched since: a
-    /// crash that landed in a fetch the action made (a delegate's build's start afresh, or its consent, fetches
-    /// first), noted when it struck. The action then failed with the kill, which is no failure of the run.
+    /// crash that landed in a fetch the action made (a delegate's build's start afresh fetches first when its engine
+    /// has not heard of the switch), noted when it struck. The action then failed with the kill, which is no failure
+    /// of the run.
     ///
     /// - Parameters:
     ///   - device: The device.

@@ -49,9 +49,17 @@ extension Simulation {
 
     /// One engine cycle on a device, with invariant 6, the pause check of invariant 5 and the refusal bound on its
     /// result. Actions may land between its requests (see ``interject(device:instance:call:)``).
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - force: Whether the user asked (a pull to refresh), past the engine's schedule.
+    ///   - why: Why, for the trace.
+    /// - Returns: The cycle's report, or `nil` when no cycle ran (one in flight, or sync does not run).
     @discardableResult
     func sync(_ device: Device, force: Bool, why: String) async -> SyncReport? {
-        guard !device.cycling, let app = runningApp(device), syncs(app) else { return nil }
+        // (A delegate's build whose mirror is open for a consent or a start afresh, inside which this lands, runs no
+        // second one: the open mirror holds the folder's lock.)
+        guard !device.cycling, device.mirrored == nil, let app = runningApp(device), syncs(app) else { return nil }
         let engine = app.engine
         let instance = device.instance
         let crashSwitch = device.crashSwitch
@@ -188,6 +196,15 @@ extension Simulation {
         check(
             .countersAgree, report.sentSaves == saves,
             "\(device.name): the engine reported \(report.sentSaves) saves; the container accepted \(saves)")
+        // The mirror's report counts what moved, not the requests refused (nor its totals, nor a `sent` event per
+        // batch, below).
+        if engine != nil {
+            let refused = device.thrown[.limitExceeded, default: 0] - thrownBefore[.limitExceeded, default: 0]
+            check(
+                .countersAgree, report.refusedRequests == refused,
+                "\(device.name): the engine reported \(report.refusedRequests) refused requests; the container refused \(refused)"
+            )
+        }
         check(
             .countersAgree, report.sentDeletes == deletes,
             "\(device.name): the engine reported \(report.sentDeletes) deletes; the container accepted \(deletes)")
@@ -198,14 +215,8 @@ extension Simulation {
             runsMirror ? report.fetchedModifications <= fetched : report.fetchedModifications == fetched,
             "\(device.name): the engine reported \(report.fetchedModifications) fetched records; the container returned \(fetched)"
         )
-        // The rest holds the app engine's own report: the mirror's counts what moved (above), not the requests refused,
-        // its totals, or a `sent` event per batch.
+        // The rest holds the app engine's own report.
         guard let engine else { return report }
-        let refused = device.thrown[.limitExceeded, default: 0] - thrownBefore[.limitExceeded, default: 0]
-        check(
-            .countersAgree, report.refusedRequests == refused,
-            "\(device.name): the engine reported \(report.refusedRequests) refused requests; the container refused \(refused)"
-        )
         if same, let before, let after = try? engine.state().totals {
             check(
                 .countersAgree,

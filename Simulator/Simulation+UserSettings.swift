@@ -20,6 +20,8 @@ extension Simulation {
         let on = !app.record.syncWanted
         let facts = try? app.facts()
         if let facts { noteLearned(device, facts: facts) }
+        // Read before the flip: on a delegate's build the consent clears the mirror's pause.
+        let pause = facts.flatMap { deletionFacts(device, $0).pause }
         moment += 1
         do {
             device.app = try app.setSyncEnabled(on)
@@ -30,7 +32,6 @@ extension Simulation {
             device.instance += 1
             if on { device.consentAt = moment }
             // Consent to upload again after a deletion: what the server accepted before is owed to it again.
-            let pause = facts.flatMap { deletionFacts(device, $0).pause }
             if on, pause == .userDeletedZone { device.lastAccepted.removeAll() }
             // Only an app whose engine runs takes the consent (a launch that fell back, for a restricted account
             // say, opens no engine): the pause then ends, and must not be shown again before a cycle.
@@ -129,8 +130,9 @@ extension Simulation {
         let names = Set(((try? world.containerRecords(account: account)) ?? []).map(\.recordID.recordName))
         // A zone already gone (or empty) loses nothing: the deletion noted before keeps its moment, which a consent
         // given since covers. Noted again, its records took this moment, and a device that had consented and sent
-        // them back failed (a delegate's build, whose first send after a consent can meet the zone still gone).
-        if names.isEmpty, zoneDeletions[account.rawValue] != nil {
+        // them back failed. Only a delegate's build meets it (its first send after a consent can meet the zone still
+        // gone; the app's engine creates the zone before it sends), so the app build's oracle is left as it was.
+        if runsMirror, names.isEmpty, zoneDeletions[account.rawValue] != nil {
             for device in devices { device.lastAccepted[account.rawValue] = nil }
             return
         }
@@ -194,7 +196,7 @@ extension Simulation {
                 await sync(device, force: true, why: "pull to refresh after freeing iCloud space")
             case .accountChanged:
                 let handle = try world.device(device.name)
-                let bound = boundUser(app)
+                let bound = runsMirror ? boundUser(app) : try app.engine?.state().boundUser
                 if !startFresh, random.chance(0.5), let previous = accounts.first(where: { $0.userRecordID == bound }) {
                     try handle.signIn(previous)
                     trace("\(device.name): signed back into \(previous)")
@@ -204,7 +206,7 @@ extension Simulation {
                     // Starting afresh archives the store: what its fetches claimed is checked first.
                     checkFetchedHeld(device)
                     device.archivedNames = nil
-                    let previous = boundUser(app)
+                    let previous = runsMirror ? boundUser(app) : try app.engine?.state().boundUser
                     // A start afresh resumes the signed-in account where an archive of it left off (bound, with its
                     // tokens): that store has synced before, so only one with no such archive starts unsynced.
                     // (A folder that cannot be read may hold one.)

@@ -358,7 +358,7 @@ extension Simulation {
     /// Notes an acknowledged write: for the merge oracle, and as held back when the device cannot sync now.
     func noteWrite(_ device: Device, before: StoredRecord?, after: StoredRecord, fields: [String]) {
         // Written again, a record the server refused for good is queued again (a delegate's build).
-        device.refusedForGood.remove(after.name)
+        device.refusedForGood[after.name] = nil
         let blocked = isBlocked(device)
         if before == nil, blocked { device.heldBackAdds.insert(after.name) }
         if before == nil { device.addedSinceFresh.insert(after.name) }

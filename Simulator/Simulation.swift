@@ -101,9 +101,9 @@ public final class Simulation {
         /// locked): the user's actions meanwhile go through it, as an app's own actions go through its one mirror.
         var mirrored: MirroredApp?
         /// On a build of CKSyncEngine's delegate, records whose save the server refused as its word on the record
-        /// (``Simulation/noteRefused(device:names:)``): the mirror keeps them on the device and never sends them
-        /// again until they change.
-        var refusedForGood = Set<String>()
+        /// (``Simulation/noteRefused(device:names:)``), with the field versions the device held then: the mirror
+        /// keeps such a record on the device and never sends it again until it changes.
+        var refusedForGood: [String: FieldVersions] = [:]
         /// Whether a page of the zone's changes reached the cycle in flight, as the container answered it.
         var pageFetchedThisCycle = false
 

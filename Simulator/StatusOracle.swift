@@ -121,6 +121,7 @@ extension Simulation.Device {
     /// - Parameter resumingASync: Whether the new store takes up an archived account's sync where it left off.
     func newStore(resumingASync: Bool) {
         storeEra += 1
+        refusedForGood.removeAll()
         firstSync = cycling || resumingASync ? .started : .notStarted
     }
 
@@ -128,6 +129,7 @@ extension Simulation.Device {
     /// claimed of its first sync until a cycle of it fetches, and a cycle in flight says nothing of it.
     func mayHaveNewStore() {
         storeEra += 1
+        refusedForGood.removeAll()
         firstSync = .started
     }
 

@@ -116,6 +116,20 @@ public struct SweepReport: Codable, Sendable, Equatable {
 
         private enum CodingKeys: String, CodingKey { case sweepSeeds, seed, steps, devices, backend, build }
 
+        /// Reads a configuration, `build` as the app's when the key is missing (a sweep of the app's build writes none).
+        ///
+        /// - Parameter decoder: The decoder.
+        /// - Throws: `DecodingError` for a missing key other than `build`, or a value of the wrong type.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            sweepSeeds = try container.decodeIfPresent(Int.self, forKey: .sweepSeeds)
+            seed = try container.decodeIfPresent(UInt64.self, forKey: .seed)
+            steps = try container.decode(Int.self, forKey: .steps)
+            devices = try container.decodeIfPresent(Int.self, forKey: .devices)
+            backend = try container.decode(String.self, forKey: .backend)
+            build = try container.decodeIfPresent(String.self, forKey: .build) ?? AppSyncEngine.appEngine.rawValue
+        }
+
         /// Encodes every key, `null` included, so a configuration always shows all it holds; `build` only when it is
         /// not the app's own engine, so that a sweep of the app's build writes what it wrote before the choice
         /// existed, and a reader without the key reads that build.

@@ -69,7 +69,8 @@ extension PartitionMirror {
         fresh.archivedAccounts = archivedAccounts
         fresh.accountRecordName = current
         fresh.engineAccount = current
-        fresh.startedAfreshUnsynced = resumed == nil
+        // An archive of an account started afresh for and never synced resumes as it was: still no cycle for it.
+        fresh.startedAfreshUnsynced = resumed?.startedAfreshUnsynced ?? true
         fresh.stateSerialization = fresh.dataAccountState
         // With no state to resume from, the engine fetches the zone whole: what the server confirmed once and no
         // longer holds goes at its end (the store says so, in the transaction that moves the records). A reconciling

@@ -25,7 +25,7 @@ extension DeviceCommand {
             valueName: "app|cksyncengine",
             help:
                 "What syncs the build's user-created store: the app's own engine (app, the default) or CKSyncEngine with the app as its delegate (cksyncengine); kept by upgrades.",
-            parsing: .oneOf([("app", AppSyncEngine.appEngine), ("cksyncengine", .cksyncengine)]))
+            parsing: .build)
         var engine: AppSyncEngine?
 
         func run(_ cli: CLI) throws -> ExitCode {

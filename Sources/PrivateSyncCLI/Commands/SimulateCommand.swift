@@ -72,7 +72,7 @@ struct SimulateCommand: RunnableCommand {
         valueName: "app|cksyncengine",
         help:
             "The devices' build the app simulator runs: the app's own engine (app, the default) or CKSyncEngine with the app as its delegate (cksyncengine), under the same steps, interleavings and invariants; --engine cksyncengine runs the delegate sweep's own steps and oracle instead.",
-        parsing: .oneOf([("app", AppSyncEngine.appEngine), ("cksyncengine", .cksyncengine)]))
+        parsing: .build)
     var build: AppSyncEngine?
     @Flag(
         help:

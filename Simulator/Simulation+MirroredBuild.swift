@@ -213,6 +213,9 @@ extension Simulation {
         // fetch would wait for the operation, which waits for this action). Such an engine finds nothing to start
         // afresh from yet, and the user tries again later, as on a device.
         if let mirrored = device.mirrored { return try await mirrored.mirror.startFreshForSignedInAccount() }
+        // `MirroredApp`'s start afresh may run a fetch first: a cycle of the store, which the first sync's model
+        // then cannot claim has not begun.
+        if device.firstSync == .notStarted { device.firstSync = .started }
         return try await withMirror(device, app) { try await $0.startFreshForSignedInAccount() } ?? nil
     }
 

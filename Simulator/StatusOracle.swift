@@ -129,7 +129,7 @@ extension Simulation.Device {
     /// claimed of its first sync until a cycle of it fetches, and a cycle in flight says nothing of it.
     func mayHaveNewStore() {
         storeEra += 1
-        refusedForGood.removeAll()
+        // (A record refused for good is kept: it is exempt only while the store holds it as refused.)
         firstSync = .started
     }
 

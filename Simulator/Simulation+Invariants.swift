@@ -29,11 +29,13 @@ extension Simulation {
     ///   - name: The device.
     ///   - instance: The app instance whose cycle fetched it.
     func noteFetchedPage(device name: String, instance: Int) {
-        guard let device = devices.first(where: { $0.name == name }), device.instance == instance else { return }
+        // Only a delegate's build needs it: the app engine's report lists its requests.
+        guard runsMirror, let device = devices.first(where: { $0.name == name }), device.instance == instance,
+            let app = device.app
+        else { return }
         // CKSyncEngine's engine fetches for the account signed in, paused or not; its delegate keeps a page only for
         // the data's account (the app's engine sends no request for another).
-        if runsMirror, let app = device.app, !signedIntoTheDataAccount(app) { return }
-        device.pageFetchedThisCycle = true
+        if signedIntoTheDataAccount(app) { device.pageFetchedThisCycle = true }
     }
 
     /// Notes what the bound account's container holds as a device's fetch returns its last page: once the cycle

@@ -39,6 +39,16 @@ extension Simulation {
         return try? app.facts().boundUser
     }
 
+    /// The account the device's data is bound to, read so that a state that cannot be read stops the run on the
+    /// app's build, as it always did (``boundUser(_:)`` reads it as none).
+    ///
+    /// - Parameter app: The app instance.
+    /// - Returns: The account's user record, or `nil` when none is bound.
+    /// - Throws: `StoreError` when the app engine's state cannot be read.
+    func recordedBoundUser(_ app: LaunchedApp) throws -> UserRecordID? {
+        runsMirror ? boundUser(app) : try app.engine?.state().boundUser
+    }
+
     /// How many changes wait to go up to the bound account.
     ///
     /// - Parameter app: The app instance.

@@ -196,7 +196,7 @@ extension Simulation {
                 await sync(device, force: true, why: "pull to refresh after freeing iCloud space")
             case .accountChanged:
                 let handle = try world.device(device.name)
-                let bound = runsMirror ? boundUser(app) : try app.engine?.state().boundUser
+                let bound = try recordedBoundUser(app)
                 if !startFresh, random.chance(0.5), let previous = accounts.first(where: { $0.userRecordID == bound }) {
                     try handle.signIn(previous)
                     trace("\(device.name): signed back into \(previous)")
@@ -206,7 +206,7 @@ extension Simulation {
                     // Starting afresh archives the store: what its fetches claimed is checked first.
                     checkFetchedHeld(device)
                     device.archivedNames = nil
-                    let previous = runsMirror ? boundUser(app) : try app.engine?.state().boundUser
+                    let previous = try recordedBoundUser(app)
                     // A start afresh resumes the signed-in account where an archive of it left off (bound, with its
                     // tokens): that store has synced before, so only one with no such archive starts unsynced.
                     // (A folder that cannot be read may hold one.)

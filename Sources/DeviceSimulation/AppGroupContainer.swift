@@ -51,7 +51,11 @@ public struct AppGroupContainer: Sendable, Hashable {
             FileSystem.syncDirectory(FileSystem.parentDirectory(of: path))
         }
         for name in try FileSystem.contents(ofDirectory: path) where !name.hasPrefix(Self.reinstallLeftoverPrefix) {
-            try FileSystem.move(path + "/" + name, to: path + "/" + FileSystem.uniqueName(Self.reinstallLeftoverPrefix))
+            // A leftover of an interrupted reinstall can bear the name (a dead process's identifier is reused, and
+            // rename would fail on it, or replace it): the next name is taken. Under the exclusive lock, so no race.
+            var aside = path + "/" + FileSystem.uniqueName(Self.reinstallLeftoverPrefix)
+            while FileSystem.exists(aside) { aside = path + "/" + FileSystem.uniqueName(Self.reinstallLeftoverPrefix) }
+            try FileSystem.move(path + "/" + name, to: aside)
         }
         try completeInterruptedReinstall()
     }

@@ -168,12 +168,38 @@ package enum FileSystem {
     /// How many temporary names this process has made, so that each is new.
     private static let temporaryNames = Atomic<Int>(0)
 
-    /// A name no other call of any process has made: `prefix`, the process identifier and a counter.
+    /// How many counter values a temporary name cycles through: four base-36 digits, so that the suffix stays short
+    /// however many names one process makes.
+    static let temporaryNameCycle = 36 * 36 * 36 * 36
+
+    /// The longest suffix ``uniqueName(_:)`` adds to its prefix: a process identifier in base 36 (Linux's largest,
+    /// 2^22, and Darwin's, 99,999, both take at most five digits), a dash and four digits of the counter. A name
+    /// of up to 255 - 5 - 10 = 240 bytes therefore still has room for `.tmp-` and the suffix.
+    package static let longestUniqueSuffix = 10
+
+    /// A name no other call of any process running now is likely to make: `prefix`, the process identifier and a
+    /// counter, both in base 36 so that the name stays within ``longestUniqueSuffix`` bytes of `prefix`.
+    ///
+    /// The counter cycles (after ``temporaryNameCycle`` names), and a dead process's identifier is reused, so a
+    /// name can meet a file already there: callers create with `O_EXCL` and ask again (an unbounded decimal
+    /// counter made names grow past the file system's 255 bytes after 10,000 writes in one process).
     ///
     /// - Parameter prefix: The name's start.
     /// - Returns: The name.
     package static func uniqueName(_ prefix: String) -> String {
-        prefix + "\(getpid())-\(temporaryNames.add(1, ordering: .relaxed).newValue)"
+        uniqueName(prefix, process: Int(getpid()), count: temporaryNames.add(1, ordering: .relaxed).newValue)
+    }
+
+    /// The name ``uniqueName(_:)`` makes for a process identifier and a counter value.
+    ///
+    /// - Parameters:
+    ///   - prefix: The name's start.
+    ///   - process: The process identifier.
+    ///   - count: The counter's value; only its remainder by ``temporaryNameCycle`` is used.
+    /// - Returns: The name.
+    package static func uniqueName(_ prefix: String, process: Int, count: Int) -> String {
+        let cycled = ((count % temporaryNameCycle) + temporaryNameCycle) % temporaryNameCycle
+        return prefix + String(max(process, 0), radix: 36) + "-" + String(cycled, radix: 36)
     }
 
     /// Replaces a file's contents atomically and durably.
@@ -190,8 +216,16 @@ package enum FileSystem {
     {
         // Unique to this call, not only to this process: two threads replacing one file at once must not share a
         // temporary file (each would truncate and rename the other's).
-        let temporary = path + uniqueName(".tmp-")
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode_t(permissions))
+        // O_EXCL: a name can meet a dead process's leftover or, after the counter cycles, a name still in use;
+        // either is skipped, never truncated.
+        var temporary = path + uniqueName(".tmp-")
+        var fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(permissions))
+        var attempts = 1
+        while fd < 0 && errno == EEXIST && attempts < temporaryNameCycle {
+            temporary = path + uniqueName(".tmp-")
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(permissions))
+            attempts += 1
+        }
         guard fd >= 0 else { throw FileSystemError(operation: "open", path: temporary, errno: errno) }
         let code = writeAll(bytes, to: fd)
         guard code == 0 else {
@@ -215,7 +249,7 @@ package enum FileSystem {
     }
 
     /// Removes the temporary files that atomic writes of `path` left when their process died between making one and
-    /// renaming it over `path` (``writeAtomically(_:to:permissions:)``'s `PATH.tmp-PID-N`), so that kills do not
+    /// renaming it over `path` (``writeAtomically(_:to:permissions:)``'s `PATH.tmp-` and a suffix), so that kills do not
     /// pile files up beside it. Only regular files of that name are removed; `path` itself is not touched.
     ///
     /// Call it only while no other writer of `path` can be running, under the lock every writer of it holds: a

@@ -1,4 +1,5 @@
 import DeviceStore
+import PartitionMirror
 import PrivateCloud
 import PrivateSync
 import PrivateSyncFileSystem
@@ -315,7 +316,13 @@ extension Simulation {
             // is never restored again, so a record left there is lost to the user (the planted
             // archive-left-at-binding; the sweep at fae632e, seeds 485 and 8805: issue 28).
             let bound = boundAccountName(app)
-            if device.archivedNames!.contains(where: { $0.key != bound && $0.value.contains(name) }) { continue }
+            // A delegate's build's start afresh killed midway is finished, its bound account's archive brought back,
+            // when its mirror next makes its engine (seed 1934 of that build): until then that archive holds the
+            // record too.
+            let restoring = runsMirror && MirroredApp.bookkeeping(of: app.device)?.archivePendingFor != nil
+            if device.archivedNames!.contains(where: { ($0.key != bound || restoring) && $0.value.contains(name) }) {
+                continue
+            }
             let type = written[name]?.type ?? "record"
             return fail(
                 .noAcknowledgedWriteLost, "\(device.name) lost \(type) \(name), written there and never deleted")

@@ -99,11 +99,13 @@ extension PartitionMirror {
             for deletion in deletions {
                 // A record made here anew under the name of one deleted (this device's own delete, come back, or
                 // another's): no save of it ever left, so the deletion is of its predecessor, and it stays. So does
-                // one made anew that took an older record's change tag to write over it, until it lands.
+                // one made anew that took an older record's change tag to write over it, until it lands. Whether a
+                // save of it still waits does not matter: one the server refused for good stays on the device, and a
+                // deletion of its predecessor heard again (a fetch from no state) deleted it (seed 700 of the
+                // delegate's build).
                 let name = deletion.recordName
                 named[name] = nil
-                if try transaction.pendingChange(named: name)?.kind == .save,
-                    try transaction.containsRecord(named: name),
+                if try transaction.containsRecord(named: name),
                     try Self.isMadeAnew(name, marked: notLanded, mayBeOnServer: mayBeOnServer, in: transaction)
                 {
                     continue

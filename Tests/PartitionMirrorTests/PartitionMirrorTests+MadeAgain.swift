@@ -147,6 +147,25 @@ extension PartitionMirrorTests {
             journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("new")], name: "X")
     }
 
+    @Test(
+        "a record made again whose save the server refused for good stays on the device when its predecessor's deletion comes back",
+        arguments: [FaultKind.partialFailure, .itemLimitExceeded])
+    func madeAgainRefusedForGoodSurvivesTheEcho(refusal: FaultKind) async throws {
+        let cloud = try SyncEngineTestCloud()
+        let synced = try await syncedPhone(cloud, entries: ["X"])
+        let phone = synced.mirror
+        try await phone.delete("X")
+        try await phone.syncEngine.sendChanges()
+        try await writeXAgain(on: phone, in: cloud)
+        // Refused one by one, for good: the change is dropped, the record stays here (seed 700 of the delegate's
+        // build, where a deletion heard again then deleted it).
+        cloud.faults.add(Fault(refusal, record: "X"), device: "phone")
+        try? await phone.syncEngine.sendChanges()
+        #expect(try cloud.records(of: "alice").isEmpty)
+        try await phone.syncEngine.fetchChanges()
+        #expect(try synced.stores.userCreated.record(named: "X")?.fields["body"] == .string("new"))
+    }
+
     @Test("a deletion fetched after the record made anew landed deletes it: it is a deletion of that record")
     func madeAnewDeletedAfterItLanded() async throws {
         let cloud = try SyncEngineTestCloud()

@@ -19,6 +19,7 @@ extension PartitionMirror {
         let modifications = event.modifications.map(\.record).filter { $0.recordID.zoneID.zoneName == zoneName }
         let deletions = event.deletions.map(\.recordID).filter { $0.zoneID.zoneName == zoneName }
         let mayBeOnServer = bookkeeping.firstSendUnanswered.union(bookkeeping.untaggedMayBeOnServer)
+        let pausedForUserDeletion = bookkeeping.pausedForUserDeletion
         var tooLarge: [String] = []
         let problems = write("store the fetched records") { transaction -> [FetchedRecordProblem] in
             var problems: [FetchedRecordProblem] = []
@@ -65,7 +66,20 @@ extension PartitionMirror {
                     named[name] = nil
                 }
                 guard let local, let pending else {
-                    try transaction.putRecord(server, serverFields: cloud.systemFields)
+                    // Paused for the user's deletion of the zone, a record this device holds is on no server any
+                    // more, sent or not: another device's copy uploaded again since is merged with it, by the rule,
+                    // and what of this device's wins waits to go up. (Taken as it was, an older copy overwrote an
+                    // edit of this device's that had landed before the purge: seed 787 of the delegate's build.)
+                    var taken = server
+                    if let local, pausedForUserDeletion {
+                        let merge = resolver.mergeOutcome(local: local, server: server)
+                        if merge.tooLarge { tooLarge.append(name) }
+                        taken = merge.record
+                    }
+                    try transaction.putRecord(taken, serverFields: cloud.systemFields)
+                    if !taken.matchesForUpload(server) {
+                        try transaction.queue(.save, name: name, type: cloud.recordType)
+                    }
                     if notLanded.contains(name) {
                         // Another record now under the name, with nothing of this device's waiting: no longer one made
                         // anew here.

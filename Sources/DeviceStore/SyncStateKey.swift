@@ -33,12 +33,13 @@ package enum SyncStateKey: String, CaseIterable, Sendable {
     case deletionsUnrecorded = "deletions_unrecorded"
     case creationsNotLanded = "creations_not_landed"
     case namesDeletedHere = "names_deleted_here"
+    case savesRefused = "saves_refused"
 
     /// What a value under this key must hold.
     var shape: StoreStateCheck.Shape {
         switch self {
         case .boundUser, .pauseReason, .lastOutcome, .lastError, .fetchedRecordProblems, .creationsInFlight,
-            .deletionsUnrecorded, .creationsNotLanded, .namesDeletedHere:
+            .deletionsUnrecorded, .creationsNotLanded, .namesDeletedHere, .savesRefused:
             .text
         case .zoneReady, .reconcileOnFullFetch, .requeueOnFullFetch, .initialFetchDone: .flag
         case .zoneToken, .databaseToken: .bytes

@@ -33,6 +33,7 @@ extension PartitionMirror {
             let reconciling = try Self.reconcilePending(transaction)
             var notLanded = try transaction.names(inListAt: .creationsNotLanded)
             let deletedHere = try transaction.names(inListAt: .namesDeletedHere)
+            let savesRefused = try transaction.names(inListAt: .savesRefused)
             // The names deleted here that this page brings back, as a deletion or as a record while no delete of this
             // device waits (one waiting is still to land, and to come back), are forgotten with it.
             var broughtBack = deletedHere.intersection(deletions.map(\.recordName))
@@ -69,9 +70,10 @@ extension PartitionMirror {
                     // Paused for the user's deletion of the zone, a record this device holds is on no server any
                     // more, sent or not: another device's copy uploaded again since is merged with it, by the rule,
                     // and what of this device's wins waits to go up. (Taken as it was, an older copy overwrote an
-                    // edit of this device's that had landed before the purge: seed 787 of the delegate's build.)
+                    // edit of this device's that had landed before the purge: seed 787 of the delegate's build.) So
+                    // is one whose save the server refused for good: the server never saw it (seed 713).
                     var taken = server
-                    if let local, pausedForUserDeletion {
+                    if let local, pausedForUserDeletion || savesRefused.contains(name) {
                         let merge = resolver.mergeOutcome(local: local, server: server)
                         if merge.tooLarge { tooLarge.append(name) }
                         taken = merge.record
@@ -109,6 +111,12 @@ extension PartitionMirror {
             }
             if !broughtBack.isEmpty {
                 try transaction.updateNames(inListAt: .namesDeletedHere) { $0.subtract(broughtBack) }
+            }
+            // The server spoke of a record refused for good (merged above, or deleted below): no longer named.
+            let spokenOf = savesRefused.intersection(
+                modifications.map(\.recordID.recordName) + deletions.map(\.recordName))
+            if !spokenOf.isEmpty {
+                try transaction.updateNames(inListAt: .savesRefused) { $0.subtract(spokenOf) }
             }
             for deletion in deletions {
                 // A record made here anew under the name of one deleted (this device's own delete, come back, or

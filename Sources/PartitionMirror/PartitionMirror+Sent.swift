@@ -89,12 +89,17 @@ extension PartitionMirror {
                     try transaction.removePendingChange(named: deleted.recordName, ifRevision: nil)
                 }
             }
+            // Refused for good now, and spoken of by the server since a refusal (landed, or answered with its
+            // version): the list a fetched version of a refused record is merged by (``EngineState/savesRefused``).
+            var refusedNow: Set<String> = []
+            var spokenOf = landedHere
             for failed in event.failedRecordSaves {
                 let id = failed.record.recordID
                 let name = id.recordName
                 var clearServerFields = false
                 switch failed.error.code {
                 case .serverRecordChanged:
+                    spokenOf.insert(name)
                     guard let serverRecord = failed.error.serverRecord, let local = try transaction.record(named: name)
                     else { continue }
                     let cloud = serverRecord.containerRecord
@@ -151,6 +156,7 @@ extension PartitionMirror {
                     // record stays queued in the store for the user's word.
                     heardOfPurge = true
                 case .unknownItem:
+                    spokenOf.insert(name)
                     if try transaction.pendingChange(named: name)?.kind == .save,
                         try transaction.containsRecord(named: name)
                     {
@@ -168,8 +174,10 @@ extension PartitionMirror {
                     // The engine retries these by itself.
                     break
                 case .serverRejectedRequest, .limitExceeded:
-                    // Refused for good: sending it again would be refused again. The record stays on the device.
+                    // Refused for good: sending it again would be refused again. The record stays on the device,
+                    // named, so that a version of it fetched later is merged with it rather than taken whole.
                     try transaction.removePendingChange(named: name, ifRevision: nil)
+                    refusedNow.insert(name)
                 default:
                     // Dropped by the engine (quota, a lost answer, a failed batch): still in the store's queue, it
                     // goes again after the next fetch.
@@ -179,6 +187,12 @@ extension PartitionMirror {
                     // Confirmed once, it may still be on the server without its tag here.
                     if try transaction.serverChangeTag(of: name) != nil { untaggedHere.append(name) }
                     try transaction.putRecord(local, serverFields: nil)
+                }
+            }
+            if !refusedNow.isEmpty || !spokenOf.isEmpty {
+                try transaction.updateNames(inListAt: .savesRefused) {
+                    $0.subtract(spokenOf)
+                    $0.formUnion(refusedNow)
                 }
             }
         }

@@ -67,6 +67,7 @@ extension EngineState {
         }
         if let text = try stored.text(.creationsNotLanded) { creationsNotLanded = SyncStateValue.names(inList: text) }
         if let text = try stored.text(.namesDeletedHere) { namesDeletedHere = SyncStateValue.names(inList: text) }
+        if let text = try stored.text(.savesRefused) { savesRefused = SyncStateValue.names(inList: text) }
         if let text = try stored.text(.fetchedRecordProblems) {
             guard let refused = Self.fetchedRecordProblems(decoding: text) else {
                 if unknownText == .refused {
@@ -139,6 +140,7 @@ extension EngineState {
         case .deletionsUnrecorded: SyncStateValue.nameList(deletionsUnrecorded)
         case .creationsNotLanded: SyncStateValue.nameList(creationsNotLanded)
         case .namesDeletedHere: SyncStateValue.nameList(namesDeletedHere)
+        case .savesRefused: SyncStateValue.nameList(savesRefused)
         }
     }
 

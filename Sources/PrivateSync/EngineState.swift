@@ -103,6 +103,14 @@ public struct EngineState: Sendable, Hashable {
     /// sends, so the deletion comes back before a record made again under the name leaves).
     package var namesDeletedHere: Set<String> = []
 
+    /// Records whose last save the server refused for good (`serverRejectedRequest`, or `limitExceeded` for the
+    /// record alone), kept on the device with their change dropped, until the server speaks of them again (a
+    /// version or a deletion fetched) or a save of them lands: a version fetched meanwhile is merged with the one
+    /// here by the rule, and what of this device's wins is queued again, rather than taken whole over an edit the
+    /// server never saw. Written by a CKSyncEngine delegate (the partition mirror); the app's own engine neither
+    /// reads nor writes it (it sends such a save again).
+    package var savesRefused: Set<String> = []
+
     // MARK: What the engine could not take
 
     /// Records fetched from the container with a value this device cannot take (another client wrote them with a

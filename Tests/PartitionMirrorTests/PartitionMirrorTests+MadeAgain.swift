@@ -166,6 +166,40 @@ extension PartitionMirrorTests {
         #expect(try synced.stores.userCreated.record(named: "X")?.fields["body"] == .string("new"))
     }
 
+    @Test(
+        "an edit whose save the server refused for good is merged with a version fetched later, and goes up with it",
+        arguments: [FaultKind.partialFailure, .itemLimitExceeded])
+    func refusedEditMergesWithALaterVersion(refusal: FaultKind) async throws {
+        let cloud = try SyncEngineTestCloud()
+        _ = try await otherClientWithZone(cloud)
+        let (phoneStores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        let (_, tablet) = try launch(try cloud.device("tablet", signedInTo: "alice"), folder: "tablet")
+        try await phone.syncEngine.fetchChanges()
+        try await tablet.syncEngine.fetchChanges()
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("first")], name: "a")
+        try await phone.syncEngine.sendChanges()
+        try await tablet.syncEngine.fetchChanges()
+        cloud.clock.advance(by: 1)
+        try await phone.update("a", setting: ["body": .string("mine")])
+        cloud.faults.add(Fault(refusal, record: "a"), device: "phone")
+        try? await phone.syncEngine.sendChanges()
+        #expect(try phoneStores.userCreated.syncSnapshot { try $0.engineState().savesRefused } == ["a"])
+        cloud.clock.advance(by: 1)
+        try await tablet.update("a", setting: ["note": .string("theirs")])
+        try await tablet.syncEngine.sendChanges()
+        // Taken whole, the tablet's version put "first" back over the refused edit (seed 713 of the delegate's
+        // build): merged, each side keeps what it wrote last.
+        try await phone.syncEngine.fetchChanges()
+        let merged = try #require(try phoneStores.userCreated.record(named: "a"))
+        #expect(merged.fields["body"] == .string("mine") && merged.fields["note"] == .string("theirs"))
+        try await phone.syncEngine.sendChanges()
+        let server = try #require(try cloud.records(of: "alice").first { $0.recordID.recordName == "a" })
+        #expect(server["body"] == "mine" && server["note"] == "theirs")
+        #expect(try phoneStores.userCreated.syncSnapshot { try $0.engineState().savesRefused }.isEmpty)
+        try await phone.syncEngine.expectNothingPending()
+    }
+
     @Test("a deletion fetched after the record made anew landed deletes it: it is a deletion of that record")
     func madeAnewDeletedAfterItLanded() async throws {
         let cloud = try SyncEngineTestCloud()

@@ -46,6 +46,7 @@ struct EngineStateStoreTests {
         state.deletionsUnrecorded = ["gone"]
         state.creationsNotLanded = ["again"]
         state.namesDeletedHere = ["was"]
+        state.savesRefused = ["refused"]
         return state
     }
 
@@ -63,6 +64,7 @@ struct EngineStateStoreTests {
         "fetched_record_problems": .text("far\tits syncCreatedAt is out of range\nnear\ta; b\n"),
         "creations_in_flight": .text("new-1\nnew-2\n"), "deletions_unrecorded": .text("gone\n"),
         "creations_not_landed": .text("again\n"), "names_deleted_here": .text("was\n"),
+        "saves_refused": .text("refused\n"),
     ]
 
     static func openStore(in world: TestWorld) throws -> RecordStore<UserCreated> {

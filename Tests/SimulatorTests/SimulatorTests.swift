@@ -78,12 +78,12 @@ struct SimulatorTests {
 
     /// Seeds of the delegate's build that failed once (docs/simulator.md, "The app simulator over the delegate's
     /// build"): the mirror lost a record made anew after its save was refused for good (700), took an older copy
-    /// over a landed edit while paused for the user's deletion (787, 40), and the glue or its oracle misread a
-    /// start afresh (271, 1292, 1934), a page hook or a cycle begun (the rest).
+    /// over a landed edit while paused for the user's deletion (787, 40) or over an edit refused for good (713),
+    /// and the glue or its oracle misread a start afresh (271, 1292, 1934), a page hook or a cycle begun (the rest).
     @Test(
         "seeds of the delegate's build that once failed pass, each a bug of the mirror or of its glue, fixed",
         arguments: [
-            UInt64(2), 8, 16, 26, 40, 79, 103, 104, 157, 271, 282, 385, 437, 700, 787, 871, 1292, 1934,
+            UInt64(2), 8, 16, 26, 40, 48, 79, 103, 104, 157, 271, 282, 385, 437, 700, 713, 787, 871, 1292, 1934,
         ])
     func delegateBuildSeedsPass(seed: UInt64) async {
         let result = await Simulation.run(SimulationOptions(seed: seed, build: .cksyncengine))

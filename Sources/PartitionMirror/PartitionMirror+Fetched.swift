@@ -4,8 +4,9 @@ import PrivateSyncEngine
 
 extension PartitionMirror {
     /// Takes the server's records into the store: a record this device has no unsent change of is taken as it is,
-    /// one it has is merged per field (the last writer wins), a local delete waits to be sent, and a deletion
-    /// deletes. A record another client wrote with a value this device cannot take is left on the server, or taken
+    /// one it has is merged per field (the last writer wins), as is one the server never saw (its save refused for
+    /// good, ``EngineState/savesRefused``, or every record while paused for the user's deletion of the zone), a
+    /// local delete waits to be sent, and a deletion deletes all but a record made anew here under its name. A record another client wrote with a value this device cannot take is left on the server, or taken
     /// with its reserved values set aside, and named in the store's list the status reads
     /// (``EngineState/fetchedRecordProblems``, in the page's transaction, as the app's own engine keeps it), until a
     /// sound version of it or its deletion comes.
@@ -34,6 +35,9 @@ extension PartitionMirror {
             var notLanded = try transaction.names(inListAt: .creationsNotLanded)
             let deletedHere = try transaction.names(inListAt: .namesDeletedHere)
             let savesRefused = try transaction.names(inListAt: .savesRefused)
+            // The records whose fetched version was stored, or whose deletion deleted them (a version skipped, as
+            // this device's own come back, says nothing of a later save refused for good).
+            var heardOf: Set<String> = []
             // The names deleted here that this page brings back, as a deletion or as a record while no delete of this
             // device waits (one waiting is still to land, and to come back), are forgotten with it.
             var broughtBack = deletedHere.intersection(deletions.map(\.recordName))
@@ -73,16 +77,26 @@ extension PartitionMirror {
                     // edit of this device's that had landed before the purge: seed 787 of the delegate's build.) So
                     // is one whose save the server refused for good: the server never saw it (seed 713).
                     var taken = server
+                    var madeAnew = false
                     if let local, pausedForUserDeletion || savesRefused.contains(name) {
+                        // Read before the server's change tag is stored with it.
+                        madeAnew = try Self.isMadeAnew(
+                            name, marked: notLanded, mayBeOnServer: mayBeOnServer, in: transaction)
                         let merge = resolver.mergeOutcome(local: local, server: server)
                         if merge.tooLarge { tooLarge.append(name) }
                         taken = merge.record
                     }
                     try transaction.putRecord(taken, serverFields: cloud.systemFields)
-                    if !taken.matchesForUpload(server) {
-                        try transaction.queue(.save, name: name, type: cloud.recordType)
-                    }
-                    if notLanded.contains(name) {
+                    heardOf.insert(name)
+                    let queued = !taken.matchesForUpload(server)
+                    if queued { try transaction.queue(.save, name: name, type: cloud.recordType) }
+                    if let local, queued, madeAnew {
+                        // Still the record made anew while the merge kept its fields and its save waits (as when
+                        // a change of it waits): a deletion of the older one fetched before it lands leaves it.
+                        let marked = try Self.keepMadeAnewMark(
+                            transaction, name, local: local, merged: taken, pendingKept: true)
+                        if marked { notLanded.insert(name) } else { notLanded.remove(name) }
+                    } else if notLanded.contains(name) {
                         // Another record now under the name, with nothing of this device's waiting: no longer one made
                         // anew here.
                         notLanded.remove(name)
@@ -99,6 +113,7 @@ extension PartitionMirror {
                 if merge.tooLarge { tooLarge.append(name) }
                 let merged = merge.record
                 try transaction.putRecord(merged, serverFields: cloud.systemFields)
+                heardOf.insert(name)
                 let sendsAgain = !merged.matchesForUpload(server)
                 if !sendsAgain {
                     try transaction.removePendingChange(named: name, ifRevision: pending.revision)
@@ -111,12 +126,6 @@ extension PartitionMirror {
             }
             if !broughtBack.isEmpty {
                 try transaction.updateNames(inListAt: .namesDeletedHere) { $0.subtract(broughtBack) }
-            }
-            // The server spoke of a record refused for good (merged above, or deleted below): no longer named.
-            let spokenOf = savesRefused.intersection(
-                modifications.map(\.recordID.recordName) + deletions.map(\.recordName))
-            if !spokenOf.isEmpty {
-                try transaction.updateNames(inListAt: .savesRefused) { $0.subtract(spokenOf) }
             }
             for deletion in deletions {
                 // A record made here anew under the name of one deleted (this device's own delete, come back, or
@@ -134,6 +143,11 @@ extension PartitionMirror {
                 }
                 try transaction.deleteRecord(named: deletion.recordName)
                 try transaction.removePendingChange(named: deletion.recordName, ifRevision: nil)
+                heardOf.insert(name)
+            }
+            // The server spoke of a record refused for good (merged above, or deleted): no longer named.
+            if !savesRefused.isDisjoint(with: heardOf) {
+                try transaction.updateNames(inListAt: .savesRefused) { $0.subtract(heardOf) }
             }
             try transaction.updateFetchedRecordProblems { $0 = named }
             return problems
@@ -152,7 +166,9 @@ extension PartitionMirror {
             }
             noteFetchedRecordProblem(refused.name, refused.problem)
         }
+        // A version this device did not store (another type here, a value it cannot take) carries no tag here.
         let fetched = Set(modifications.map(\.recordID.recordName) + deletions.map(\.recordName))
+            .subtracting(problems.filter { !$0.stored }.map(\.name))
         // Fetched, a record carries its tag (or is gone): the sets that stood in for one let it go.
         if !bookkeeping.firstSendUnanswered.isDisjoint(with: fetched)
             || !bookkeeping.untaggedMayBeOnServer.isDisjoint(with: fetched)

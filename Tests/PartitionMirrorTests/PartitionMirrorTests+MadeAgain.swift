@@ -185,6 +185,9 @@ extension PartitionMirrorTests {
         cloud.faults.add(Fault(refusal, record: "a"), device: "phone")
         try? await phone.syncEngine.sendChanges()
         #expect(try phoneStores.userCreated.syncSnapshot { try $0.engineState().savesRefused } == ["a"])
+        // The echo of the version that landed says nothing of the refused edit: the name stays.
+        try await phone.syncEngine.fetchChanges()
+        #expect(try phoneStores.userCreated.syncSnapshot { try $0.engineState().savesRefused } == ["a"])
         cloud.clock.advance(by: 1)
         try await tablet.update("a", setting: ["note": .string("theirs")])
         try await tablet.syncEngine.sendChanges()

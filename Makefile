@@ -122,8 +122,9 @@ torture: build
 
 ## sweep: a long simulator sweep on the release build: 10,000 seeds in memory, then 1,000 on SQLite files; then
 ## the same for the delegate sweep of Apple's sample delegate, and for the demo app through the CKSyncEngine-shaped
-## engine, under the even mix and under the swarm, which also crashes it inside its own writes (docs/simulator.md,
-## "Sweeping your own delegate", "The swarm" and "The demo app through the CKSyncEngine-shaped engine").
+## engine, under the even mix and under the swarm, which also crashes it inside its own writes; then 2,000 seeds of
+## the app simulator over the delegate's build (docs/simulator.md, "Sweeping your own delegate", "The swarm", "The
+## demo app through the CKSyncEngine-shaped engine" and "The app simulator over the delegate's build").
 sweep:
 	$(SWIFT) build -c release --static-swift-stdlib --product privatesync
 	$(SWIFT) build -c release --static-swift-stdlib --product privatesync-bench
@@ -135,12 +136,13 @@ sweep:
 	.build/release/privatesync simulate --engine cksyncengine --seeds 1000 --backend file
 	.build/release/privatesync simulate --engine cksyncengine --swarm --seeds 10000
 	.build/release/privatesync simulate --engine cksyncengine --swarm --seeds 1000 --backend file
+	.build/release/privatesync simulate --build cksyncengine --seeds 2000
 
 ## mutants: each known bug of the engine, the launch code and the stores (Mutants/*.patch) applied to a scratch copy
 ## of the package, built, and caught by the simulator alone within 300 seeds by an invariant its header names; a bug
 ## of the demo app's mirror (Engine: cksyncengine) by the delegate sweep, each seed under the even mix and the swarm,
-## with outages and without; one the sweeps do not reach must fail its scenario test (Pinned-by), said PINNED ONLY
-## (Scripts/mutants.py; docs/simulator.md).
+## with outages and without, then by the app simulator over the delegate's build; one no sweep reaches must fail its
+## scenario test (Pinned-by), said PINNED ONLY (Scripts/mutants.py; docs/simulator.md).
 ## CI runs it after make test.
 mutants:
 	@SWIFT=$(SWIFT) python3 Scripts/mutants.py

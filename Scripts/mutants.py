@@ -11,8 +11,10 @@ Mutants/NAME.patch over the clean code, with a header:
     Pinned-by: FILTER       optional: the `swift test --filter` of a scenario test that must fail on the mutant
     Engine: cksyncengine    optional: a bug of the demo app's mirror (Sources/PartitionMirror), hunted by the
                             delegate sweep (`simulate --engine cksyncengine`), each seed under three step mixes (the
-                            even one, `--swarm`, then `--swarm --no-outages`); its Caught-by then names the sweep's
-                            invariants (DelegateSweepFailure.Invariant: noLostWrites, purgedStaysDeleted, ...)
+                            even one, `--swarm`, then `--swarm --no-outages`), then by the app simulator over the
+                            delegate's build (`simulate --build cksyncengine`); its Caught-by then names the sweep's
+                            invariants (DelegateSweepFailure.Invariant: noLostWrites, purgedStaysDeleted, ...) and
+                            the app simulator's, by number
 
 A mutant with `Pinned-by:` that the simulator does not catch within the seeds is run against that scenario test in
 the scratch copy; if the test fails on it, the run goes on and says "PINNED ONLY" (a finding: the simulator no
@@ -68,6 +70,7 @@ class Mutant:
         words = fields.get("Caught-by", "").split()
         if self.engine == "cksyncengine":
             self.caught_by = [w for w in words if w in SWEEP_INVARIANTS]
+            self.caught_by += [int(w) for w in words if w.isdigit() and int(w) in INVARIANTS]
             self.caught_by_is_whole = len(self.caught_by) == len(words)
         else:
             self.caught_by = [int(n) for n in words if n.isdigit()]
@@ -87,7 +90,7 @@ class Mutant:
         elif self.engine == "cksyncengine":
             if not self.caught_by or not self.caught_by_is_whole:
                 found.append(f"{self.file}: 'Caught-by:' must list the delegate sweep's invariants "
-                             f"({', '.join(SWEEP_INVARIANTS)})")
+                             f"({', '.join(SWEEP_INVARIANTS)}) or the app simulator's (1 to {INVARIANTS[-1]})")
         elif not self.caught_by or not self.caught_by_is_whole or any(n not in INVARIANTS for n in self.caught_by):
             found.append(f"{self.file}: 'Caught-by:' must list invariant numbers 1 to {INVARIANTS[-1]}")
         if not self.files:
@@ -186,15 +189,19 @@ def with_mutant(mutant, configuration, body):
 # The step mixes a mutant of the mirror is hunted under, seed by seed: the even mix, then the swarm (a run that goes
 # deep into a few kinds of step reaches compositions the even mix meets once in thousands of seeds), with its outages
 # and without them: each draws runs of its own, and each reaches bugs the other does not within 300 seeds (swarm seed
-# 240 catches one only with outages; 63 and 136 each catch one only without).
-MIXES = {"app": ("even",), "cksyncengine": ("even", "swarm", "swarm-without-outages")}
+# 240 catches one only with outages; 63 and 136 each catch one only without). Then the app simulator over the
+# delegate's build: its steps, interleavings and oracle are another's, and reach paths the sweep does not.
+MIXES = {"app": ("even",), "cksyncengine": ("even", "swarm", "swarm-without-outages", "app-build")}
 
 
 def failure(binary, seed, steps, engine="app", mix="even"):
     """The invariant seed `seed` fails by (a number for the app engine's simulator, a name for the delegate sweep of
     the mirror), or None when it passes. The delegate sweep runs its own number of steps."""
     arguments = ["simulate", "--seed", str(seed), "--json"]
-    arguments += ["--engine", "cksyncengine"] if engine == "cksyncengine" else ["--steps", str(steps)]
+    if mix == "app-build":
+        arguments += ["--steps", str(steps), "--build", "cksyncengine"]
+    else:
+        arguments += ["--engine", "cksyncengine"] if engine == "cksyncengine" else ["--steps", str(steps)]
     arguments += {"swarm": ["--swarm"], "swarm-without-outages": ["--swarm", "--no-outages"]}.get(mix, [])
     run = subprocess.run([binary] + arguments, capture_output=True, text=True)
     if run.returncode not in (0, 1):

@@ -65,8 +65,12 @@ extension PartitionMirror {
     ) throws(StoreError) {
         let bound = bookkeeping.accountRecordName.map(UserRecordID.init(recordName:))
         let reported = bookkeeping.engineAccount.map(UserRecordID.init(recordName:))
-        let (pending, problems) = try store.syncSnapshot {
-            (try $0.sendablePendingCount(for: bound), try $0.fetchedRecordProblems())
+        let (pending, problems, refused) = try store.syncSnapshot { transaction in
+            (
+                try transaction.sendablePendingCount(for: bound), try transaction.fetchedRecordProblems(),
+                // Only those the store still holds: a name goes from the list when the server speaks of it.
+                try transaction.names(inListAt: .savesRefused).filter { try transaction.containsRecord(named: $0) }
+            )
         }
         // Signed in (the status says so) but not yet reported by the engine: an account whose first sync has not
         // run, never "sign in". Another account than the data's, reported by the engine: paused until the user
@@ -81,6 +85,7 @@ extension PartitionMirror {
         facts.initialFetchDone = bookkeeping.initialFetchDone
         facts.pendingChanges = pending
         facts.fetchedRecordProblems = problems
+        facts.savesRefused = refused
     }
 
     /// A store started afresh for the account signed in, with nothing of it resumed, reads as one whose first sync has

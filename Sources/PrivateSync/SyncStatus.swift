@@ -103,17 +103,22 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
     /// Records in the account's container with a value this device could not take, by name: what was wrong and
     /// what was done. Sync goes on for everything else, so the state does not change for them; the copy names them.
     public let fetchedRecordProblems: [String: String]
+    /// Records written on this device whose save iCloud refused for good, kept here only until the server speaks of
+    /// them again or they are written again (``EngineState/savesRefused``; CKSyncEngine's delegate alone keeps
+    /// them). Everything else syncs, so the state does not change for them; the copy names them.
+    public let savesRefused: Set<String>
 
     /// Creates a status. Statuses come from ``derive(from:)``; this exists for tests that need a fake one.
     public init(
         state: State, fallbackOccurred: Bool, pendingChanges: Int, copy: String,
-        fetchedRecordProblems: [String: String] = [:]
+        fetchedRecordProblems: [String: String] = [:], savesRefused: Set<String> = []
     ) {
         self.state = state
         self.fallbackOccurred = fallbackOccurred
         self.pendingChanges = pendingChanges
         self.copy = copy
         self.fetchedRecordProblems = fetchedRecordProblems
+        self.savesRefused = savesRefused
     }
 
     /// The pause reason, if paused.
@@ -168,6 +173,8 @@ public struct SyncFacts: Sendable, Hashable {
     /// Records in the account's container with a value this device could not take, by name: what was wrong and
     /// what was done (``EngineState/fetchedRecordProblems``).
     public var fetchedRecordProblems: [String: String] = [:]
+    /// Records written here whose save iCloud refused for good, still held as refused (``EngineState/savesRefused``).
+    public var savesRefused: Set<String> = []
 
     /// Creates facts.
     public init(
@@ -204,17 +211,29 @@ extension SyncStatus {
     /// - Returns: The status.
     public static func derive(from facts: SyncFacts) -> SyncStatus {
         let status = deriveState(from: facts)
-        guard !facts.fetchedRecordProblems.isEmpty else { return status }
-        let names = facts.fetchedRecordProblems.keys.sorted()
-        let count = names.count == 1 ? "1 record" : "\(names.count) records"
-        let shown = names.prefix(3).map { "\($0) (\(facts.fetchedRecordProblems[$0]!))" }.joined(separator: ", ")
-        let more = names.count > 3 ? ", and \(names.count - 3) more" : ""
+        guard !facts.fetchedRecordProblems.isEmpty || !facts.savesRefused.isEmpty else { return status }
+        /// "1 record" or "N records", and the first three names (each with what `detail` says of it).
+        func listed(_ names: [String], _ detail: (String) -> String) -> (count: String, shown: String) {
+            let count = names.count == 1 ? "1 record" : "\(names.count) records"
+            let more = names.count > 3 ? ", and \(names.count - 3) more" : ""
+            return (count, names.prefix(3).map(detail).joined(separator: ", ") + more)
+        }
+        var copy = status.copy
+        if !facts.fetchedRecordProblems.isEmpty {
+            let (count, shown) = listed(facts.fetchedRecordProblems.keys.sorted()) {
+                "\($0) (\(facts.fetchedRecordProblems[$0]!))"
+            }
+            copy += " \(count) in your iCloud, written by another app or device, had values this device could not "
+            copy += "take: \(shown)."
+        }
+        if !facts.savesRefused.isEmpty {
+            let (count, shown) = listed(facts.savesRefused.sorted()) { $0 }
+            copy += " \(count) written on this device iCloud refused to save, kept on this device only until "
+            copy += "written again or changed in iCloud: \(shown)."
+        }
         return SyncStatus(
             state: status.state, fallbackOccurred: status.fallbackOccurred, pendingChanges: status.pendingChanges,
-            copy: status.copy
-                + " \(count) in your iCloud, written by another app or device, had values this device could not "
-                + "take: \(shown)\(more).",
-            fetchedRecordProblems: facts.fetchedRecordProblems)
+            copy: copy, fetchedRecordProblems: facts.fetchedRecordProblems, savesRefused: facts.savesRefused)
     }
 
     /// The state and its copy, by the contract of ``derive(from:)``.

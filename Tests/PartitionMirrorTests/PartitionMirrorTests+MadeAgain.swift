@@ -188,6 +188,10 @@ extension PartitionMirrorTests {
         // The echo of the version that landed says nothing of the refused edit: the name stays.
         try await phone.syncEngine.fetchChanges()
         #expect(try phoneStores.userCreated.syncSnapshot { try $0.engineState().savesRefused } == ["a"])
+        // And the status says so, sync on for everything else.
+        let refused = try await phone.status()
+        #expect(refused.state == .on(.upToDate) && refused.savesRefused == ["a"])
+        #expect(refused.copy.contains("1 record written on this device iCloud refused to save"), "\(refused.copy)")
         cloud.clock.advance(by: 1)
         try await tablet.update("a", setting: ["note": .string("theirs")])
         try await tablet.syncEngine.sendChanges()
@@ -200,6 +204,7 @@ extension PartitionMirrorTests {
         let server = try #require(try cloud.records(of: "alice").first { $0.recordID.recordName == "a" })
         #expect(server["body"] == "mine" && server["note"] == "theirs")
         #expect(try phoneStores.userCreated.syncSnapshot { try $0.engineState().savesRefused }.isEmpty)
+        #expect(try await phone.status().savesRefused.isEmpty)
         try await phone.syncEngine.expectNothingPending()
     }
 

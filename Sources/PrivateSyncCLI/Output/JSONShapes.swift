@@ -83,6 +83,8 @@ struct StatusJSON: Encodable {
     let nextAttempt: String?
     /// Records from iCloud with a value this device could not take: each name and what was wrong and done.
     let fetchedRecordProblems: [Problem]
+    /// Records written here whose save iCloud refused for good, held on this device only: their names.
+    let savesRefused: [String]
 
     /// A record from iCloud this device could not take whole.
     struct Problem: Encodable {
@@ -94,6 +96,7 @@ struct StatusJSON: Encodable {
         fetchedRecordProblems = status.fetchedRecordProblems.keys.sorted().map {
             Problem(record: $0, problem: status.fetchedRecordProblems[$0]!)
         }
+        savesRefused = status.savesRefused.sorted()
         state = status.state.name
         reason = status.pauseReason?.rawValue
         fallbackOccurred = status.fallbackOccurred
@@ -118,10 +121,12 @@ struct StatusJSON: Encodable {
         try container.encode(copy, forKey: .copy)
         try container.encode(nextAttempt, forKey: .nextAttempt)
         try container.encode(fetchedRecordProblems, forKey: .fetchedRecordProblems)
+        try container.encode(savesRefused, forKey: .savesRefused)
     }
 
     private enum Keys: String, CodingKey {
         case state, detail, reason, fallbackOccurred, pendingChanges, copy, nextAttempt, fetchedRecordProblems
+        case savesRefused
     }
 }
 

@@ -171,15 +171,8 @@ extension PartitionMirrorTests {
         arguments: [FaultKind.partialFailure, .itemLimitExceeded])
     func refusedEditMergesWithALaterVersion(refusal: FaultKind) async throws {
         let cloud = try SyncEngineTestCloud()
-        _ = try await otherClientWithZone(cloud)
-        let (phoneStores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
-        let (_, tablet) = try launch(try cloud.device("tablet", signedInTo: "alice"), folder: "tablet")
-        try await phone.syncEngine.fetchChanges()
-        try await tablet.syncEngine.fetchChanges()
-        try await phone.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("first")], name: "a")
-        try await phone.syncEngine.sendChanges()
-        try await tablet.syncEngine.fetchChanges()
+        let devices = try await phoneAndTablet(cloud, sharing: "a", body: "first")
+        let (phone, tablet, phoneStores) = (devices.phone, devices.tablet, devices.phoneStores)
         cloud.clock.advance(by: 1)
         try await phone.update("a", setting: ["body": .string("mine")])
         cloud.faults.add(Fault(refusal, record: "a"), device: "phone")

@@ -57,6 +57,33 @@ struct PartitionMirrorTests {
         _ = try await other.save(record)
     }
 
+    /// A phone and a tablet signed into alice (another client made the zone), both holding a journal entry the
+    /// phone wrote.
+    struct PhoneAndTablet {
+        let phoneStores: DeviceStores
+        let phone: PartitionMirror
+        let tabletStores: DeviceStores
+        let tablet: PartitionMirror
+    }
+
+    /// Launches ``PhoneAndTablet``: the phone writes the entry `name` with `body`, sends it, and the tablet fetches it.
+    func phoneAndTablet(
+        _ cloud: SyncEngineTestCloud, sharing name: String, body: String
+    ) async throws
+        -> PhoneAndTablet
+    {
+        _ = try await otherClientWithZone(cloud)
+        let (phoneStores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
+        let (tabletStores, tablet) = try launch(try cloud.device("tablet", signedInTo: "alice"), folder: "tablet")
+        try await phone.syncEngine.fetchChanges()
+        try await tablet.syncEngine.fetchChanges()
+        try await phone.insert(
+            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string(body)], name: name)
+        try await phone.syncEngine.sendChanges()
+        try await tablet.syncEngine.fetchChanges()
+        return PhoneAndTablet(phoneStores: phoneStores, phone: phone, tabletStores: tabletStores, tablet: tablet)
+    }
+
     /// A phone signed into alice (another client made the zone), whose mirror has fetched and sent journal entries of
     /// these names.
     struct SyncedPhone {
@@ -731,15 +758,8 @@ struct PartitionMirrorTests {
     @Test("a conflict whose merge is over CloudKit's record size keeps the server's version, and says so")
     func oversizedMergeKeepsTheServers() async throws {
         let cloud = try SyncEngineTestCloud()
-        _ = try await otherClientWithZone(cloud)
-        let (_, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
-        let (tabletStores, tablet) = try launch(try cloud.device("tablet", signedInTo: "alice"), folder: "tablet")
-        try await phone.syncEngine.fetchChanges()
-        try await tablet.syncEngine.fetchChanges()
-        try await phone.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("short")], name: "big")
-        try await phone.syncEngine.sendChanges()
-        try await tablet.syncEngine.fetchChanges()
+        let devices = try await phoneAndTablet(cloud, sharing: "big", body: "short")
+        let (phone, tablet, tabletStores) = (devices.phone, devices.tablet, devices.tabletStores)
         // Each side fits; together they are over a megabyte.
         try await phone.update("big", setting: ["body": .string(String(repeating: "p", count: 600_000))])
         try await phone.syncEngine.sendChanges()
@@ -761,15 +781,8 @@ struct PartitionMirrorTests {
     )
     func pausedForDeletionMergesAnOlderCopyUploadedAgain() async throws {
         let cloud = try SyncEngineTestCloud()
-        _ = try await otherClientWithZone(cloud)
-        let (phoneStores, phone) = try launch(try cloud.device("phone", signedInTo: "alice"), folder: "phone")
-        let (_, tablet) = try launch(try cloud.device("tablet", signedInTo: "alice"), folder: "tablet")
-        try await phone.syncEngine.fetchChanges()
-        try await tablet.syncEngine.fetchChanges()
-        try await phone.insert(
-            journal, fields: ["date": .date(Date(timeIntervalSince1970: 0)), "body": .string("old")], name: "a")
-        try await phone.syncEngine.sendChanges()
-        try await tablet.syncEngine.fetchChanges()
+        let devices = try await phoneAndTablet(cloud, sharing: "a", body: "old")
+        let (phone, tablet, phoneStores) = (devices.phone, devices.tablet, devices.phoneStores)
         // The phone's later edit lands; the tablet never hears of it before the user deletes the app's data.
         cloud.clock.advance(by: 1)
         try await phone.update("a", setting: ["body": .string("new")])

@@ -68,8 +68,11 @@ extension PartitionMirror {
         let (pending, problems, refused) = try store.syncSnapshot { transaction in
             (
                 try transaction.sendablePendingCount(for: bound), try transaction.fetchedRecordProblems(),
-                // Only those the store still holds: a name goes from the list when the server speaks of it.
-                try transaction.names(inListAt: .savesRefused).filter { try transaction.containsRecord(named: $0) }
+                // Only those the store still holds as refused: a name goes from the list when the server speaks of
+                // it, and one written again since waits to go up (counted among the changes waiting).
+                try transaction.names(inListAt: .savesRefused).filter {
+                    try transaction.containsRecord(named: $0) && transaction.pendingChange(named: $0) == nil
+                }
             )
         }
         // Signed in (the status says so) but not yet reported by the engine: an account whose first sync has not

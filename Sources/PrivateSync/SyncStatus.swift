@@ -104,7 +104,7 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
     /// what was done. Sync goes on for everything else, so the state does not change for them; the copy names them.
     public let fetchedRecordProblems: [String: String]
     /// Records written on this device whose save iCloud refused for good, kept here only until the server speaks of
-    /// them again or they are written again (``EngineState/savesRefused``; CKSyncEngine's delegate alone keeps
+    /// them again or they are written again (`EngineState.savesRefused`; CKSyncEngine's delegate alone keeps
     /// them). Everything else syncs, so the state does not change for them; the copy names them.
     public let savesRefused: Set<String>
 
@@ -173,7 +173,7 @@ public struct SyncFacts: Sendable, Hashable {
     /// Records in the account's container with a value this device could not take, by name: what was wrong and
     /// what was done (``EngineState/fetchedRecordProblems``).
     public var fetchedRecordProblems: [String: String] = [:]
-    /// Records written here whose save iCloud refused for good, still held as refused (``EngineState/savesRefused``).
+    /// Records written here whose save iCloud refused for good, still held as refused (`EngineState.savesRefused`).
     public var savesRefused: Set<String> = []
 
     /// Creates facts.

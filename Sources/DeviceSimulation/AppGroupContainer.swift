@@ -53,8 +53,10 @@ public struct AppGroupContainer: Sendable, Hashable {
         for name in try FileSystem.contents(ofDirectory: path) where !name.hasPrefix(Self.reinstallLeftoverPrefix) {
             // A leftover of an interrupted reinstall can bear the name (a dead process's identifier is reused, and
             // rename would fail on it, or replace it): the next name is taken. Under the exclusive lock, so no race.
-            var aside = path + "/" + FileSystem.uniqueName(Self.reinstallLeftoverPrefix)
-            while FileSystem.exists(aside) { aside = path + "/" + FileSystem.uniqueName(Self.reinstallLeftoverPrefix) }
+            var aside: String
+            repeat {
+                aside = path + "/" + FileSystem.uniqueName(Self.reinstallLeftoverPrefix)
+            } while FileSystem.exists(aside)
             try FileSystem.move(path + "/" + name, to: aside)
         }
         try completeInterruptedReinstall()

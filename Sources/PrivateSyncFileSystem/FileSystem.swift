@@ -218,14 +218,14 @@ package enum FileSystem {
         // temporary file (each would truncate and rename the other's).
         // O_EXCL: a name can meet a dead process's leftover or, after the counter cycles, a name still in use;
         // either is skipped, never truncated.
-        var temporary = path + uniqueName(".tmp-")
-        var fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(permissions))
-        var attempts = 1
-        while fd < 0 && errno == EEXIST && attempts < temporaryNameCycle {
+        var temporary: String
+        var fd: Int32
+        var attempts = 0
+        repeat {
             temporary = path + uniqueName(".tmp-")
             fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(permissions))
             attempts += 1
-        }
+        } while fd < 0 && errno == EEXIST && attempts < temporaryNameCycle
         guard fd >= 0 else { throw FileSystemError(operation: "open", path: temporary, errno: errno) }
         let code = writeAll(bytes, to: fd)
         guard code == 0 else {
